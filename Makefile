@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprof top-level build. Each part has its own makefile; this one ties them
+# together. `make help` lists the targets.
+
+KPROF_ROOT  := $(CURDIR)
+BUILD       ?= $(KPROF_ROOT)/build
+# Downloads and unpacked Debian packages live outside the tree.
+KPROF_CACHE ?= $(HOME)/.cache/kprof
+# Kernel to build the module against: the installed Debian 6.1 amd64 headers.
+KDIR        ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+
+export KPROF_ROOT BUILD KPROF_CACHE KDIR
+
+.PHONY: all kmod bpf user deps check check-unit check-style check-vm demo \
+	bench install clean help
+
+all: kmod bpf user
+
+kmod:
+	@test -n "$(KDIR)" || { echo "no kernel headers in /usr/src: run 'make deps' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(KPROF_ROOT) modules
+
+bpf:
+	$(MAKE) -C bpf
+
+user: bpf
+	$(MAKE) -C user
+
+deps:
+	./scripts/deps.sh
+
+check: check-unit check-style check-vm
+
+check-unit:
+	$(MAKE) -C user check
+
+check-style:
+	./scripts/check-style.sh
+
+check-vm: all
+	./tests/vm/run --suite
+
+demo: all
+	./tests/vm/run --exec examples/demo.sh
+
+bench: all
+	./bench/run
+
+install: all
+	./scripts/install.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(KPROF_ROOT) clean
+	-$(MAKE) -C bpf clean
+	-$(MAKE) -C user clean
+	rm -rf $(BUILD)
+
+help:
+	@echo "make deps      install the Debian packages kprof needs (apt-get)"
+	@echo "make           build kmod/kprof.ko, the BPF objects and kprofctl"
+	@echo "make check     host unit tests, checkpatch + sparse, VM test suite"
+	@echo "make demo      boot the VM, capture an example workload, show results"
+	@echo "make bench     benchmarks (see docs/performance.md)"
+	@echo "make install   install module, kprofctl, udev rules and docs"
+	@echo "KDIR=... builds against another kernel tree"
