@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Host CPU clock lock and reset through cpufreq sysfs.
+ *
+ * A snapshot holds the raw bytes of every sysfs file a lock changes, so a
+ * reset writes back exactly what was there. The sysfs root is
+ * $KPROF_SYSFS_ROOT (default "/sys"), so tests run against a fake tree.
+ * Functions return 0 or -errno.
+ */
+#ifndef _KPROF_CPUFREQ_H
+#define _KPROF_CPUFREQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KPROF_CPUFREQ_REL_LEN	96	/* path relative to the sysfs root */
+#define KPROF_CPUFREQ_VAL_LEN	64	/* raw file content, NUL-terminated */
+
+struct kprof_cpufreq_file {
+	char rel[KPROF_CPUFREQ_REL_LEN];	/* "devices/system/cpu/..." */
+	char value[KPROF_CPUFREQ_VAL_LEN];	/* exact bytes read */
+};
+
+struct kprof_cpufreq_snapshot {
+	unsigned int n;
+	struct kprof_cpufreq_file *files;
+};
+
+/* kprof_cpufreq_lock() target selection */
+enum kprof_cpufreq_target {
+	KPROF_CPUFREQ_MAX,	/* highest non-boost frequency */
+	KPROF_CPUFREQ_BASE,	/* base_frequency where exposed, else MAX */
+	KPROF_CPUFREQ_KHZ,	/* explicit frequency */
+};
+
+/* $KPROF_SYSFS_ROOT or "/sys". */
+const char *kprof_cpufreq_root(void);
+
+/* Number of cpufreq policies under root; -ENOENT when cpufreq is absent. */
+int kprof_cpufreq_policies(const char *root);
+
+/* Read every file a lock touches (governor, min, max, boost, no_turbo). */
+int kprof_cpufreq_snapshot(const char *root, struct kprof_cpufreq_snapshot *s);
+void kprof_cpufreq_snapshot_free(struct kprof_cpufreq_snapshot *s);
+/* Append one entry (used when loading a saved snapshot). */
+int kprof_cpufreq_snapshot_add(struct kprof_cpufreq_snapshot *s,
+			       const char *rel, const char *value);
+
+/*
+ * Pin every policy: boost off (boost=0 / intel_pstate no_turbo=1),
+ * governor "performance", scaling_min_freq = scaling_max_freq = target.
+ * khz is used for KPROF_CPUFREQ_KHZ and must lie within cpuinfo min..max.
+ * *locked_khz gets the frequency chosen for policy0 (may be NULL).
+ */
+int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
+		       uint32_t khz, uint32_t *locked_khz);
+
+/* Write a snapshot back, in an order the kernel accepts. */
+int kprof_cpufreq_restore(const char *root,
+			  const struct kprof_cpufreq_snapshot *s);
+
+/*
+ * The whole host lock / reset, with the saved state in
+ * <run_dir>/host-clock.json and <run_dir>/clock.lock held with flock()
+ * so that two runs cannot race. Lock saves the state only if none is
+ * saved (reset returns to the state before the first lock); reset
+ * restores it and removes the file. *msg gets a line for the user.
+ */
+int kprof_host_clock_lock(const char *root, const char *run_dir,
+			  enum kprof_cpufreq_target target, uint32_t khz,
+			  char *msg, size_t msg_len);
+int kprof_host_clock_reset(const char *root, const char *run_dir,
+			   char *msg, size_t msg_len);
+
+/* $KPROF_RUN_DIR or "/run/kprof". */
+const char *kprof_run_dir(void);
+
+#endif /* _KPROF_CPUFREQ_H */

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * /dev/kprofN access: ioctls, capture control and the ring reader.
+ * The uAPI rules (size first, reserved zero) are applied here once so that
+ * the commands never build an ioctl struct by hand.
+ */
+#include "kprof_dev.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *kprof_dev_dir(void)
+{
+	const char *d = getenv("KPROF_DEV_DIR");
+
+	return d && *d ? d : "/dev";
+}
+
+static int sysfs_class_present(void)
+{
+	const char *root = getenv("KPROF_SYSFS_ROOT");
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/class/kprof",
+		 root && *root ? root : "/sys");
+	return stat(path, &st) == 0;
+}
+
+int kprof_dev_module_loaded(void)
+{
+	int ids[1];
+
+	return sysfs_class_present() || kprof_dev_list(ids, 1) > 0;
+}
+
+int kprof_dev_open(struct kprof_dev *dev, int id, int flags)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+	dev->id = id;
+	if (id < 0)
+		return -ENODEV;
+	snprintf(dev->path, sizeof(dev->path), "%s/kprof%d", kprof_dev_dir(),
+		 id);
+	dev->fd = open(dev->path, flags | O_CLOEXEC);
+	if (dev->fd < 0)
+		return -errno;
+	return 0;
+}
+
+void kprof_dev_close(struct kprof_dev *dev)
+{
+	kprof_dev_counters_unmap(dev);
+	kprof_dev_ring_unmap(dev);
+	if (dev->fd >= 0)
+		close(dev->fd);
+	dev->fd = -1;
+}
+
+const char *kprof_dev_open_error(int id, int err, char *buf, size_t len)
+{
+	const char *dir = kprof_dev_dir();
+
+	switch (err) {
+	case -ENOENT:
+	case -ENODEV:
+	case -ENXIO:
+		if (!kprof_dev_module_loaded())
+			snprintf(buf, len,
+				 "%s/kprof* missing and /sys/class/kprof absent: load the module: insmod kprof.ko",
+				 dir);
+		else
+			snprintf(buf, len,
+				 "no %s/kprof%d: kprofctl list shows devices",
+				 dir, id);
+		break;
+	case -EACCES:
+	case -EPERM:
+		snprintf(buf, len,
+			 "cannot open %s/kprof%d: permission denied; join group kprof (udev/99-kprof.rules) or run as root",
+			 dir, id);
+		break;
+	default:
+		snprintf(buf, len, "cannot open %s/kprof%d: %s", dir, id,
+			 strerror(-err));
+	}
+	return buf;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int kprof_dev_list(int *ids, int max)
+{
+	DIR *d = opendir(kprof_dev_dir());
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long v;
+
+		if (strncmp(de->d_name, "kprof", 5) != 0)
+			continue;
+		/* kprofN only: kprof_simN is the sim's vendor node */
+		if (de->d_name[5] < '0' || de->d_name[5] > '9')
+			continue;
+		v = strtol(de->d_name + 5, &end, 10);
+		if (*end || v < 0 || v >= KPROF_DEV_MAX)
+			continue;
+		if (n < max)
+			ids[n++] = (int)v;
+	}
+	closedir(d);
+	qsort(ids, n, sizeof(*ids), cmp_int);
+	return n;
+}
+
+static int xioctl(struct kprof_dev *dev, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(dev->fd, req, arg);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+int kprof_dev_info(struct kprof_dev *dev, struct kprof_device_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return xioctl(dev, KPROF_IOC_INFO, info);
+}
+
+int kprof_dev_counter_info(struct kprof_dev *dev, struct kprof_counter_info *ci)
+{
+	int r;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->size = sizeof(*ci);
+	r = xioctl(dev, KPROF_IOC_COUNTERS, ci);
+	if (!r && ci->num_counters > KPROF_MAX_COUNTERS)
+		return -EPROTO;
+	return r;
+}
+
+int kprof_dev_clock_get(struct kprof_dev *dev, struct kprof_clock_state *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->size = sizeof(*cs);
+	return xioctl(dev, KPROF_IOC_CLOCK_GET, cs);
+}
+
+int kprof_dev_clock_set(struct kprof_dev *dev, uint32_t op, uint32_t mhz)
+{
+	struct kprof_clock_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.op = op;
+	req.mhz = op == KPROF_CLOCK_OP_LOCK_MHZ ? mhz : 0;
+	return xioctl(dev, KPROF_IOC_CLOCK_SET, &req);
+}
+
+int kprof_dev_sync_sample(struct kprof_dev *dev, struct kprof_sync_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = sizeof(*s);
+	return xioctl(dev, KPROF_IOC_SYNC_SAMPLE, s);
+}
+
+int kprof_dev_capture_start(struct kprof_dev *dev, uint32_t flags,
+			    uint32_t ring_size, uint64_t counter_mask)
+{
+	struct kprof_capture_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.flags = flags;
+	p.ring_size = ring_size;
+	p.counter_mask = counter_mask;
+	return xioctl(dev, KPROF_IOC_CAPTURE_START, &p);
+}
+
+int kprof_dev_capture_stop(struct kprof_dev *dev)
+{
+	return xioctl(dev, KPROF_IOC_CAPTURE_STOP, NULL);
+}
+
+int kprof_dev_capture_pause(struct kprof_dev *dev)
+{
+	return xioctl(dev, KPROF_IOC_CAPTURE_PAUSE, NULL);
+}
+
+int kprof_dev_capture_resume(struct kprof_dev *dev)
+{
+	return xioctl(dev, KPROF_IOC_CAPTURE_RESUME, NULL);
+}
+
+int kprof_dev_ring_map(struct kprof_dev *dev)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct kprof_ring_ctrl *ctrl;
+	uint32_t size, off;
+	void *m;
+
+	/* Map the control page alone first to learn the data size. */
+	m = mmap(NULL, page, PROT_READ, MAP_SHARED, dev->fd, KPROF_MMAP_RING);
+	if (m == MAP_FAILED)
+		return -errno;
+	ctrl = m;
+	size = ctrl->data_size;
+	off = ctrl->data_offset;
+	munmap(m, page);
+	if (!size || (size & (size - 1)) || off < sizeof(*ctrl) ||
+	    (off % 8))
+		return -EPROTO;
+
+	dev->ring_map_len = (size_t)off + size;
+	dev->ring_map_len = (dev->ring_map_len + page - 1) & ~(size_t)(page - 1);
+	m = mmap(NULL, dev->ring_map_len, PROT_READ, MAP_SHARED, dev->fd,
+		 KPROF_MMAP_RING);
+	if (m == MAP_FAILED) {
+		int e = -errno;
+
+		dev->ring_map_len = 0;
+		return e;
+	}
+	dev->ring_map = m;
+	dev->ctrl = m;
+	dev->ring_data = (const uint8_t *)m + off;
+	dev->ring_size = size;
+	return 0;
+}
+
+void kprof_dev_ring_unmap(struct kprof_dev *dev)
+{
+	if (dev->ring_map)
+		munmap(dev->ring_map, dev->ring_map_len);
+	dev->ring_map = NULL;
+	dev->ctrl = NULL;
+	dev->ring_data = NULL;
+	dev->ring_map_len = 0;
+}
+
+static uint64_t load_acquire(volatile const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+uint64_t kprof_dev_ring_pending(const struct kprof_dev *dev)
+{
+	if (!dev->ctrl)
+		return 0;
+	return load_acquire(&dev->ctrl->head) - dev->ctrl->tail;
+}
+
+uint32_t kprof_dev_ring_state(const struct kprof_dev *dev)
+{
+	return dev->ctrl ? __atomic_load_n(&dev->ctrl->state, __ATOMIC_ACQUIRE)
+			 : 0;
+}
+
+ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
+{
+	uint64_t head, tail, start;
+	uint8_t *out = buf;
+	size_t n = 0;
+	int r;
+
+	if (!dev->ctrl)
+		return -EINVAL;
+	/* Pairs with the kernel's release store of head after the data. */
+	head = load_acquire(&dev->ctrl->head);
+	start = tail = dev->ctrl->tail;
+	if (head - tail > dev->ring_size)
+		return -EPROTO;
+
+	while (tail < head) {
+		uint32_t off = tail & (dev->ring_size - 1);
+		uint64_t contig = dev->ring_size - off;
+		struct kprof_rec_hdr h;
+
+		if (head - tail < sizeof(h))
+			return -EPROTO;
+		memcpy(&h, dev->ring_data + off, sizeof(h));
+		if (h.type == KPROF_REC_PAD) {
+			/*
+			 * A PAD fills the rest of the ring so that no record
+			 * wraps; its size field may not be able to express a
+			 * large remainder, so skip to the ring end.
+			 */
+			if (contig > head - tail)
+				return -EPROTO;
+			dev->pad_bytes += contig;
+			tail += contig;
+			continue;
+		}
+		if (h.size < sizeof(h) || (h.size % 8) || h.size > contig ||
+		    h.size > head - tail)
+			return -EPROTO;
+		if (n + h.size > cap) {
+			if (!n && tail == start)
+				return -ENOSPC;
+			break;
+		}
+		memcpy(out + n, dev->ring_data + off, h.size);
+		n += h.size;
+		tail += h.size;
+		dev->records_read++;
+	}
+	if (tail != start) {
+		r = xioctl(dev, KPROF_IOC_RING_CONSUME, &tail);
+		if (r < 0)
+			return r;
+	}
+	dev->bytes_read += n;
+	return n;
+}
+
+int kprof_dev_counters_map(struct kprof_dev *dev,
+			   const struct kprof_counter_block **blk)
+{
+	struct kprof_device_info info;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *m;
+	int r;
+
+	r = kprof_dev_info(dev, &info);
+	if (r)
+		return r;
+	if (info.counter_block_size < sizeof(struct kprof_counter_block))
+		return -EPROTO;
+	len = (info.counter_block_size + page - 1) & ~(size_t)(page - 1);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, dev->fd,
+		 KPROF_MMAP_COUNTERS);
+	if (m == MAP_FAILED)
+		return -errno;
+	dev->cnt_map = m;
+	dev->cnt_map_len = len;
+	*blk = m;
+	return 0;
+}
+
+void kprof_dev_counters_unmap(struct kprof_dev *dev)
+{
+	if (dev->cnt_map)
+		munmap(dev->cnt_map, dev->cnt_map_len);
+	dev->cnt_map = NULL;
+	dev->cnt_map_len = 0;
+}
+
+const char *kprof_dev_clock_str(uint32_t flags, uint32_t mhz, char *buf,
+				size_t len)
+{
+	snprintf(buf, len, "%s %u MHz",
+		 (flags & KPROF_CLOCK_LOCKED) ? "locked" : "dvfs", mhz);
+	return buf;
+}
