@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Aggregation engine: markers, op records, counters, LOST records and host
+ * ioctl events in; one row per op out, in op-sequence order, through a
+ * callback. Fed from spools (kprof_report_build) or from a tt-metal device
+ * log (kprof_report_ttmetal): both go through the same code.
+ *
+ * Memory is bounded by ops in flight, not by capture length. Retirement
+ * rule (docs/formats.md): an op is written out once
+ *   (a) every core that delivered markers for it has since delivered a
+ *       marker for a later op, and the stream watermark (the latest host
+ *       time seen on any record) is more than slack_ns past the op's last
+ *       activity; or
+ *   (b) the watermark is more than timeout_ns past its last activity
+ *       (an op whose cores went quiet); or
+ *   (c) the input ends (kprof_agg_finish).
+ * Ops are written in sequence order: an op waits for earlier ones.
+ * Data for an op that has already been written is counted in
+ * kprof_agg_stats.late_* and otherwise dropped (never silently).
+ */
+#ifndef KPROF_AGG_H
+#define KPROF_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kprof.h>
+#include <kprof/host_event.h>
+
+#include "kprof_err.h"
+#include "kprof_timesync.h"
+
+#define KPROF_AGG_SLACK_NS_DEFAULT	(200ULL * 1000 * 1000)	/* 200 ms */
+#define KPROF_AGG_TIMEOUT_NS_DEFAULT	(5ULL * 1000 * 1000 * 1000)	/* 5 s */
+
+/* One marker, whatever its source. kind: KPROF_MARK_*. */
+struct kprof_agg_marker {
+	uint64_t op_seq;
+	uint64_t timestamp;	/* device cycles */
+	uint32_t core;
+	uint8_t risc;
+	uint8_t kind;
+	uint16_t reserved;
+	uint32_t zone_id;
+};
+
+#define KPROF_AGG_NONE	UINT64_MAX	/* "no value" in op rows */
+
+/* One retired op. Times in ns are host CLOCK_MONOTONIC (kprof captures)
+ * or cycles / CHIP_FREQ (tt-metal logs); KPROF_AGG_NONE / NAN = absent. */
+struct kprof_op_row {
+	uint64_t seq;
+	char op_code[KPROF_NAME_LEN];
+	uint32_t device_id;
+	uint32_t core_count;		/* cores with markers */
+	uint32_t clock_mhz;		/* from the OP record, 0 if none */
+	uint64_t host_start_ns, host_end_ns;	/* launch ioctl enter/exit */
+	uint64_t fw_start_cycle, fw_end_cycle;
+	uint64_t kernel_start_cycle, kernel_end_cycle;
+	double fw_start_ns;		/* fw_start_cycle in host time */
+	double fw_duration_ns;
+	double kernel_duration_ns;
+	double kernel_core_min_ns, kernel_core_max_ns, kernel_core_avg_ns;
+	double risc_kernel_ns[KPROF_MAX_RISCS];	/* NAN if the RISC had none */
+	double op_to_op_ns;		/* this FW start - previous op FW end */
+	double launch_to_start_ns;	/* FW start (host time) - launch enter */
+	double sync_wait_ns;		/* covering sync ioctl exit - enter */
+	uint64_t markers;		/* markers received for this op */
+	uint64_t markers_lost;		/* from LOST records covering this op */
+	uint64_t zones;			/* custom zone markers */
+	/* counters: per-core min / max / sum over cores that reported */
+	uint64_t counter_mask;		/* counters present */
+	uint32_t counter_cores[KPROF_MAX_COUNTERS];
+	uint64_t counter_min[KPROF_MAX_COUNTERS];
+	uint64_t counter_max[KPROF_MAX_COUNTERS];
+	uint64_t counter_sum[KPROF_MAX_COUNTERS];
+};
+
+struct kprof_agg_stats {
+	uint64_t markers, ops_records, counter_records, lost_records;
+	uint64_t lost_markers;		/* sum of LOST counts */
+	uint64_t corrupt_records;	/* KPROF_RECF_CORRUPT, not aggregated */
+	uint64_t host_events, launches, syncs;
+	uint64_t late_markers;		/* for ops already written */
+	uint64_t late_host_events;
+	uint64_t late_lost_markers;
+	uint64_t ops_emitted;
+	uint64_t max_in_flight;		/* peak ops held */
+	uint64_t bad_markers;		/* core/risc/kind out of range */
+};
+
+typedef int (*kprof_agg_emit_fn)(void *ctx, const struct kprof_op_row *row);
+
+struct kprof_agg_config {
+	const struct kprof_tsfit *fit;	/* cycles -> ns; required */
+	uint32_t device_id;
+	uint32_t num_riscs;		/* <= KPROF_MAX_RISCS */
+	uint64_t slack_ns;		/* 0 = default */
+	uint64_t timeout_ns;		/* 0 = default */
+	kprof_agg_emit_fn emit;
+	void *ctx;
+};
+
+struct kprof_agg;
+
+struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
+				struct kprof_err *err);
+void kprof_agg_free(struct kprof_agg *a);
+
+/* Device records (validated by kprof_rec_next). Returns 0 or -errno
+ * (allocation failure, or the emit callback's error). */
+int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
+			 struct kprof_err *err);
+int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
+		     struct kprof_err *err);
+/* Sets the op name (tt-metal logs have no OP records). */
+int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
+		      struct kprof_err *err);
+int kprof_agg_host_event(struct kprof_agg *a, const struct kprof_host_event *ev,
+			 struct kprof_err *err);
+/* Retires everything left, in order. */
+int kprof_agg_finish(struct kprof_agg *a, struct kprof_err *err);
+const struct kprof_agg_stats *kprof_agg_stats(const struct kprof_agg *a);
+
+#endif /* KPROF_AGG_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host cpufreq saved state (issue 4): what `kprofctl lock-clock --host`
+ * found before it changed anything, so reset-clock restores it byte for
+ * byte. Values are kept as the exact sysfs text (trailing newline
+ * removed), never reformatted. The file is JSON (json-c), written
+ * atomically (tmp file + fsync + rename + fsync of the directory) and
+ * parsed strictly: unknown keys, missing keys, wrong types -> error.
+ *
+ * The sysfs I/O itself is CTL's (kprof_cpufreq.c); this file only knows
+ * the state file format.
+ */
+#ifndef KPROF_CLOCKSTATE_H
+#define KPROF_CLOCKSTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kprof_err.h"
+
+#define KPROF_CLOCKSTATE_VERSION	1
+#define KPROF_CLOCKSTATE_VAL_LEN	64
+
+struct kprof_cpu_clock {
+	uint32_t cpu;					/* N of cpuN */
+	char governor[KPROF_CLOCKSTATE_VAL_LEN];	/* scaling_governor */
+	char min_freq[KPROF_CLOCKSTATE_VAL_LEN];	/* scaling_min_freq (kHz text) */
+	char max_freq[KPROF_CLOCKSTATE_VAL_LEN];	/* scaling_max_freq (kHz text) */
+};
+
+struct kprof_clockstate {
+	char sysfs_root[256];		/* root used when saved ("" = "/") */
+	int32_t pid;			/* who saved it */
+	uint64_t saved_at;		/* CLOCK_REALTIME seconds */
+	int has_boost;			/* cpufreq/boost existed */
+	char boost[KPROF_CLOCKSTATE_VAL_LEN];
+	int has_no_turbo;		/* intel_pstate/no_turbo existed */
+	char no_turbo[KPROF_CLOCKSTATE_VAL_LEN];
+	size_t ncpus;
+	struct kprof_cpu_clock *cpus;	/* malloc'd; kprof_clockstate_free() */
+};
+
+int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
+			   struct kprof_err *err);
+/* Fills *st (caller's, zeroed first); on error nothing is left allocated. */
+int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
+			  struct kprof_err *err);
+/* Same from a JSON string (tests, messages). */
+int kprof_clockstate_parse(const char *json, struct kprof_clockstate *st,
+			   struct kprof_err *err);
+void kprof_clockstate_free(struct kprof_clockstate *st);
+
+#endif /* KPROF_CLOCKSTATE_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Record reader: the one parser for the {type, size, flags} record format,
+ * used for the device stream (struct kprof_rec_* from <linux/kprof.h>)
+ * and for the host spool (<kprof/host_event.h>).
+ *
+ * Validation per record: size >= 8, size % 8 == 0, size >= the minimum for
+ * the type (and for COUNTERS, room for popcount(counter_mask) values), and
+ * the record does not run past the end of the buffer. Unknown types are
+ * skipped by size. A record that fails validation stops the iteration with
+ * an error naming its byte offset: after a bad size there is no reliable
+ * way to find the next record.
+ */
+#ifndef KPROF_REC_H
+#define KPROF_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kprof.h>
+#include <kprof/host_event.h>
+
+#include "kprof_err.h"
+
+/* kprof_rec_next() results */
+#define KPROF_REC_END		0	/* no more bytes */
+#define KPROF_REC_OK		1	/* *rec points to a valid record */
+#define KPROF_REC_PARTIAL	2	/* bytes left form an incomplete record */
+#define KPROF_REC_BAD		(-1)	/* malformed record; err says where */
+
+struct kprof_rec_iter {
+	const uint8_t *buf;
+	size_t len;
+	size_t off;		/* next record's offset in buf */
+	uint64_t base;		/* stream offset of buf[0], for messages */
+	uint64_t skipped;	/* records of unknown type skipped */
+};
+
+void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
+			 size_t len, uint64_t base);
+
+/*
+ * Next record. On KPROF_REC_OK, *rec points into the buffer (8-byte aligned
+ * if the buffer is) and it->off has advanced past it. PAD records and
+ * unknown types are skipped, never returned. On KPROF_REC_PARTIAL it->off
+ * stays at the incomplete record so that a streaming caller can keep the
+ * tail and append more bytes; at the true end of data that is a truncated
+ * record. On KPROF_REC_BAD, err has the stream offset and reason.
+ */
+int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+		   struct kprof_err *err);
+
+/* Minimum size of a known type (device or host), 0 for unknown types. */
+size_t kprof_rec_min_size(unsigned int type);
+/* Name of a type ("MARKER", "IOCTL", ...) or "UNKNOWN". */
+const char *kprof_rec_type_name(unsigned int type);
+
+#endif /* KPROF_REC_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reports: reads a capture's raw/ spool files (or a tt-metal device log) and
+ * writes every output file of docs/formats.md into the output directory:
+ * ops.csv, counters.csv, device_log.csv, host_events.csv, summary.txt,
+ * params.json. Re-running on the same spool gives byte-identical files
+ * (no wall-clock time, host name or path in ops.csv).
+ */
+#ifndef KPROF_REPORT_H
+#define KPROF_REPORT_H
+
+#include <stdint.h>
+
+#include "kprof_err.h"
+
+struct kprof_report_opts {
+	/*
+	 * Capture configuration as a JSON object text (command line, events,
+	 * ring size, op filter, ...): put in params.json under "config".
+	 * kprof_report_build() saves it to raw/config.json so a later
+	 * report (config_json NULL) finds it again.
+	 */
+	const char *config_json;
+	const char *version;		/* kprofctl version for params.json */
+	uint64_t slack_ns;		/* retirement slack; 0 = default */
+	unsigned int top_n;		/* summary.txt top ops; 0 = 10 */
+	/* Progress callback (may be NULL): records done, bytes done/total. */
+	void (*progress)(void *ctx, uint64_t records, uint64_t bytes,
+			 uint64_t total);
+	void *progress_ctx;
+};
+
+struct kprof_report_result {
+	uint64_t ops;
+	uint64_t markers;
+	uint64_t lost_markers;
+	uint64_t truncated_bytes;	/* tolerated truncated spool tails */
+	double sync_err_bound_ns;	/* NAN when no time sync */
+};
+
+/*
+ * capture_dir holds raw/device.kspool (required) and raw/host.kspool
+ * (optional); outputs are written to capture_dir. res may be NULL.
+ */
+int kprof_report_build(const char *capture_dir,
+		       const struct kprof_report_opts *opts,
+		       struct kprof_report_result *res, struct kprof_err *err);
+/* Same, outputs to outdir (created if missing). */
+int kprof_report_build_to(const char *capture_dir, const char *outdir,
+			  const struct kprof_report_opts *opts,
+			  struct kprof_report_result *res, struct kprof_err *err);
+
+/* tt-metal profile_log_device.csv -> ops.csv, device_log.csv, summary.txt,
+ * params.json in outdir. */
+int kprof_report_ttmetal(const char *csv, const char *outdir,
+			 const struct kprof_report_opts *opts,
+			 struct kprof_report_result *res, struct kprof_err *err);
+
+#endif /* KPROF_REPORT_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Spool files: the raw data of a capture, written as it arrives so that a
+ * report can be re-made later (kprof_report_build()) and a crash loses
+ * nothing already drained.
+ *
+ *   <capture dir>/raw/device.kspool   device ring bytes, exactly as read
+ *   <capture dir>/raw/host.kspool     struct kprof_host_event records (and
+ *                                     one struct kprof_host_bpf_stats at end)
+ *
+ * File = struct kprof_spool_hdr (hdr_size bytes) + records. All integers
+ * little-endian (host order; kprof is x86-64/arm64 LE only).
+ *
+ * Writer use (CTL's capture):
+ *   w = kprof_spool_create(dir, KPROF_SPOOL_DEVICE, &info, &cinfo, &err);
+ *   loop: kprof_spool_append(w, ring_bytes, n, &err);   (both halves of a
+ *         wrapped ring region: two appends)
+ *         kprof_spool_flush(w, &err) once per drain round (optional;
+ *         appends of >= 64 KiB are written through at once)
+ *   kprof_spool_close(w, &err);   writes what is buffered, fsyncs, closes
+ * Records must be appended whole and in order; a buffer may end in the
+ * middle of a record if the next append continues it.
+ */
+#ifndef KPROF_SPOOL_H
+#define KPROF_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kprof.h>
+
+#include "kprof_err.h"
+#include "kprof_rec.h"
+
+#define KPROF_SPOOL_MAGIC	"KPROFSPL"	/* 8 bytes, no NUL */
+#define KPROF_SPOOL_VERSION	1
+
+#define KPROF_SPOOL_DEVICE	1
+#define KPROF_SPOOL_HOST	2
+
+#define KPROF_SPOOL_DIR		"raw"
+#define KPROF_SPOOL_DEVICE_FILE	"raw/device.kspool"
+#define KPROF_SPOOL_HOST_FILE	"raw/host.kspool"
+
+/*
+ * Fixed file header. device/counters are meaningful for the device kind
+ * and zero for the host kind. Readers accept hdr_size >= sizeof() of the
+ * version they know and skip the rest (room to grow).
+ */
+struct kprof_spool_hdr {
+	char magic[8];				/* KPROF_SPOOL_MAGIC */
+	uint32_t version;			/* KPROF_SPOOL_VERSION */
+	uint32_t kind;				/* KPROF_SPOOL_DEVICE / _HOST */
+	uint32_t hdr_size;			/* bytes before the first record */
+	uint32_t reserved0;
+	uint64_t created_ns;			/* CLOCK_REALTIME at creation */
+	uint64_t reserved[4];
+	struct kprof_device_info device;
+	struct kprof_counter_info counters;
+};
+
+struct kprof_spool_writer;
+
+/*
+ * Creates <dir>/raw/ (and dir) if needed and the spool file of that kind,
+ * truncating any old one. dev/cnt may be NULL (zeroed in the header).
+ */
+struct kprof_spool_writer *kprof_spool_create(const char *capture_dir,
+					      uint32_t kind,
+					      const struct kprof_device_info *dev,
+					      const struct kprof_counter_info *cnt,
+					      struct kprof_err *err);
+/* Same, at an explicit path (tests, bench). */
+struct kprof_spool_writer *kprof_spool_create_path(const char *path,
+						   uint32_t kind,
+						   const struct kprof_device_info *dev,
+						   const struct kprof_counter_info *cnt,
+						   struct kprof_err *err);
+int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
+		       size_t len, struct kprof_err *err);
+/* Writes buffered bytes to the file (page cache; survives a process crash). */
+int kprof_spool_flush(struct kprof_spool_writer *w, struct kprof_err *err);
+/* Flush + fsync + close + free. w is freed even on error. */
+int kprof_spool_close(struct kprof_spool_writer *w, struct kprof_err *err);
+uint64_t kprof_spool_bytes(const struct kprof_spool_writer *w);
+
+/* ---- reader: streaming, memory bounded (about 1 MiB) ---- */
+
+struct kprof_spool_reader;
+
+struct kprof_spool_stats {
+	uint64_t records;		/* records returned */
+	uint64_t bytes;			/* record bytes consumed */
+	uint64_t skipped;		/* unknown-type records skipped */
+	uint64_t truncated_bytes;	/* incomplete last record (crash) */
+	uint64_t truncated_at;		/* its file offset */
+};
+
+struct kprof_spool_reader *kprof_spool_open(const char *path,
+					    struct kprof_err *err);
+const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader *r);
+/*
+ * Next record: KPROF_REC_OK (1) with *rec valid until the next call,
+ * KPROF_REC_END (0) at end of file (a truncated last record is tolerated:
+ * see kprof_spool_stats.truncated_bytes), KPROF_REC_BAD (-1) with err set
+ * (malformed record, with its file offset, or an I/O error).
+ */
+int kprof_spool_next(struct kprof_spool_reader *r,
+		     const struct kprof_rec_hdr **rec, struct kprof_err *err);
+const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r);
+/* Back to the first record (for a second pass). */
+int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err);
+void kprof_spool_free(struct kprof_spool_reader *r);
+
+#endif /* KPROF_SPOOL_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host/device time sync: converts device reference-timer cycles to host
+ * CLOCK_MONOTONIC ns from cross-timestamp triples (host_before,
+ * device_cycles, host_after), as in KPROF_REC_SYNC.
+ *
+ * Piecewise fit: each triple gives the estimate host = midpoint with
+ * uncertainty (after - before) / 2. Samples whose window is wider than
+ * KPROF_TS_REJECT_FACTOR x the median window were preempted between the
+ * reads and are rejected. Between consecutive good samples the mapping is
+ * the straight line through their midpoints (offset and drift per
+ * segment); before the first / after the last it extends the first / last
+ * segment. The error bound is the largest kept half-window plus the
+ * largest leave-one-out residual (how far a kept sample lies from the line
+ * through its two neighbours: the model error between samples).
+ *
+ * One-shot fit (tt-metal's method, for comparison): the first sample and
+ * the nominal frequency, no drift correction.
+ */
+#ifndef KPROF_TIMESYNC_H
+#define KPROF_TIMESYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kprof_err.h"
+
+#define KPROF_TS_REJECT_FACTOR	3.0
+
+#define KPROF_TS_NONE		0	/* no samples: nominal rate from 0 */
+#define KPROF_TS_PIECEWISE	1
+#define KPROF_TS_ONESHOT	2
+#define KPROF_TS_LINEAR		3	/* fixed rate, e.g. tt-metal CHIP_FREQ */
+
+struct kprof_sync_pt {
+	uint64_t host_before_ns;
+	uint64_t device_cycles;
+	uint64_t host_after_ns;
+};
+
+struct kprof_ts_seg {
+	uint64_t dev0;		/* segment start, device cycles */
+	double host0;		/* host ns at dev0 */
+	double ns_per_cycle;	/* slope */
+};
+
+struct kprof_tsfit {
+	int method;			/* KPROF_TS_* */
+	double nominal_hz;
+	size_t nseg;
+	struct kprof_ts_seg *seg;	/* nseg entries, by dev0 ascending */
+	struct kprof_ts_seg one;	/* used when nseg == 0 */
+	/* quality */
+	size_t samples;			/* triples given */
+	size_t used;			/* kept */
+	size_t rejected;		/* too-wide windows (or non-monotonic) */
+	double median_window_ns;
+	double max_halfwidth_ns;	/* of kept samples */
+	double max_loo_ns;		/* largest leave-one-out residual */
+	double err_bound_ns;		/* max_halfwidth + max_loo */
+	double drift_ppm;		/* overall, vs nominal (last-first) */
+	uint64_t first_dev, last_dev;	/* cycles range covered by samples */
+};
+
+/* The fits own seg memory: release with kprof_tsfit_free(). */
+int kprof_tsfit_piecewise(const struct kprof_sync_pt *pts, size_t n,
+			  double nominal_hz, struct kprof_tsfit *fit,
+			  struct kprof_err *err);
+int kprof_tsfit_oneshot(const struct kprof_sync_pt *pts, size_t n,
+			double nominal_hz, struct kprof_tsfit *fit,
+			struct kprof_err *err);
+/* host_ns = offset_ns + cycles * ns_per_cycle (tt-metal: 1000 / MHz, 0). */
+void kprof_tsfit_linear(struct kprof_tsfit *fit, double ns_per_cycle,
+			double offset_ns);
+void kprof_tsfit_free(struct kprof_tsfit *fit);
+
+/* Device cycles -> host ns (double, so sub-ns and pre-epoch values survive). */
+double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t cycles);
+/* A device duration in cycles starting at `at` -> ns. */
+double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,
+			   uint64_t cycles);
+
+#endif /* KPROF_TIMESYNC_H */
