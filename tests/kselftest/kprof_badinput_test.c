@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bad input for every struct-carrying ioctl of /dev/kprofN and of the sim
+ * vendor device: short sizes, unknown flags, non-zero reserved fields, bad
+ * pointers (NULL, unmapped, kernel, straddling a PROT_NONE page), and
+ * unknown commands. Each class runs once per ioctl (fixture variants).
+ */
+#include <stddef.h>
+
+#include "kprof_test_util.h"
+#include "kprof_harness.h"
+
+/* Large enough for any struct tested here. */
+#define ARG_MAX_SIZE	sizeof(struct kprof_counter_info)
+
+struct span {
+	size_t off, len;
+};
+
+FIXTURE(ioc) {
+	int fd;			/* the fd the ioctl goes to */
+	int kfd;		/* /dev/kprof0, for cleanup */
+	int simfd;
+	uint8_t arg[ARG_MAX_SIZE];
+};
+
+FIXTURE_VARIANT(ioc) {
+	unsigned long cmd;
+	size_t size;
+	bool on_sim;		/* vendor device ioctl */
+	bool input;		/* the kernel reads more than size */
+	long flags_off;		/* offset of a flags/op word, -1: none */
+	uint32_t bad_flags;
+	struct span reserved[3];
+	void (*prep)(void *arg);
+};
+
+static void prep_size(void *arg, size_t size)
+{
+	memset(arg, 0, size);
+	*(uint32_t *)arg = (uint32_t)size;
+}
+
+static void prep_info(void *a) { prep_size(a, sizeof(struct kprof_device_info)); }
+static void prep_counters(void *a) { prep_size(a, sizeof(struct kprof_counter_info)); }
+static void prep_clock_get(void *a) { prep_size(a, sizeof(struct kprof_clock_state)); }
+static void prep_sync_sample(void *a) { prep_size(a, sizeof(struct kprof_sync_sample)); }
+static void prep_start(void *a) { prep_size(a, sizeof(struct kprof_capture_params)); }
+
+static void prep_clock_set(void *a)
+{
+	struct kprof_clock_req *r = a;
+
+	prep_size(a, sizeof(*r));
+	r->op = KPROF_CLOCK_OP_LOCK_BASE;
+}
+
+static void prep_launch(void *a)
+{
+	kt_launch_init(a, "badinput", 0, 1, KT_SMALL_FLOPS, KT_SMALL_BYTES, 0);
+}
+
+static void prep_sim_sync(void *a)
+{
+	struct kprof_sim_sync *s = a;
+
+	prep_size(a, sizeof(*s));
+	s->flags = KPROF_SIM_SYNC_ALL;
+}
+
+#define SPAN(type, field) { offsetof(type, field), sizeof(((type *)0)->field) }
+
+FIXTURE_VARIANT_ADD(ioc, info) {
+	.cmd = KPROF_IOC_INFO, .size = sizeof(struct kprof_device_info),
+	.flags_off = -1, .prep = prep_info,
+};
+
+FIXTURE_VARIANT_ADD(ioc, counters) {
+	.cmd = KPROF_IOC_COUNTERS, .size = sizeof(struct kprof_counter_info),
+	.flags_off = -1, .prep = prep_counters,
+};
+
+FIXTURE_VARIANT_ADD(ioc, capture_start) {
+	.cmd = KPROF_IOC_CAPTURE_START,
+	.size = sizeof(struct kprof_capture_params), .input = true,
+	.flags_off = offsetof(struct kprof_capture_params, flags),
+	.bad_flags = ~KPROF_CAPTURE_FLAGS_ALL,
+	.reserved = { SPAN(struct kprof_capture_params, reserved) },
+	.prep = prep_start,
+};
+
+FIXTURE_VARIANT_ADD(ioc, clock_get) {
+	.cmd = KPROF_IOC_CLOCK_GET, .size = sizeof(struct kprof_clock_state),
+	.flags_off = -1, .prep = prep_clock_get,
+};
+
+FIXTURE_VARIANT_ADD(ioc, clock_set) {
+	.cmd = KPROF_IOC_CLOCK_SET, .size = sizeof(struct kprof_clock_req),
+	.input = true, .flags_off = offsetof(struct kprof_clock_req, op),
+	.bad_flags = 0x1000,
+	.reserved = { SPAN(struct kprof_clock_req, reserved0),
+		      SPAN(struct kprof_clock_req, reserved) },
+	.prep = prep_clock_set,
+};
+
+FIXTURE_VARIANT_ADD(ioc, sync_sample) {
+	.cmd = KPROF_IOC_SYNC_SAMPLE, .size = sizeof(struct kprof_sync_sample),
+	.flags_off = -1, .prep = prep_sync_sample,
+};
+
+FIXTURE_VARIANT_ADD(ioc, sim_launch) {
+	.cmd = KPROF_SIM_IOC_LAUNCH, .size = sizeof(struct kprof_sim_launch),
+	.on_sim = true, .input = true,
+	.flags_off = offsetof(struct kprof_sim_launch, flags),
+	.bad_flags = 1U << 31,
+	.reserved = { SPAN(struct kprof_sim_launch, reserved0),
+		      SPAN(struct kprof_sim_launch, reserved) },
+	.prep = prep_launch,
+};
+
+FIXTURE_VARIANT_ADD(ioc, sim_sync) {
+	.cmd = KPROF_SIM_IOC_SYNC, .size = sizeof(struct kprof_sim_sync),
+	.on_sim = true, .input = true,
+	.flags_off = offsetof(struct kprof_sim_sync, flags),
+	.bad_flags = KPROF_SIM_SYNC_ALL | (1U << 30),
+	.reserved = { SPAN(struct kprof_sim_sync, reserved) },
+	.prep = prep_sim_sync,
+};
+
+FIXTURE_SETUP(ioc)
+{
+	self->kfd = kt_open_dev(0);
+	ASSERT_LE(0, self->kfd) TH_LOG("open /dev/kprof0: %s", strerror(errno));
+	self->simfd = kt_open_sim(0);
+	ASSERT_LE(0, self->simfd) TH_LOG("open sim: %s", strerror(errno));
+	self->fd = variant->on_sim ? self->simfd : self->kfd;
+	variant->prep(self->arg);
+}
+
+FIXTURE_TEARDOWN(ioc)
+{
+	/* Undo whatever an unexpected success did. */
+	kt_stop(self->kfd);
+	if (variant->cmd == KPROF_IOC_CLOCK_SET)
+		kt_clock_set(self->kfd, KPROF_CLOCK_OP_RESET, 0);
+	if (variant->on_sim)
+		kt_sync_all(self->simfd, 5000000000ULL);
+	close(self->simfd);
+	close(self->kfd);
+}
+
+/* The well-formed argument is accepted: the other cases fail for cause. */
+TEST_F(ioc, valid_arg_accepted)
+{
+	ASSERT_EQ(0, kt_ioctl(self->fd, variant->cmd, self->arg));
+}
+
+TEST_F(ioc, size_zero)
+{
+	*(uint32_t *)self->arg = 0;
+	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
+}
+
+TEST_F(ioc, size_short)
+{
+	*(uint32_t *)self->arg = (uint32_t)variant->size - 8;
+	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
+	*(uint32_t *)self->arg = 4;
+	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
+}
+
+TEST_F(ioc, unknown_flags)
+{
+	if (variant->flags_off < 0)
+		SKIP(return, "ioctl has no flags word");
+	memcpy(self->arg + variant->flags_off, &variant->bad_flags,
+	       sizeof(uint32_t));
+	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
+}
+
+/* Each reserved byte on its own must be refused. */
+TEST_F(ioc, reserved_nonzero)
+{
+	unsigned int checked = 0;
+
+	if (!variant->input)
+		SKIP(return, "output-only struct: input bytes past size are ignored");
+	for (int s = 0; s < 3; s++) {
+		const struct span *sp = &variant->reserved[s];
+
+		for (size_t b = 0; b < sp->len; b++) {
+			variant->prep(self->arg);
+			self->arg[sp->off + b] = 0x01;
+			EXPECT_EQ(-EINVAL,
+				  kt_ioctl(self->fd, variant->cmd, self->arg))
+				TH_LOG("reserved byte at offset %zu", sp->off + b);
+			checked++;
+		}
+	}
+	ASSERT_LT(0, checked);
+}
+
+TEST_F(ioc, null_pointer)
+{
+	ASSERT_EQ(-EFAULT, kt_ioctl(self->fd, variant->cmd, NULL));
+}
+
+TEST_F(ioc, unmapped_pointer)
+{
+	size_t pg = KT_PAGE_SIZE;
+	void *p = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, munmap(p, pg));
+	ASSERT_EQ(-EFAULT, kt_ioctl(self->fd, variant->cmd, p));
+}
+
+TEST_F(ioc, kernel_pointer)
+{
+	ASSERT_EQ(-EFAULT, kt_ioctl(self->fd, variant->cmd, KT_KERNEL_PTR));
+}
+
+/* Size readable, the rest of the struct in a PROT_NONE page. */
+TEST_F(ioc, straddles_guard_page)
+{
+	size_t pg = KT_PAGE_SIZE, half = variant->size / 2 & ~7UL;
+	uint8_t *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memcpy(p + pg - half, self->arg, half);
+	ASSERT_EQ(0, mprotect(p + pg, pg, PROT_NONE));
+	EXPECT_EQ(-EFAULT, kt_ioctl(self->fd, variant->cmd, p + pg - half));
+	munmap(p, 2 * pg);
+}
+
+/* Alignment is not the caller's problem: an odd address works. */
+TEST_F(ioc, misaligned_pointer_ok)
+{
+	uint8_t *buf = malloc(variant->size + 16);
+
+	ASSERT_NE(NULL, buf);
+	memcpy(buf + 1, self->arg, variant->size);
+	EXPECT_EQ(0, kt_ioctl(self->fd, variant->cmd, buf + 1));
+	free(buf);
+}
+
+/* The same command number with another size encoded is not ours. */
+TEST_F(ioc, wrong_encoded_size)
+{
+	unsigned long cmd = (variant->cmd & ~((unsigned long)_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+			    ((unsigned long)(variant->size + 8) << _IOC_SIZESHIFT);
+
+	ASSERT_EQ(-ENOTTY, kt_ioctl(self->fd, cmd, self->arg));
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands and values                                                 */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(dev) {
+	int fd, simfd;
+	struct kprof_device_info info;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = kt_open_dev(0);
+	ASSERT_LE(0, self->fd);
+	self->simfd = kt_open_sim(0);
+	ASSERT_LE(0, self->simfd);
+	ASSERT_EQ(0, kt_info(self->fd, &self->info));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	kt_stop(self->fd);
+	kt_sync_all(self->simfd, 5000000000ULL);
+	close(self->simfd);
+	close(self->fd);
+}
+
+TEST_F(dev, unknown_commands)
+{
+	uint64_t buf[64] = { 0 };
+
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->fd, _IO(KPROF_IOC_MAGIC, 0x7f), buf));
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->fd, _IOWR(KPROF_IOC_MAGIC, 0x05, __u64), buf));
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->fd, _IO('x', 0x00), buf));
+	/* The vendor device's commands are not capture commands... */
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->fd, KPROF_SIM_IOC_LAUNCH, buf));
+	/* ... and the other way round. */
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->simfd, KPROF_IOC_INFO, buf));
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->simfd, _IO(KPROF_SIM_IOC_MAGIC, 0x7f), buf));
+	/* Direction bits are part of the command. */
+	EXPECT_EQ(-ENOTTY, kt_ioctl(self->fd, _IOR(KPROF_IOC_MAGIC, 0x00,
+						  struct kprof_device_info), buf));
+}
+
+TEST_F(dev, ring_size_not_power_of_two)
+{
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, KPROF_RING_SIZE_MIN + 4096, 0));
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, 3 * KPROF_RING_SIZE_MIN, 0));
+}
+
+TEST_F(dev, ring_size_out_of_range)
+{
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, KPROF_RING_SIZE_MIN / 2, 0));
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, 4096, 0));
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, KPROF_RING_SIZE_MAX * 2U, 0));
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, 1U << 31, 0));
+	/* The bounds themselves are valid (MIN; MAX may be ENOMEM). */
+	ASSERT_EQ(0, kt_start(self->fd, 0, KPROF_RING_SIZE_MIN, 0));
+	ASSERT_EQ(0, kt_stop(self->fd));
+}
+
+TEST_F(dev, counter_mask_beyond_counters)
+{
+	uint64_t n = self->info.num_counters;
+
+	ASSERT_GT(64, n);
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, 0, 1ULL << n));
+	EXPECT_EQ(-EINVAL, kt_start(self->fd, 0, 0, 1ULL << 63));
+	/* The highest real counter alone is fine. */
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 1ULL << (n - 1)));
+	ASSERT_EQ(0, kt_stop(self->fd));
+}
+
+TEST_F(dev, clock_bad_mhz)
+{
+	struct kprof_clock_state before, after;
+
+	ASSERT_EQ(0, kt_clock_get(self->fd, &before));
+	EXPECT_EQ(-EINVAL, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_MHZ, 0));
+	EXPECT_EQ(-EINVAL, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_MHZ,
+					self->info.clock_min_mhz - 1));
+	EXPECT_EQ(-EINVAL, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_MHZ,
+					self->info.clock_max_mhz + 1));
+	EXPECT_EQ(-EINVAL, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_MHZ,
+					UINT32_MAX));
+	EXPECT_EQ(-EINVAL, kt_clock_set(self->fd, 0, 0));
+	/* A refused request changed nothing. */
+	ASSERT_EQ(0, kt_clock_get(self->fd, &after));
+	EXPECT_EQ(before.flags, after.flags);
+	EXPECT_EQ(before.locked_mhz, after.locked_mhz);
+	EXPECT_EQ(before.saved_flags, after.saved_flags);
+}
+
+TEST_F(dev, ring_consume_without_capture)
+{
+	uint64_t pos = 0;
+
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->fd, KPROF_IOC_RING_CONSUME, &pos));
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->fd, KPROF_IOC_CAPTURE_STOP, NULL));
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->fd, KPROF_IOC_CAPTURE_PAUSE, NULL));
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->fd, KPROF_IOC_CAPTURE_RESUME, NULL));
+}
+
+TEST_F(dev, ring_consume_bad_positions)
+{
+	struct kt_ring r;
+	uint64_t pos;
+
+	ASSERT_EQ(0, kt_start(self->fd, 0, KPROF_RING_SIZE_MIN, 0));
+	ASSERT_EQ(0, kt_ring_map(&r, self->fd));
+	pos = kt_ring_head(&r) + 8;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->fd, KPROF_IOC_RING_CONSUME, &pos));
+	pos = UINT64_MAX;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->fd, KPROF_IOC_RING_CONSUME, &pos));
+	EXPECT_EQ(-EFAULT, kt_ioctl(self->fd, KPROF_IOC_RING_CONSUME, NULL));
+	EXPECT_EQ(-EFAULT, kt_ioctl(self->fd, KPROF_IOC_RING_CONSUME,
+				    KT_KERNEL_PTR));
+	/* The tail did not move. */
+	EXPECT_EQ(0, r.ctrl->tail);
+	kt_ring_unmap(&r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Vendor device: bad launches                                         */
+/* ------------------------------------------------------------------ */
+
+static int launch_with(int simfd, void (*edit)(struct kprof_sim_launch *,
+					       const struct kprof_device_info *),
+		       const struct kprof_device_info *info)
+{
+	struct kprof_sim_launch l;
+
+	kt_launch_init(&l, "bad", 0, 1, KT_SMALL_FLOPS, KT_SMALL_BYTES, 0);
+	edit(&l, info);
+	return kt_ioctl(simfd, KPROF_SIM_IOC_LAUNCH, &l);
+}
+
+static void ed_empty_name(struct kprof_sim_launch *l,
+			  const struct kprof_device_info *i)
+{
+	(void)i;
+	memset(l->name, 0, sizeof(l->name));
+}
+
+static void ed_unterminated_name(struct kprof_sim_launch *l,
+				 const struct kprof_device_info *i)
+{
+	(void)i;
+	memset(l->name, 'a', sizeof(l->name));
+}
+
+static void ed_first_core_out(struct kprof_sim_launch *l,
+			      const struct kprof_device_info *i)
+{
+	l->first_core = i->num_cores;
+}
+
+static void ed_range_out(struct kprof_sim_launch *l,
+			 const struct kprof_device_info *i)
+{
+	l->first_core = i->num_cores - 1;
+	l->num_cores = 2;
+}
+
+static void ed_range_overflow(struct kprof_sim_launch *l,
+			      const struct kprof_device_info *i)
+{
+	(void)i;
+	l->first_core = 1;
+	l->num_cores = UINT32_MAX;
+}
+
+static void ed_too_many_zones(struct kprof_sim_launch *l,
+			      const struct kprof_device_info *i)
+{
+	(void)i;
+	l->num_zones = 9;
+}
+
+TEST_F(dev, sim_launch_bad_values)
+{
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_empty_name, &self->info));
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_unterminated_name, &self->info));
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_first_core_out, &self->info));
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_range_out, &self->info));
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_range_overflow, &self->info));
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_too_many_zones, &self->info));
+}
+
+/* A refused launch consumes no sequence number. */
+TEST_F(dev, sim_launch_refused_takes_no_seq)
+{
+	int64_t a, b;
+
+	a = kt_launch(self->simfd, "seq", 0, 1, KT_SMALL_FLOPS, KT_SMALL_BYTES, 0);
+	ASSERT_LT(0, a);
+	EXPECT_EQ(-EINVAL, launch_with(self->simfd, ed_too_many_zones, &self->info));
+	b = kt_launch(self->simfd, "seq", 0, 1, KT_SMALL_FLOPS, KT_SMALL_BYTES, 0);
+	ASSERT_EQ(a + 1, b);
+	ASSERT_EQ(0, kt_sync_all(self->simfd, 5000000000ULL));
+}
+
+TEST_F(dev, sim_sync_returns_completed)
+{
+	struct kprof_sim_sync s;
+	int64_t seq;
+
+	seq = kt_launch(self->simfd, "sync", 0, 0, KT_SMALL_FLOPS, KT_SMALL_BYTES, 1);
+	ASSERT_LT(0, seq);
+	memset(&s, 0xAA, sizeof(s));
+	s.size = sizeof(s);
+	s.flags = 0;
+	s.seq = (uint64_t)seq;
+	s.timeout_ns = 5000000000ULL;
+	memset(s.reserved, 0, sizeof(s.reserved));
+	ASSERT_EQ(0, kt_ioctl(self->simfd, KPROF_SIM_IOC_SYNC, &s));
+	EXPECT_LE((uint64_t)seq, s.completed_seq);
+	EXPECT_TRUE(kt_all_zero(s.reserved, sizeof(s.reserved)));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the kprof kselftest suites: device paths, thin ioctl
+ * wrappers that return -errno, a mmap ring reader that validates every
+ * record header, the sim vendor device, and sysfs/debugfs access.
+ *
+ * Everything is static inline so each test binary is one .c file (the
+ * kselftest Makefile builds every .c file there into its own binary).
+ */
+#ifndef KPROF_TEST_UTIL_H
+#define KPROF_TEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include <linux/capability.h>
+#include <linux/kprof.h>
+#include <linux/kprof_sim.h>
+
+/* Paths, in one place so a renamed attribute is a one-line change. */
+#define KT_DEV_FMT		"/dev/kprof%d"
+#define KT_SIMDEV_FMT		"/dev/kprof_sim%d"
+#define KT_CLASS_DIR		"/sys/class/kprof"
+#define KT_SYSFS_FMT		KT_CLASS_DIR "/kprof%d"
+#define KT_DEBUGFS_ROOT		"/sys/kernel/debug"
+#define KT_SIM_DEBUGFS_FMT	KT_DEBUGFS_ROOT "/kprof_sim/sim%d"
+#define KT_SIM_BUS_DIR		"/sys/bus/kprof_sim"
+#define KT_MODULE_PATH		"/kprof/kmod/kprof.ko"
+
+#define KT_PAGE_SIZE		((size_t)sysconf(_SC_PAGESIZE))
+
+/* A kernel text address: never a valid user pointer. */
+#define KT_KERNEL_PTR		((void *)0xffffffff81000000UL)
+
+static inline uint64_t kt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static inline void kt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ioctl returning 0 or -errno, so tests can ASSERT_EQ(-EINVAL, ...). */
+static inline int kt_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static inline int kt_open_dev(int id)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), KT_DEV_FMT, id);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static inline int kt_open_sim(int id)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), KT_SIMDEV_FMT, id);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static inline int kt_info(int fd, struct kprof_device_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return kt_ioctl(fd, KPROF_IOC_INFO, info);
+}
+
+static inline void kt_params_init(struct kprof_capture_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+}
+
+static inline int kt_start(int fd, uint32_t flags, uint32_t ring_size,
+			   uint64_t counter_mask)
+{
+	struct kprof_capture_params p;
+
+	kt_params_init(&p);
+	p.flags = flags;
+	p.ring_size = ring_size;
+	p.counter_mask = counter_mask;
+	return kt_ioctl(fd, KPROF_IOC_CAPTURE_START, &p);
+}
+
+static inline int kt_stop(int fd)
+{
+	return kt_ioctl(fd, KPROF_IOC_CAPTURE_STOP, NULL);
+}
+
+static inline int kt_clock_get(int fd, struct kprof_clock_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return kt_ioctl(fd, KPROF_IOC_CLOCK_GET, st);
+}
+
+static inline int kt_clock_set(int fd, uint32_t op, uint32_t mhz)
+{
+	struct kprof_clock_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.op = op;
+	r.mhz = mhz;
+	return kt_ioctl(fd, KPROF_IOC_CLOCK_SET, &r);
+}
+
+/* True if every byte of [p, p+len) is zero. */
+static inline bool kt_all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/*
+ * A fixed-size string field: NUL-terminated inside the field and every byte
+ * after the terminator zero (no stale kernel bytes leak through).
+ */
+static inline bool kt_str_clean(const char *s, size_t len)
+{
+	size_t n = strnlen(s, len);
+
+	return n < len && kt_all_zero(s + n, len - n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files: sysfs and debugfs                                            */
+/* ------------------------------------------------------------------ */
+
+/* Reads a whole small file, NUL-terminated; returns bytes or -errno. */
+static inline ssize_t kt_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n, total = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1) {
+		n = read(fd, buf + total, len - 1 - total);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	buf[total] = '\0';
+	close(fd);
+	return total;
+}
+
+static inline ssize_t kt_read_filef(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline ssize_t kt_read_filef(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return kt_read_file(path, buf, len);
+}
+
+/* Writes a string in one write(); returns 0 or -errno. */
+static inline int kt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(s))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* Parses a file holding one unsigned decimal number. */
+static inline int kt_read_u64(const char *path, uint64_t *val)
+{
+	char buf[64], *end;
+	ssize_t n = kt_read_file(path, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	errno = 0;
+	*val = strtoull(buf, &end, 0);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+static inline bool kt_debugfs_ready(void)
+{
+	struct stat st;
+
+	if (stat(KT_DEBUGFS_ROOT "/kprof_sim", &st) == 0)
+		return true;
+	mount("debugfs", KT_DEBUGFS_ROOT, "debugfs", 0, NULL);
+	return stat(KT_DEBUGFS_ROOT "/kprof_sim", &st) == 0;
+}
+
+static inline void kt_sim_path(char *buf, size_t len, int sim_id,
+			       const char *knob)
+{
+	snprintf(buf, len, KT_SIM_DEBUGFS_FMT "/%s", sim_id, knob);
+}
+
+static inline int kt_sim_knob_u64(int sim_id, const char *knob, uint64_t *v)
+{
+	char path[256];
+
+	kt_sim_path(path, sizeof(path), sim_id, knob);
+	return kt_read_u64(path, v);
+}
+
+static inline int kt_sim_knob_set(int sim_id, const char *knob,
+				  unsigned long long v)
+{
+	char path[256], val[32];
+
+	kt_sim_path(path, sizeof(path), sim_id, knob);
+	snprintf(val, sizeof(val), "%llu", v);
+	return kt_write_file(path, val);
+}
+
+/* ------------------------------------------------------------------ */
+/* Capabilities                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Clears the effective, permitted and inheritable sets of this process. */
+static inline int kt_drop_all_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The sim vendor device                                               */
+/* ------------------------------------------------------------------ */
+
+static inline void kt_launch_init(struct kprof_sim_launch *l, const char *name,
+				  uint32_t first_core, uint32_t num_cores,
+				  uint64_t flops, uint64_t bytes,
+				  uint32_t zones)
+{
+	memset(l, 0, sizeof(*l));
+	l->size = sizeof(*l);
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->first_core = first_core;
+	l->num_cores = num_cores;
+	l->flops = flops;
+	l->bytes = bytes;
+	l->num_zones = zones;
+}
+
+/* Launches one op; returns its seq (>= 1) or -errno. */
+static inline int64_t kt_launch(int simfd, const char *name,
+				uint32_t first_core, uint32_t num_cores,
+				uint64_t flops, uint64_t bytes, uint32_t zones)
+{
+	struct kprof_sim_launch l;
+	int ret;
+
+	kt_launch_init(&l, name, first_core, num_cores, flops, bytes, zones);
+	ret = kt_ioctl(simfd, KPROF_SIM_IOC_LAUNCH, &l);
+	return ret ? ret : (int64_t)l.seq;
+}
+
+static inline int kt_sync_all(int simfd, uint64_t timeout_ns)
+{
+	struct kprof_sim_sync s;
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.flags = KPROF_SIM_SYNC_ALL;
+	s.timeout_ns = timeout_ns;
+	return kt_ioctl(simfd, KPROF_SIM_IOC_SYNC, &s);
+}
+
+/* A small op: quick under TCG, still a full set of markers. */
+#define KT_SMALL_FLOPS	(1ULL << 16)
+#define KT_SMALL_BYTES	(1ULL << 14)
+
+/* ------------------------------------------------------------------ */
+/* Capture ring reader (mmap + RING_CONSUME)                           */
+/* ------------------------------------------------------------------ */
+
+struct kt_ring {
+	int fd;
+	void *map;
+	size_t map_len;
+	volatile struct kprof_ring_ctrl *ctrl;
+	const uint8_t *data;
+	uint32_t data_size;
+	uint64_t tail;		/* our consumer position */
+};
+
+/* Maps the ring of a started capture; returns 0 or -errno. */
+static inline int kt_ring_map(struct kt_ring *r, int fd)
+{
+	size_t pg = KT_PAGE_SIZE;
+	struct kprof_ring_ctrl *c;
+	uint32_t ds;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	c = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, KPROF_MMAP_RING);
+	if (c == MAP_FAILED)
+		return -errno;
+	ds = c->data_size;
+	munmap(c, pg);
+	if (!ds || (ds & (ds - 1)))
+		return -EPROTO;
+	r->map_len = pg + ds;
+	r->map = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, fd,
+		      KPROF_MMAP_RING);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		return -errno;
+	}
+	r->ctrl = r->map;
+	if (r->ctrl->data_offset < sizeof(struct kprof_ring_ctrl) ||
+	    r->ctrl->data_offset + (size_t)ds > r->map_len)
+		return -EPROTO;
+	r->data = (const uint8_t *)r->map + r->ctrl->data_offset;
+	r->data_size = ds;
+	r->tail = r->ctrl->tail;
+	return 0;
+}
+
+static inline void kt_ring_unmap(struct kt_ring *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
+}
+
+static inline uint64_t kt_ring_head(struct kt_ring *r)
+{
+	return __atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE);
+}
+
+/* Records copied out of the ring, in stream order. */
+struct kt_recs {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t count;
+	bool malformed;		/* a header broke the framing rules */
+	char why[128];
+};
+
+static inline void kt_recs_free(struct kt_recs *rs)
+{
+	free(rs->buf);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static inline void kt_recs_add(struct kt_recs *rs, const void *rec, size_t n)
+{
+	if (rs->len + n > rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 1 << 16;
+
+		while (cap < rs->len + n)
+			cap *= 2;
+		rs->buf = realloc(rs->buf, cap);
+		if (!rs->buf)
+			abort();
+		rs->cap = cap;
+	}
+	memcpy(rs->buf + rs->len, rec, n);
+	rs->len += n;
+	rs->count++;
+}
+
+static inline void kt_recs_bad(struct kt_recs *rs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline void kt_recs_bad(struct kt_recs *rs, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rs->malformed)
+		return;
+	rs->malformed = true;
+	va_start(ap, fmt);
+	vsnprintf(rs->why, sizeof(rs->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Minimum size of each known record type (0: unknown type). */
+static inline size_t kt_rec_min_size(unsigned int type)
+{
+	switch (type) {
+	case KPROF_REC_PAD:		return sizeof(struct kprof_rec_hdr);
+	case KPROF_REC_MARKER:		return sizeof(struct kprof_rec_marker);
+	case KPROF_REC_LOST:		return sizeof(struct kprof_rec_lost);
+	case KPROF_REC_OP:		return sizeof(struct kprof_rec_op);
+	case KPROF_REC_COUNTERS:	return sizeof(struct kprof_rec_counters);
+	case KPROF_REC_SYNC:		return sizeof(struct kprof_rec_sync);
+	case KPROF_REC_CLOCK:		return sizeof(struct kprof_rec_clock);
+	case KPROF_REC_STATE:		return sizeof(struct kprof_rec_state);
+	}
+	return 0;
+}
+
+/*
+ * Copies the records between our tail and the producer head into rs (PAD
+ * skipped), checks framing, and publishes the new tail. Returns the bytes
+ * consumed, or -errno from RING_CONSUME.
+ */
+static inline int64_t kt_ring_drain(struct kt_ring *r, struct kt_recs *rs)
+{
+	uint64_t head = kt_ring_head(r), pos = r->tail;
+	int ret;
+
+	if (head < pos || head - pos > r->data_size) {
+		kt_recs_bad(rs, "head %llu tail %llu size %u",
+			    (unsigned long long)head, (unsigned long long)pos,
+			    r->data_size);
+		return -EPROTO;
+	}
+	while (pos < head) {
+		uint32_t off = pos & (r->data_size - 1);
+		const struct kprof_rec_hdr *h = (const void *)(r->data + off);
+		size_t min = kt_rec_min_size(h->type);
+
+		if (h->size < sizeof(*h) || h->size % 8 ||
+		    off + h->size > r->data_size || pos + h->size > head ||
+		    (min && h->size < min)) {
+			kt_recs_bad(rs, "bad record type %u size %u at %llu",
+				    h->type, h->size,
+				    (unsigned long long)pos);
+			return -EPROTO;
+		}
+		if (h->type != KPROF_REC_PAD)
+			kt_recs_add(rs, h, h->size);
+		pos += h->size;
+	}
+	if (pos != r->tail) {
+		ret = kt_ioctl(r->fd, KPROF_IOC_RING_CONSUME, &pos);
+		if (ret)
+			return ret;
+	}
+	ret = (int)(pos - r->tail);
+	r->tail = pos;
+	return ret;
+}
+
+#define kt_recs_for_each(h, rs)						\
+	for (const struct kprof_rec_hdr *h = (const void *)(rs)->buf;	\
+	     (const uint8_t *)h < (rs)->buf + (rs)->len;		\
+	     h = (const void *)((const uint8_t *)h + h->size))
+
+/* Counts records of one type. */
+static inline size_t kt_recs_count(const struct kt_recs *rs, unsigned int type)
+{
+	size_t n = 0;
+
+	kt_recs_for_each(h, rs)
+		n += h->type == type;
+	return n;
+}
+
+/* Polls and drains until pred(rs, arg) holds or timeout_ms passes. */
+static inline bool kt_drain_until(struct kt_ring *r, struct kt_recs *rs,
+				  bool (*pred)(const struct kt_recs *, void *),
+				  void *arg, unsigned int timeout_ms)
+{
+	uint64_t end = kt_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+
+	for (;;) {
+		if (kt_ring_drain(r, rs) < 0)
+			return false;
+		if (pred && pred(rs, arg))
+			return true;
+		if (kt_now_ns() >= end)
+			return false;
+		poll(&pfd, 1, 20);
+	}
+}
+
+/* Drains until the stream has ended: state STOPPED/GONE and ring empty. */
+static inline bool kt_drain_to_end(struct kt_ring *r, struct kt_recs *rs,
+				   unsigned int timeout_ms)
+{
+	uint64_t end = kt_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+
+	for (;;) {
+		uint32_t st = r->ctrl->state;
+
+		if (kt_ring_drain(r, rs) < 0)
+			return false;
+		if ((st == KPROF_STATE_STOPPED || st == KPROF_STATE_GONE) &&
+		    kt_ring_head(r) == r->tail)
+			return true;
+		if (kt_now_ns() >= end)
+			return false;
+		kt_sleep_ms(5);
+	}
+}
+
+static inline bool kt_pred_marker_count(const struct kt_recs *rs, void *arg)
+{
+	return kt_recs_count(rs, KPROF_REC_MARKER) >= *(size_t *)arg;
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting for children                                                */
+/* ------------------------------------------------------------------ */
+
+/* Exit status of a child, or 128 + signal, or -1. */
+static inline int kt_wait_child(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -1;
+}
+
+#endif /* KPROF_TEST_UTIL_H */
