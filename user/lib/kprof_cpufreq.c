@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CPUFREQ_DIR	"devices/system/cpu/cpufreq"
+#define KPROF_CPUFREQ_REL_LEN	128
 #define BOOST_FILE	CPUFREQ_DIR "/boost"
 #define NO_TURBO_FILE	"devices/system/cpu/intel_pstate/no_turbo"
 
@@ -165,173 +168,125 @@ int kprof_cpufreq_policies(const char *root)
 	return n;
 }
 
-int kprof_cpufreq_snapshot_add(struct kprof_cpufreq_snapshot *s,
-			       const char *rel, const char *value)
+/* Read a sysfs value without its trailing newline. */
+static int read_val(const char *root, const char *rel, char *val)
 {
-	struct kprof_cpufreq_file *f;
+	size_t n;
+	int r;
 
-	if (strlen(rel) >= KPROF_CPUFREQ_REL_LEN ||
-	    strlen(value) >= KPROF_CPUFREQ_VAL_LEN)
-		return -ENAMETOOLONG;
-	f = realloc(s->files, (s->n + 1) * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	s->files = f;
-	f = &s->files[s->n++];
-	memset(f, 0, sizeof(*f));
-	strcpy(f->rel, rel);
-	strcpy(f->value, value);
+	r = read_rel(root, rel, val, KPROF_CLOCKSTATE_VAL_LEN);
+	if (r)
+		return r;
+	n = strlen(val);
+	if (n && val[n - 1] == '\n')
+		val[--n] = '\0';
 	return 0;
 }
 
-void kprof_cpufreq_snapshot_free(struct kprof_cpufreq_snapshot *s)
+/* Write a saved value back; sysfs text always ends in a newline. */
+static int write_val(const char *root, const char *rel, const char *val)
 {
-	free(s->files);
-	s->files = NULL;
-	s->n = 0;
+	char buf[KPROF_CLOCKSTATE_VAL_LEN + 2];
+
+	snprintf(buf, sizeof(buf), "%s\n", val);
+	return write_rel(root, rel, buf);
 }
 
-static const char *const policy_files[] = {
-	"scaling_governor", "scaling_min_freq", "scaling_max_freq",
-};
-
-static int snap_rel(const char *root, struct kprof_cpufreq_snapshot *s,
-		    const char *rel)
+static void policy_rel(char *rel, size_t len, unsigned int id, const char *f)
 {
-	char val[KPROF_CPUFREQ_VAL_LEN];
-	int r;
-
-	r = read_rel(root, rel, val, sizeof(val));
-	if (r)
-		return r;
-	return kprof_cpufreq_snapshot_add(s, rel, val);
+	snprintf(rel, len, CPUFREQ_DIR "/policy%u/%s", id, f);
 }
 
-int kprof_cpufreq_snapshot(const char *root, struct kprof_cpufreq_snapshot *s)
+int kprof_cpufreq_snapshot(const char *root, struct kprof_clockstate *s)
 {
-	unsigned int *ids = NULL;
 	char rel[KPROF_CPUFREQ_REL_LEN];
+	unsigned int *ids = NULL;
 	int n, i, r = 0;
-	size_t j;
 
 	memset(s, 0, sizeof(*s));
 	n = list_policies(root, &ids);
 	if (n < 0)
 		return n;
-	if (exists_rel(root, BOOST_FILE))
-		r = snap_rel(root, s, BOOST_FILE);
-	if (!r && exists_rel(root, NO_TURBO_FILE))
-		r = snap_rel(root, s, NO_TURBO_FILE);
+	s->cpus = calloc(n, sizeof(*s->cpus));
+	if (!s->cpus) {
+		free(ids);
+		return -ENOMEM;
+	}
+	snprintf(s->sysfs_root, sizeof(s->sysfs_root), "%s", root);
+	s->pid = getpid();
+	s->saved_at = (uint64_t)time(NULL);
+	if (exists_rel(root, BOOST_FILE)) {
+		s->has_boost = 1;
+		r = read_val(root, BOOST_FILE, s->boost);
+	}
+	if (!r && exists_rel(root, NO_TURBO_FILE)) {
+		s->has_no_turbo = 1;
+		r = read_val(root, NO_TURBO_FILE, s->no_turbo);
+	}
 	for (i = 0; !r && i < n; i++) {
-		for (j = 0; !r && j < sizeof(policy_files) / sizeof(*policy_files); j++) {
-			snprintf(rel, sizeof(rel), CPUFREQ_DIR "/policy%u/%s",
-				 ids[i], policy_files[j]);
-			r = snap_rel(root, s, rel);
+		struct kprof_cpu_clock *c = &s->cpus[i];
+
+		c->cpu = ids[i];
+		policy_rel(rel, sizeof(rel), ids[i], "scaling_governor");
+		r = read_val(root, rel, c->governor);
+		if (!r) {
+			policy_rel(rel, sizeof(rel), ids[i], "scaling_min_freq");
+			r = read_val(root, rel, c->min_freq);
 		}
+		if (!r) {
+			policy_rel(rel, sizeof(rel), ids[i], "scaling_max_freq");
+			r = read_val(root, rel, c->max_freq);
+		}
+		s->ncpus = i + 1;
 	}
 	free(ids);
 	if (r)
-		kprof_cpufreq_snapshot_free(s);
+		kprof_clockstate_free(s);
 	return r;
-}
-
-static int is_boost_file(const char *rel)
-{
-	return !strcmp(rel, BOOST_FILE) || !strcmp(rel, NO_TURBO_FILE);
-}
-
-static int has_suffix(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
 }
 
 /* Set a policy's min and max, ordered so that min <= max at every step. */
-static int set_min_max(const char *root, const char *pdir, const char *min_val,
+static int set_min_max(const char *root, unsigned int id, const char *min_val,
 		       const char *max_val)
 {
-	char min_rel[KPROF_CPUFREQ_REL_LEN + 32];
-	char max_rel[KPROF_CPUFREQ_REL_LEN + 32];
+	char min_rel[KPROF_CPUFREQ_REL_LEN], max_rel[KPROF_CPUFREQ_REL_LEN];
 	uint32_t cur_max = 0;
 	int r;
 
-	snprintf(min_rel, sizeof(min_rel), "%s/scaling_min_freq", pdir);
-	snprintf(max_rel, sizeof(max_rel), "%s/scaling_max_freq", pdir);
-	if (min_val && max_val && !read_khz(root, max_rel, &cur_max) &&
+	policy_rel(min_rel, sizeof(min_rel), id, "scaling_min_freq");
+	policy_rel(max_rel, sizeof(max_rel), id, "scaling_max_freq");
+	if (!read_khz(root, max_rel, &cur_max) &&
 	    strtoul(min_val, NULL, 10) > cur_max) {
-		r = write_rel(root, max_rel, max_val);
-		return r ? r : write_rel(root, min_rel, min_val);
+		r = write_val(root, max_rel, max_val);
+		return r ? r : write_val(root, min_rel, min_val);
 	}
-	r = min_val ? write_rel(root, min_rel, min_val) : 0;
-	if (!r && max_val)
-		r = write_rel(root, max_rel, max_val);
-	return r;
+	r = write_val(root, min_rel, min_val);
+	return r ? r : write_val(root, max_rel, max_val);
 }
 
-int kprof_cpufreq_restore(const char *root,
-			  const struct kprof_cpufreq_snapshot *s)
+int kprof_cpufreq_restore(const char *root, const struct kprof_clockstate *s)
 {
-	unsigned int i, k;
 	int r, err = 0;
+	size_t i;
 
 	/* Boost first: it bounds what scaling_max_freq accepts. */
-	for (i = 0; i < s->n; i++) {
-		if (!is_boost_file(s->files[i].rel))
-			continue;
-		r = write_rel(root, s->files[i].rel, s->files[i].value);
-		if (r && !err)
-			err = r;
+	if (s->has_boost) {
+		r = write_val(root, BOOST_FILE, s->boost);
+		err = err ? err : r;
 	}
-	for (i = 0; i < s->n; i++) {
-		if (!has_suffix(s->files[i].rel, "/scaling_governor"))
-			continue;
-		r = write_rel(root, s->files[i].rel, s->files[i].value);
-		if (r && !err)
-			err = r;
+	if (s->has_no_turbo) {
+		r = write_val(root, NO_TURBO_FILE, s->no_turbo);
+		err = err ? err : r;
 	}
-	for (i = 0; i < s->n; i++) {
-		const char *rel = s->files[i].rel, *min_val = NULL,
-			   *max_val = NULL;
-		char pdir[KPROF_CPUFREQ_REL_LEN];
-		size_t plen;
+	for (i = 0; i < s->ncpus; i++) {
+		const struct kprof_cpu_clock *c = &s->cpus[i];
+		char rel[KPROF_CPUFREQ_REL_LEN];
 
-		if (!has_suffix(rel, "/scaling_min_freq"))
-			continue;
-		plen = strlen(rel) - strlen("/scaling_min_freq");
-		memcpy(pdir, rel, plen);
-		pdir[plen] = '\0';
-		min_val = s->files[i].value;
-		for (k = 0; k < s->n; k++) {
-			const char *o = s->files[k].rel;
-
-			if (!strncmp(o, pdir, plen) &&
-			    !strcmp(o + plen, "/scaling_max_freq"))
-				max_val = s->files[k].value;
-		}
-		r = set_min_max(root, pdir, min_val, max_val);
-		if (r && !err)
-			err = r;
-	}
-	/* A max without a saved min (hand-edited state): write it alone. */
-	for (i = 0; i < s->n; i++) {
-		const char *rel = s->files[i].rel;
-		char min_rel[KPROF_CPUFREQ_REL_LEN + 8];
-		size_t plen;
-
-		if (!has_suffix(rel, "/scaling_max_freq"))
-			continue;
-		plen = strlen(rel) - strlen("/scaling_max_freq");
-		snprintf(min_rel, sizeof(min_rel), "%.*s/scaling_min_freq",
-			 (int)plen, rel);
-		for (k = 0; k < s->n; k++)
-			if (!strcmp(s->files[k].rel, min_rel))
-				break;
-		if (k == s->n) {
-			r = write_rel(root, rel, s->files[i].value);
-			if (r && !err)
-				err = r;
-		}
+		policy_rel(rel, sizeof(rel), c->cpu, "scaling_governor");
+		r = write_val(root, rel, c->governor);
+		err = err ? err : r;
+		r = set_min_max(root, c->cpu, c->min_freq, c->max_freq);
+		err = err ? err : r;
 	}
 	return err;
 }
@@ -403,13 +358,11 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 		return n;
 	/* Boost off first, so cpuinfo_max_freq is the sustained maximum. */
 	if (exists_rel(root, BOOST_FILE))
-		r = write_rel(root, BOOST_FILE, "0");
+		r = write_val(root, BOOST_FILE, "0");
 	if (!r && exists_rel(root, NO_TURBO_FILE))
-		r = write_rel(root, NO_TURBO_FILE, "1");
+		r = write_val(root, NO_TURBO_FILE, "1");
 	for (i = 0; !r && i < n; i++) {
 		uint32_t f;
-		char pdir[KPROF_CPUFREQ_REL_LEN];
-
 		if (!governor_available(root, ids[i], "performance")) {
 			r = -EOPNOTSUPP;
 			break;
@@ -419,15 +372,258 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 			break;
 		snprintf(rel, sizeof(rel), CPUFREQ_DIR "/policy%u/scaling_governor",
 			 ids[i]);
-		r = write_rel(root, rel, "performance");
+		r = write_val(root, rel, "performance");
 		if (r)
 			break;
-		snprintf(pdir, sizeof(pdir), CPUFREQ_DIR "/policy%u", ids[i]);
 		snprintf(val, sizeof(val), "%u", f);
-		r = set_min_max(root, pdir, val, val);
+		r = set_min_max(root, ids[i], val, val);
 		if (!r && i == 0 && locked_khz)
 			*locked_khz = f;
 	}
 	free(ids);
+	return r;
+}
+
+/* ---- lock / reset with the saved state file and the run lock ---- */
+
+#define STATE_FILE	"host-clock.json"
+#define LOCK_FILE	"clock.lock"
+#define LOCK_WAIT_MS	5000
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[512], *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Take <run_dir>/clock.lock; waits a little for a concurrent run to end. */
+static int take_lock(const char *run_dir, char *msg, size_t msg_len)
+{
+	char path[512];
+	int fd, r, waited = 0;
+
+	r = mkdir_p(run_dir);
+	if (r) {
+		snprintf(msg, msg_len, "cannot create %s: %s", run_dir,
+			 strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof(path), "%s/" LOCK_FILE, run_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(msg, msg_len, "cannot open %s: %s", path, strerror(-r));
+		return r;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS) {
+			r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			snprintf(msg, msg_len,
+				 "another kprofctl lock-clock/reset-clock holds %s; try again when it ends",
+				 path);
+			close(fd);
+			return r;
+		}
+		usleep(100 * 1000);
+		waited += 100;
+	}
+	return fd;
+}
+
+static void release_lock(int fd)
+{
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
+static int perm_error(int r)
+{
+	return r == -EPERM || r == -EACCES || r == -EROFS;
+}
+
+static void no_cpufreq_msg(const char *root, char *msg, size_t msg_len)
+{
+	snprintf(msg, msg_len,
+		 "host cpufreq not available (no %s/" CPUFREQ_DIR "/policy*; usual in VMs): host clock not changed",
+		 root);
+}
+
+int kprof_host_clock_lock(const char *root, const char *run_dir,
+			  enum kprof_cpufreq_target target, uint32_t khz,
+			  char *msg, size_t msg_len)
+{
+	struct kprof_clockstate st;
+	struct kprof_err err = { 0 };
+	char path[512];
+	uint32_t locked = 0;
+	struct stat sb;
+	int fd, r, n, created = 0;
+
+	n = kprof_cpufreq_policies(root);
+	if (n < 0) {
+		no_cpufreq_msg(root, msg, msg_len);
+		return n;
+	}
+	fd = take_lock(run_dir, msg, msg_len);
+	if (fd < 0) {
+		if (perm_error(fd))
+			snprintf(msg, msg_len,
+				 "changing clocks needs CAP_SYS_ADMIN (run as root): cannot write %s",
+				 run_dir);
+		return fd;
+	}
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, run_dir);
+	/*
+	 * Save before touching sysfs, and only if nothing is saved yet: a
+	 * second lock must not overwrite the pre-first-lock state, and a
+	 * kill -9 mid-lock leaves a state file that reset can use.
+	 */
+	if (stat(path, &sb)) {
+		r = kprof_cpufreq_snapshot(root, &st);
+		if (r) {
+			snprintf(msg, msg_len, "cannot read host cpufreq state under %s: %s",
+				 root, strerror(-r));
+			goto out;
+		}
+		r = kprof_clockstate_write(path, &st, &err);
+		kprof_clockstate_free(&st);
+		if (r) {
+			if (perm_error(r))
+				snprintf(msg, msg_len,
+					 "changing clocks needs CAP_SYS_ADMIN (run as root): %s",
+					 err.msg);
+			else
+				snprintf(msg, msg_len, "cannot save host clock state: %s",
+					 err.msg);
+			goto out;
+		}
+		created = 1;
+	}
+	r = kprof_cpufreq_lock(root, target, khz, &locked);
+	if (r) {
+		if (perm_error(r))
+			snprintf(msg, msg_len,
+				 "changing clocks needs CAP_SYS_ADMIN (run as root)");
+		else if (r == -ERANGE)
+			snprintf(msg, msg_len,
+				 "host: %u kHz is outside cpuinfo_min_freq..cpuinfo_max_freq",
+				 khz);
+		else if (r == -EOPNOTSUPP)
+			snprintf(msg, msg_len,
+				 "host: cpufreq driver offers no 'performance' governor");
+		else
+			snprintf(msg, msg_len, "host: cpufreq lock failed: %s",
+				 strerror(-r));
+		/* Undo a half-done lock so the host is left as found. */
+		if (created && !kprof_clockstate_read(path, &st, &err)) {
+			if (!kprof_cpufreq_restore(root, &st))
+				unlink(path);
+			kprof_clockstate_free(&st);
+		}
+		goto out;
+	}
+	snprintf(msg, msg_len,
+		 "host: %d cpufreq policies locked at %u MHz (governor performance, boost off); pre-lock state in %s",
+		 n, locked / 1000, path);
+out:
+	release_lock(fd);
+	return r;
+}
+
+int kprof_host_clock_reset(const char *root, const char *run_dir,
+			   char *msg, size_t msg_len)
+{
+	struct kprof_clockstate st, now;
+	struct kprof_err err = { 0 };
+	char path[512];
+	struct stat sb;
+	int fd, r;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, run_dir);
+	if (stat(path, &sb)) {
+		if (kprof_cpufreq_policies(root) < 0)
+			no_cpufreq_msg(root, msg, msg_len);
+		else
+			snprintf(msg, msg_len,
+				 "host: no saved state in %s (not locked by kprofctl): nothing to restore",
+				 path);
+		return 0;
+	}
+	fd = take_lock(run_dir, msg, msg_len);
+	if (fd < 0) {
+		if (perm_error(fd))
+			snprintf(msg, msg_len,
+				 "changing clocks needs CAP_SYS_ADMIN (run as root): cannot write %s",
+				 run_dir);
+		return fd;
+	}
+	r = kprof_clockstate_read(path, &st, &err);
+	if (r) {
+		snprintf(msg, msg_len, "host: cannot read saved state: %s", err.msg);
+		goto out;
+	}
+	if (strcmp(st.sysfs_root, root)) {
+		snprintf(msg, msg_len,
+			 "host: %s was saved for sysfs root %s, not %s; set KPROF_SYSFS_ROOT to match",
+			 path, st.sysfs_root, root);
+		r = -EXDEV;
+		goto free_st;
+	}
+	r = kprof_cpufreq_restore(root, &st);
+	if (r) {
+		snprintf(msg, msg_len, "%s%s (state kept in %s)",
+			 perm_error(r) ? "changing clocks needs CAP_SYS_ADMIN (run as root)"
+				       : "host: restore failed: ",
+			 perm_error(r) ? "" : strerror(-r), path);
+		goto free_st;
+	}
+	/* Check that what is there now is what was saved. */
+	r = kprof_cpufreq_snapshot(root, &now);
+	if (!r) {
+		int same = now.ncpus == st.ncpus &&
+			   now.has_boost == st.has_boost &&
+			   !strcmp(now.boost, st.boost) &&
+			   now.has_no_turbo == st.has_no_turbo &&
+			   !strcmp(now.no_turbo, st.no_turbo);
+
+		for (i = 0; same && i < st.ncpus; i++)
+			same = now.cpus[i].cpu == st.cpus[i].cpu &&
+			       !strcmp(now.cpus[i].governor, st.cpus[i].governor) &&
+			       !strcmp(now.cpus[i].min_freq, st.cpus[i].min_freq) &&
+			       !strcmp(now.cpus[i].max_freq, st.cpus[i].max_freq);
+		kprof_clockstate_free(&now);
+		if (!same) {
+			snprintf(msg, msg_len,
+				 "host: restored values read back differently (kernel adjusted them); state kept in %s",
+				 path);
+			r = -EIO;
+			goto free_st;
+		}
+	}
+	unlink(path);
+	snprintf(msg, msg_len,
+		 "host: %zu cpufreq policies restored (governor %s, min %s, max %s kHz on policy%u)",
+		 st.ncpus, st.ncpus ? st.cpus[0].governor : "-",
+		 st.ncpus ? st.cpus[0].min_freq : "-",
+		 st.ncpus ? st.cpus[0].max_freq : "-",
+		 st.ncpus ? st.cpus[0].cpu : 0);
+	r = 0;
+free_st:
+	kprof_clockstate_free(&st);
+out:
+	release_lock(fd);
 	return r;
 }

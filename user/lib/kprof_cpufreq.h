@@ -2,8 +2,12 @@
 /*
  * Host CPU clock lock and reset through cpufreq sysfs.
  *
- * A snapshot holds the raw bytes of every sysfs file a lock changes, so a
- * reset writes back exactly what was there. The sysfs root is
+ * A snapshot (LIBK's struct kprof_clockstate, the state file's contents)
+ * holds the text of every sysfs file a lock changes, so a reset writes
+ * back exactly what was there. Per-policy values are stored under
+ * cpu = N of policyN (a policy is named after its first CPU). The state
+ * file keeps values without their trailing newline; sysfs files always
+ * end in one, so restore writes value + "\n". The sysfs root is
  * $KPROF_SYSFS_ROOT (default "/sys"), so tests run against a fake tree.
  * Functions return 0 or -errno.
  */
@@ -13,18 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KPROF_CPUFREQ_REL_LEN	96	/* path relative to the sysfs root */
-#define KPROF_CPUFREQ_VAL_LEN	64	/* raw file content, NUL-terminated */
-
-struct kprof_cpufreq_file {
-	char rel[KPROF_CPUFREQ_REL_LEN];	/* "devices/system/cpu/..." */
-	char value[KPROF_CPUFREQ_VAL_LEN];	/* exact bytes read */
-};
-
-struct kprof_cpufreq_snapshot {
-	unsigned int n;
-	struct kprof_cpufreq_file *files;
-};
+#include "kprof_clockstate.h"
 
 /* kprof_cpufreq_lock() target selection */
 enum kprof_cpufreq_target {
@@ -39,12 +32,11 @@ const char *kprof_cpufreq_root(void);
 /* Number of cpufreq policies under root; -ENOENT when cpufreq is absent. */
 int kprof_cpufreq_policies(const char *root);
 
-/* Read every file a lock touches (governor, min, max, boost, no_turbo). */
-int kprof_cpufreq_snapshot(const char *root, struct kprof_cpufreq_snapshot *s);
-void kprof_cpufreq_snapshot_free(struct kprof_cpufreq_snapshot *s);
-/* Append one entry (used when loading a saved snapshot). */
-int kprof_cpufreq_snapshot_add(struct kprof_cpufreq_snapshot *s,
-			       const char *rel, const char *value);
+/*
+ * Read every file a lock touches (governor, min, max per policy; boost,
+ * no_turbo). Free with kprof_clockstate_free().
+ */
+int kprof_cpufreq_snapshot(const char *root, struct kprof_clockstate *s);
 
 /*
  * Pin every policy: boost off (boost=0 / intel_pstate no_turbo=1),
@@ -56,8 +48,7 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 		       uint32_t khz, uint32_t *locked_khz);
 
 /* Write a snapshot back, in an order the kernel accepts. */
-int kprof_cpufreq_restore(const char *root,
-			  const struct kprof_cpufreq_snapshot *s);
+int kprof_cpufreq_restore(const char *root, const struct kprof_clockstate *s);
 
 /*
  * The whole host lock / reset, with the saved state in
