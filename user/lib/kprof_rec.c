@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The record reader: one parser for device and host records.
+ */
+#include "kprof_rec.h"
+
+#include <errno.h>
+#include <string.h>
+
+size_t kprof_rec_min_size(unsigned int type)
+{
+	switch (type) {
+	case KPROF_REC_PAD:		return sizeof(struct kprof_rec_hdr);
+	case KPROF_REC_MARKER:		return sizeof(struct kprof_rec_marker);
+	case KPROF_REC_LOST:		return sizeof(struct kprof_rec_lost);
+	case KPROF_REC_OP:		return sizeof(struct kprof_rec_op);
+	case KPROF_REC_COUNTERS:	return sizeof(struct kprof_rec_counters);
+	case KPROF_REC_SYNC:		return sizeof(struct kprof_rec_sync);
+	case KPROF_REC_CLOCK:		return sizeof(struct kprof_rec_clock);
+	case KPROF_REC_STATE:		return sizeof(struct kprof_rec_state);
+	case KPROF_HREC_IOCTL:		return sizeof(struct kprof_host_event);
+	case KPROF_HREC_BPF_STATS:	return sizeof(struct kprof_host_bpf_stats);
+	default:			return 0;
+	}
+}
+
+const char *kprof_rec_type_name(unsigned int type)
+{
+	switch (type) {
+	case KPROF_REC_PAD:		return "PAD";
+	case KPROF_REC_MARKER:		return "MARKER";
+	case KPROF_REC_LOST:		return "LOST";
+	case KPROF_REC_OP:		return "OP";
+	case KPROF_REC_COUNTERS:	return "COUNTERS";
+	case KPROF_REC_SYNC:		return "SYNC";
+	case KPROF_REC_CLOCK:		return "CLOCK";
+	case KPROF_REC_STATE:		return "STATE";
+	case KPROF_HREC_IOCTL:		return "IOCTL";
+	case KPROF_HREC_BPF_STATS:	return "BPF_STATS";
+	default:			return "UNKNOWN";
+	}
+}
+
+void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
+			 size_t len, uint64_t base)
+{
+	memset(it, 0, sizeof(*it));
+	it->buf = buf;
+	it->len = len;
+	it->base = base;
+}
+
+int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+		   struct kprof_err *err)
+{
+	for (;;) {
+		struct kprof_rec_hdr h;
+		size_t left = it->len - it->off;
+		uint64_t at = it->base + it->off;
+		size_t min;
+
+		if (left == 0)
+			return KPROF_REC_END;
+		if (left < sizeof(h))
+			return KPROF_REC_PARTIAL;
+		/* memcpy: the buffer need not be aligned for the header read */
+		memcpy(&h, it->buf + it->off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8) {
+			kprof_err_set(err, EBADMSG,
+				      "record at offset %llu: bad size %u (type %u): must be a multiple of 8 and >= 8",
+				      (unsigned long long)at, h.size, h.type);
+			return KPROF_REC_BAD;
+		}
+		min = kprof_rec_min_size(h.type);
+		if (h.size < min) {
+			kprof_err_set(err, EBADMSG,
+				      "record at offset %llu: %s record of %u bytes, shorter than its minimum %zu",
+				      (unsigned long long)at, kprof_rec_type_name(h.type),
+				      h.size, min);
+			return KPROF_REC_BAD;
+		}
+		if (h.size > left)
+			return KPROF_REC_PARTIAL;
+		if (h.type == KPROF_REC_COUNTERS) {
+			struct kprof_rec_counters c;
+			size_t need;
+
+			memcpy(&c, it->buf + it->off, sizeof(c));
+			need = sizeof(c) + 8 * (size_t)__builtin_popcountll(c.counter_mask);
+			if (h.size < need) {
+				kprof_err_set(err, EBADMSG,
+					      "record at offset %llu: COUNTERS record of %u bytes cannot hold the %d values its mask 0x%llx names",
+					      (unsigned long long)at, h.size,
+					      __builtin_popcountll(c.counter_mask),
+					      (unsigned long long)c.counter_mask);
+				return KPROF_REC_BAD;
+			}
+		}
+		it->off += h.size;
+		if (h.type == KPROF_REC_PAD)
+			continue;
+		if (min == 0) {
+			it->skipped++;
+			continue;
+		}
+		*rec = (const struct kprof_rec_hdr *)(it->buf + it->off - h.size);
+		return KPROF_REC_OK;
+	}
+}

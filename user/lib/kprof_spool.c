@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Spool files: raw capture data on disk, written as it arrives.
+ */
+#include "kprof_spool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(struct kprof_spool_hdr) % 8 == 0,
+	       "records after the header must stay 8-byte aligned");
+
+#define WBUF_SIZE	(64U << 10)
+#define RBUF_SIZE	(1U << 20)	/* > largest record (64 KiB) */
+
+struct kprof_spool_writer {
+	int fd;
+	char *path;
+	uint64_t bytes;		/* record bytes accepted */
+	size_t used;
+	uint8_t buf[WBUF_SIZE];
+};
+
+static int write_all(int fd, const void *buf, size_t len, const char *path,
+		     struct kprof_err *err)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return kprof_err_set(err, errno, "writing %s: %s", path,
+					     strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *dir, struct kprof_err *err)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(tmp))
+		return kprof_err_set(err, ENAMETOOLONG, "bad directory name '%s'", dir);
+	memcpy(tmp, dir, len + 1);
+	for (char *p = tmp + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(tmp, 0755) && errno != EEXIST)
+				return kprof_err_set(err, errno,
+						     "cannot create directory %s: %s",
+						     tmp, strerror(errno));
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+struct kprof_spool_writer *kprof_spool_create_path(const char *path,
+						   uint32_t kind,
+						   const struct kprof_device_info *dev,
+						   const struct kprof_counter_info *cnt,
+						   struct kprof_err *err)
+{
+	struct kprof_spool_writer *w;
+	struct kprof_spool_hdr h;
+	struct timespec ts;
+
+	if (kind != KPROF_SPOOL_DEVICE && kind != KPROF_SPOOL_HOST) {
+		kprof_err_set(err, EINVAL, "bad spool kind %u", kind);
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		kprof_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		kprof_err_set(err, errno, "cannot create spool %s: %s", path,
+			      strerror(errno));
+		goto fail;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, KPROF_SPOOL_MAGIC, sizeof(h.magic));
+	h.version = KPROF_SPOOL_VERSION;
+	h.kind = kind;
+	h.hdr_size = sizeof(h);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h.created_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (dev)
+		h.device = *dev;
+	if (cnt)
+		h.counters = *cnt;
+	if (write_all(w->fd, &h, sizeof(h), path, err))
+		goto fail;
+	return w;
+fail:
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->path);
+	free(w);
+	return NULL;
+}
+
+struct kprof_spool_writer *kprof_spool_create(const char *capture_dir,
+					      uint32_t kind,
+					      const struct kprof_device_info *dev,
+					      const struct kprof_counter_info *cnt,
+					      struct kprof_err *err)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_DIR) >=
+	    (int)sizeof(path)) {
+		kprof_err_set(err, ENAMETOOLONG, "capture directory name too long");
+		return NULL;
+	}
+	if (mkdir_p(path, err))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", capture_dir,
+		 kind == KPROF_SPOOL_HOST ? KPROF_SPOOL_HOST_FILE :
+					    KPROF_SPOOL_DEVICE_FILE);
+	return kprof_spool_create_path(path, kind, dev, cnt, err);
+}
+
+int kprof_spool_flush(struct kprof_spool_writer *w, struct kprof_err *err)
+{
+	int ret;
+
+	if (!w->used)
+		return 0;
+	ret = write_all(w->fd, w->buf, w->used, w->path, err);
+	w->used = 0;
+	return ret;
+}
+
+int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
+		       size_t len, struct kprof_err *err)
+{
+	int ret;
+
+	w->bytes += len;
+	if (len <= WBUF_SIZE - w->used) {
+		memcpy(w->buf + w->used, buf, len);
+		w->used += len;
+		return w->used == WBUF_SIZE ? kprof_spool_flush(w, err) : 0;
+	}
+	ret = kprof_spool_flush(w, err);
+	if (ret)
+		return ret;
+	if (len >= WBUF_SIZE / 2)
+		return write_all(w->fd, buf, len, w->path, err);
+	memcpy(w->buf, buf, len);
+	w->used = len;
+	return 0;
+}
+
+uint64_t kprof_spool_bytes(const struct kprof_spool_writer *w)
+{
+	return w->bytes;
+}
+
+int kprof_spool_close(struct kprof_spool_writer *w, struct kprof_err *err)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = kprof_spool_flush(w, err);
+	if (!ret && fsync(w->fd))
+		ret = kprof_err_set(err, errno, "fsync %s: %s", w->path,
+				    strerror(errno));
+	if (close(w->fd) && !ret)
+		ret = kprof_err_set(err, errno, "close %s: %s", w->path,
+				    strerror(errno));
+	free(w->path);
+	free(w);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct kprof_spool_reader {
+	int fd;
+	char *path;
+	struct kprof_spool_hdr hdr;
+	uint64_t data_start;	/* file offset of the first record */
+	uint64_t file_off;	/* file offset of buf[0] */
+	size_t len;		/* valid bytes in buf */
+	int eof;
+	struct kprof_rec_iter it;
+	struct kprof_spool_stats st;
+	uint8_t *buf;
+};
+
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (uint8_t *)buf + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+struct kprof_spool_reader *kprof_spool_open(const char *path,
+					    struct kprof_err *err)
+{
+	struct kprof_spool_reader *r = calloc(1, sizeof(*r));
+	ssize_t n;
+
+	if (!r || !(r->buf = malloc(RBUF_SIZE)) || !(r->path = strdup(path))) {
+		if (r)
+			free(r->buf);
+		free(r);
+		kprof_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		kprof_err_set(err, errno, "cannot open spool %s: %s", path,
+			      strerror(errno));
+		goto fail;
+	}
+	n = read_full(r->fd, &r->hdr, sizeof(r->hdr));
+	if (n < 0) {
+		kprof_err_set(err, errno, "reading %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if ((size_t)n < sizeof(r->hdr) || memcmp(r->hdr.magic, KPROF_SPOOL_MAGIC, 8)) {
+		kprof_err_set(err, EBADMSG,
+			      "%s is not a kprof spool file (bad magic or short header)",
+			      path);
+		goto fail;
+	}
+	if (r->hdr.version != KPROF_SPOOL_VERSION) {
+		kprof_err_set(err, EPROTONOSUPPORT,
+			      "%s: spool version %u, this kprof reads version %u",
+			      path, r->hdr.version, KPROF_SPOOL_VERSION);
+		goto fail;
+	}
+	if (r->hdr.kind != KPROF_SPOOL_DEVICE && r->hdr.kind != KPROF_SPOOL_HOST) {
+		kprof_err_set(err, EBADMSG, "%s: bad spool kind %u", path,
+			      r->hdr.kind);
+		goto fail;
+	}
+	if (r->hdr.hdr_size < sizeof(r->hdr) || r->hdr.hdr_size % 8 ||
+	    r->hdr.hdr_size > RBUF_SIZE) {
+		kprof_err_set(err, EBADMSG, "%s: bad header size %u", path,
+			      r->hdr.hdr_size);
+		goto fail;
+	}
+	r->data_start = r->hdr.hdr_size;
+	if (kprof_spool_rewind(r, err))
+		goto fail;
+	return r;
+fail:
+	kprof_spool_free(r);
+	return NULL;
+}
+
+const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader *r)
+{
+	return &r->hdr;
+}
+
+const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r)
+{
+	return &r->st;
+}
+
+int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err)
+{
+	if (lseek(r->fd, (off_t)r->data_start, SEEK_SET) < 0)
+		return kprof_err_set(err, errno, "seek %s: %s", r->path,
+				     strerror(errno));
+	r->file_off = r->data_start;
+	r->len = 0;
+	r->eof = 0;
+	memset(&r->st, 0, sizeof(r->st));
+	kprof_rec_iter_init(&r->it, r->buf, 0, r->file_off);
+	return 0;
+}
+
+/* Keeps the unconsumed tail, reads more after it. */
+static int refill(struct kprof_spool_reader *r, struct kprof_err *err)
+{
+	size_t keep = r->len - r->it.off;
+	ssize_t n;
+
+	memmove(r->buf, r->buf + r->it.off, keep);
+	r->file_off += r->it.off;
+	n = read_full(r->fd, r->buf + keep, RBUF_SIZE - keep);
+	if (n < 0)
+		return kprof_err_set(err, errno, "reading %s: %s", r->path,
+				     strerror(errno));
+	if ((size_t)n < RBUF_SIZE - keep)
+		r->eof = 1;
+	r->len = keep + (size_t)n;
+	r->st.skipped += r->it.skipped;
+	kprof_rec_iter_init(&r->it, r->buf, r->len, r->file_off);
+	return 0;
+}
+
+int kprof_spool_next(struct kprof_spool_reader *r,
+		     const struct kprof_rec_hdr **rec, struct kprof_err *err)
+{
+	for (;;) {
+		size_t before = r->it.off;
+		int ret = kprof_rec_next(&r->it, rec, err);
+
+		if (ret == KPROF_REC_OK) {
+			r->st.records++;
+			r->st.bytes += r->it.off - before;
+			return ret;
+		}
+		if (ret == KPROF_REC_BAD) {
+			size_t l = strlen(err ? err->msg : "");
+
+			if (err && l + strlen(r->path) + 3 < sizeof(err->msg)) {
+				memmove(err->msg + strlen(r->path) + 2, err->msg, l + 1);
+				memcpy(err->msg, r->path, strlen(r->path));
+				memcpy(err->msg + strlen(r->path), ": ", 2);
+			}
+			return ret;
+		}
+		if (r->eof) {
+			if (ret == KPROF_REC_PARTIAL) {
+				/* a crash mid-write: keep what came before */
+				r->st.truncated_at = r->file_off + r->it.off;
+				r->st.truncated_bytes = r->len - r->it.off;
+				r->it.off = r->len;
+			}
+			r->st.skipped += r->it.skipped;
+			r->it.skipped = 0;
+			return KPROF_REC_END;
+		}
+		if (refill(r, err))
+			return KPROF_REC_BAD;
+	}
+}
+
+void kprof_spool_free(struct kprof_spool_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->path);
+	free(r->buf);
+	free(r);
+}
