@@ -26,3 +26,22 @@ void kprof_err_clear(struct kprof_err *err)
 		err->msg[0] = '\0';
 	}
 }
+
+void kprof_err_prefix(struct kprof_err *err, const char *prefix)
+{
+	size_t pl, ml, room;
+
+	if (!err)
+		return;
+	pl = strlen(prefix);
+	ml = strlen(err->msg);
+	if (pl + 2 >= sizeof(err->msg))
+		return;
+	room = sizeof(err->msg) - 1 - pl - 2;
+	if (ml > room)
+		ml = room;
+	memmove(err->msg + pl + 2, err->msg, ml);
+	memcpy(err->msg, prefix, pl);
+	memcpy(err->msg + pl, ": ", 2);
+	err->msg[pl + 2 + ml] = '\0';
+}

@@ -17,5 +17,7 @@ struct kprof_err {
 int kprof_err_set(struct kprof_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void kprof_err_clear(struct kprof_err *err);
+/* Prepends "prefix: " to the message (e.g. a file name). */
+void kprof_err_prefix(struct kprof_err *err, const char *prefix);
 
 #endif /* KPROF_ERR_H */

@@ -343,13 +343,7 @@ int kprof_spool_next(struct kprof_spool_reader *r,
 			return ret;
 		}
 		if (ret == KPROF_REC_BAD) {
-			size_t l = strlen(err ? err->msg : "");
-
-			if (err && l + strlen(r->path) + 3 < sizeof(err->msg)) {
-				memmove(err->msg + strlen(r->path) + 2, err->msg, l + 1);
-				memcpy(err->msg, r->path, strlen(r->path));
-				memcpy(err->msg + strlen(r->path), ": ", 2);
-			}
+			kprof_err_prefix(err, r->path);
 			return ret;
 		}
 		if (r->eof) {

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host clock-state file: round trip (byte for byte values), malformed input. */
+#include "kt.h"
+#include "kprof_clockstate.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char good[] =
+	"{ \"version\": 1, \"sysfs_root\": \"/tmp/x\", \"pid\": 5, \"saved_at\": 7,"
+	" \"boost\": null, \"no_turbo\": \"0\", \"cpus\": [ { \"cpu\": 3,"
+	" \"scaling_governor\": \"schedutil\", \"scaling_min_freq\": \"800000\","
+	" \"scaling_max_freq\": \"3600000\" } ] }";
+
+int main(void)
+{
+	char *dir = kt_tmpdir();
+	char path[256];
+	struct kprof_clockstate st = { 0 }, back;
+	struct kprof_err err;
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	strcpy(st.sysfs_root, "/tmp/fake sysfs \"quoted\"");
+	st.pid = 4242;
+	st.saved_at = 1763793000;
+	st.has_boost = 1;
+	strcpy(st.boost, "1");
+	st.ncpus = 3;
+	st.cpus = calloc(3, sizeof(*st.cpus));
+	for (int i = 0; i < 3; i++) {
+		st.cpus[i].cpu = (uint32_t)(i * 2);
+		strcpy(st.cpus[i].governor, i ? "performance" : "powersave");
+		snprintf(st.cpus[i].min_freq, KPROF_CLOCKSTATE_VAL_LEN, "%d", 400000 + i);
+		snprintf(st.cpus[i].max_freq, KPROF_CLOCKSTATE_VAL_LEN, "  %d ", 4700000 - i);
+	}
+	KT_CHECK(kprof_clockstate_write(path, &st, &err) == 0, "write: %s", err.msg);
+	KT_CHECK(kprof_clockstate_read(path, &back, &err) == 0, "read: %s", err.msg);
+	KT_STR(back.sysfs_root, st.sysfs_root);
+	KT_EQ_U64(back.pid, 4242);
+	KT_EQ_U64(back.saved_at, 1763793000);
+	KT_EQ_U64(back.has_boost, 1);
+	KT_STR(back.boost, "1");
+	KT_EQ_U64(back.has_no_turbo, 0);
+	KT_EQ_U64(back.ncpus, 3);
+	for (size_t i = 0; i < back.ncpus && i < 3; i++) {
+		KT_EQ_U64(back.cpus[i].cpu, st.cpus[i].cpu);
+		KT_STR(back.cpus[i].governor, st.cpus[i].governor);
+		KT_STR(back.cpus[i].min_freq, st.cpus[i].min_freq);
+		KT_STR(back.cpus[i].max_freq, st.cpus[i].max_freq);	/* spaces kept */
+	}
+	kprof_clockstate_free(&back);
+	/* atomic: no temporary left behind */
+	{
+		char tmp[300];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+		KT_CHECK(stat(tmp, &sb) != 0, "tmp file left: %s", tmp);
+	}
+
+	KT_CHECK(kprof_clockstate_parse(good, &back, &err) == 0, "good: %s", err.msg);
+	KT_EQ_U64(back.has_no_turbo, 1);
+	KT_STR(back.no_turbo, "0");
+	KT_EQ_U64(back.has_boost, 0);
+	KT_EQ_U64(back.cpus[0].cpu, 3);
+	kprof_clockstate_free(&back);
+
+	{
+		static const char *const bad[] = {
+			"",
+			"{",
+			"[]",
+			"{\"version\": 1}",
+			"{ \"version\": 2, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [] }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": \"5\", \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [] }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [], \"extra\": 1 }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": 1, \"no_turbo\": null, \"cpus\": [] }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": -1, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [] }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [ 1 ] }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [ { \"cpu\": 0, \"scaling_governor\": \"x\", \"scaling_min_freq\": \"1\" } ] }",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [] } trailing",
+			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": \"0123456789012345678901234567890123456789012345678901234567890123456789\", \"no_turbo\": null, \"cpus\": [] }",
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			int r = kprof_clockstate_parse(bad[i], &back, &err);
+
+			KT_CHECK(r < 0 && err.msg[0], "bad[%zu] accepted", i);
+			KT_CHECK(back.cpus == NULL, "bad[%zu] leaked cpus", i);
+		}
+	}
+	KT_CHECK(kprof_clockstate_read("/nonexistent/x.json", &back, &err) < 0 &&
+		 strstr(err.msg, "/nonexistent/x.json"), "missing file: %s", err.msg);
+	kprof_clockstate_free(&st);
+	kt_rmrf(dir);
+	return kt_done("test_clockstate");
+}

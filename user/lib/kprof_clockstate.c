@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host cpufreq saved-state file (JSON): atomic write, strict parse.
+ */
+#include "kprof_clockstate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json.h>
+
+static json_object *str_or_null(int present, const char *val)
+{
+	return present ? json_object_new_string(val) : NULL;
+}
+
+static char *clockstate_to_json(const struct kprof_clockstate *st)
+{
+	json_object *o = json_object_new_object(), *cpus = json_object_new_array();
+	char *out;
+
+	json_object_object_add(o, "version", json_object_new_int(KPROF_CLOCKSTATE_VERSION));
+	json_object_object_add(o, "sysfs_root", json_object_new_string(st->sysfs_root));
+	json_object_object_add(o, "pid", json_object_new_int(st->pid));
+	json_object_object_add(o, "saved_at", json_object_new_int64((int64_t)st->saved_at));
+	json_object_object_add(o, "boost", str_or_null(st->has_boost, st->boost));
+	json_object_object_add(o, "no_turbo", str_or_null(st->has_no_turbo, st->no_turbo));
+	for (size_t i = 0; i < st->ncpus; i++) {
+		const struct kprof_cpu_clock *c = &st->cpus[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "cpu", json_object_new_int64(c->cpu));
+		json_object_object_add(j, "scaling_governor", json_object_new_string(c->governor));
+		json_object_object_add(j, "scaling_min_freq", json_object_new_string(c->min_freq));
+		json_object_object_add(j, "scaling_max_freq", json_object_new_string(c->max_freq));
+		json_object_array_add(cpus, j);
+	}
+	json_object_object_add(o, "cpus", cpus);
+	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_SPACED));
+	json_object_put(o);
+	return out;
+}
+
+int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
+			   struct kprof_err *err)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	char *json = clockstate_to_json(st);
+	size_t len, off = 0;
+	int fd, dfd, ret = 0;
+
+	if (!json)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		free(json);
+		return kprof_err_set(err, ENAMETOOLONG, "state file name too long: %s", path);
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
+		free(json);
+		return ret;
+	}
+	len = strlen(json);
+	json[len] = '\n';	/* replaces the NUL: write len + 1 bytes */
+	while (off < len + 1) {
+		ssize_t n = write(fd, json + off, len + 1 - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = kprof_err_set(err, errno, "writing %s: %s", tmp, strerror(errno));
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(json);
+	if (!ret && fsync(fd))
+		ret = kprof_err_set(err, errno, "fsync %s: %s", tmp, strerror(errno));
+	if (close(fd) && !ret)
+		ret = kprof_err_set(err, errno, "close %s: %s", tmp, strerror(errno));
+	if (!ret && rename(tmp, path))
+		ret = kprof_err_set(err, errno, "rename %s to %s: %s", tmp, path,
+				    strerror(errno));
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	/* the rename is durable only once the directory is synced */
+	snprintf(dir, sizeof(dir), "%s", path);
+	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+static int get_key(json_object *o, const char *key, json_type type, int nullable,
+		   json_object **val, struct kprof_err *err)
+{
+	if (!json_object_object_get_ex(o, key, val))
+		return kprof_err_set(err, EBADMSG, "clock state: missing key \"%s\"", key);
+	if (nullable && *val == NULL)
+		return 0;
+	if (!json_object_is_type(*val, type))
+		return kprof_err_set(err, EBADMSG, "clock state: \"%s\" has the wrong type (want %s)",
+				     key, json_type_to_name(type));
+	return 0;
+}
+
+static int copy_str(char *dst, size_t len, json_object *v, const char *key,
+		    struct kprof_err *err)
+{
+	const char *s = json_object_get_string(v);
+	size_t n = (size_t)json_object_get_string_len(v);
+
+	if (n >= len || strlen(s) != n)
+		return kprof_err_set(err, EBADMSG,
+				     "clock state: \"%s\" is too long or has a NUL byte", key);
+	memcpy(dst, s, n + 1);
+	return 0;
+}
+
+static int check_keys(json_object *o, const char *const *keys, const char *what,
+		      struct kprof_err *err)
+{
+	json_object_object_foreach(o, k, v) {
+		int ok = 0;
+
+		(void)v;
+		for (size_t i = 0; keys[i]; i++)
+			ok |= !strcmp(k, keys[i]);
+		if (!ok)
+			return kprof_err_set(err, EBADMSG, "clock state: unknown key \"%s\" in %s",
+					     k, what);
+	}
+	return 0;
+}
+
+static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi,
+		   int64_t *out, struct kprof_err *err)
+{
+	json_object *v;
+	int ret = get_key(o, key, json_type_int, 0, &v, err);
+
+	if (ret)
+		return ret;
+	errno = 0;
+	*out = json_object_get_int64(v);
+	if (errno || *out < lo || *out > hi)
+		return kprof_err_set(err, EBADMSG, "clock state: \"%s\" out of range", key);
+	return 0;
+}
+
+static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_err *err)
+{
+	static const char *const top_keys[] = { "version", "sysfs_root", "pid", "saved_at",
+		"boost", "no_turbo", "cpus", NULL };
+	static const char *const cpu_keys[] = { "cpu", "scaling_governor",
+		"scaling_min_freq", "scaling_max_freq", NULL };
+	json_object *v, *cpus;
+	int64_t n;
+	int ret;
+
+	if (!json_object_is_type(o, json_type_object))
+		return kprof_err_set(err, EBADMSG, "clock state: top level is not an object");
+	if ((ret = check_keys(o, top_keys, "the top level", err)))
+		return ret;
+	if ((ret = get_int(o, "version", 0, INT32_MAX, &n, err)))
+		return ret;
+	if (n != KPROF_CLOCKSTATE_VERSION)
+		return kprof_err_set(err, EPROTONOSUPPORT,
+				     "clock state: version %lld, this kprof knows %d",
+				     (long long)n, KPROF_CLOCKSTATE_VERSION);
+	if ((ret = get_key(o, "sysfs_root", json_type_string, 0, &v, err)) ||
+	    (ret = copy_str(st->sysfs_root, sizeof(st->sysfs_root), v, "sysfs_root", err)))
+		return ret;
+	if ((ret = get_int(o, "pid", 0, INT32_MAX, &n, err)))
+		return ret;
+	st->pid = (int32_t)n;
+	if ((ret = get_int(o, "saved_at", 0, INT64_MAX, &n, err)))
+		return ret;
+	st->saved_at = (uint64_t)n;
+	if ((ret = get_key(o, "boost", json_type_string, 1, &v, err)))
+		return ret;
+	st->has_boost = v != NULL;
+	if (v && (ret = copy_str(st->boost, sizeof(st->boost), v, "boost", err)))
+		return ret;
+	if ((ret = get_key(o, "no_turbo", json_type_string, 1, &v, err)))
+		return ret;
+	st->has_no_turbo = v != NULL;
+	if (v && (ret = copy_str(st->no_turbo, sizeof(st->no_turbo), v, "no_turbo", err)))
+		return ret;
+	if ((ret = get_key(o, "cpus", json_type_array, 0, &cpus, err)))
+		return ret;
+	st->ncpus = json_object_array_length(cpus);
+	st->cpus = calloc(st->ncpus ? st->ncpus : 1, sizeof(*st->cpus));
+	if (!st->cpus)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < st->ncpus; i++) {
+		json_object *c = json_object_array_get_idx(cpus, i);
+		struct kprof_cpu_clock *cc = &st->cpus[i];
+
+		if (!json_object_is_type(c, json_type_object))
+			return kprof_err_set(err, EBADMSG, "clock state: cpus[%zu] is not an object", i);
+		if ((ret = check_keys(c, cpu_keys, "cpus[]", err)))
+			return ret;
+		if ((ret = get_int(c, "cpu", 0, UINT32_MAX, &n, err)))
+			return ret;
+		cc->cpu = (uint32_t)n;
+		if ((ret = get_key(c, "scaling_governor", json_type_string, 0, &v, err)) ||
+		    (ret = copy_str(cc->governor, sizeof(cc->governor), v, "scaling_governor", err)) ||
+		    (ret = get_key(c, "scaling_min_freq", json_type_string, 0, &v, err)) ||
+		    (ret = copy_str(cc->min_freq, sizeof(cc->min_freq), v, "scaling_min_freq", err)) ||
+		    (ret = get_key(c, "scaling_max_freq", json_type_string, 0, &v, err)) ||
+		    (ret = copy_str(cc->max_freq, sizeof(cc->max_freq), v, "scaling_max_freq", err)))
+			return ret;
+	}
+	return 0;
+}
+
+int kprof_clockstate_parse(const char *json, struct kprof_clockstate *st,
+			   struct kprof_err *err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	size_t len = strlen(json);
+	json_object *o;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!tok)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, json, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
+		ret = kprof_err_set(err, EBADMSG, "clock state: invalid JSON at byte %d: %s",
+				    tok->char_offset,
+				    json_tokener_error_desc(json_tokener_get_error(tok)));
+		json_object_put(o);
+		json_tokener_free(tok);
+		return ret;
+	}
+	/* trailing garbage after the object (whitespace is fine) */
+	for (size_t i = (size_t)tok->char_offset; i < len; i++) {
+		if (json[i] != ' ' && json[i] != '\n' && json[i] != '\t' && json[i] != '\r') {
+			json_object_put(o);
+			json_tokener_free(tok);
+			return kprof_err_set(err, EBADMSG,
+					     "clock state: trailing data at byte %zu", i);
+		}
+	}
+	json_tokener_free(tok);
+	ret = parse_obj(o, st, err);
+	json_object_put(o);
+	if (ret)
+		kprof_clockstate_free(st);
+	return ret;
+}
+
+int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
+			  struct kprof_err *err)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	long n;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return kprof_err_set(err, errno, "cannot open clock state %s: %s", path,
+				     strerror(errno));
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return kprof_err_set(err, EIO, "cannot read %s", path);
+	}
+	if (n > (1L << 24)) {
+		fclose(f);
+		return kprof_err_set(err, EFBIG, "%s: too big for a clock state file", path);
+	}
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		fclose(f);
+		return kprof_err_set(err, EIO, "cannot read %s", path);
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (strlen(buf) != (size_t)n) {
+		free(buf);
+		return kprof_err_set(err, EBADMSG, "%s: NUL byte in clock state file", path);
+	}
+	ret = kprof_clockstate_parse(buf, st, err);
+	free(buf);
+	if (ret)
+		kprof_err_prefix(err, path);
+	return ret;
+}
+
+void kprof_clockstate_free(struct kprof_clockstate *st)
+{
+	free(st->cpus);
+	st->cpus = NULL;
+	st->ncpus = 0;
+}
