@@ -58,7 +58,8 @@ struct kprof_tsfit {
 	double max_halfwidth_ns;	/* of kept samples */
 	double max_loo_ns;		/* largest leave-one-out residual */
 	double err_bound_ns;		/* max_halfwidth + max_loo */
-	double drift_ppm;		/* overall, vs nominal (last-first) */
+	double drift_ppm;		/* device rate vs nominal, first to last
+				 * sample; > 0: device timer fast */
 	uint64_t first_dev, last_dev;	/* cycles range covered by samples */
 };
 

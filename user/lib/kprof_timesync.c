@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host/device time sync fits (method: kprof_timesync.h, docs/formats.md).
+ */
+#include "kprof_timesync.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const struct kprof_sync_pt *x = a, *y = b;
+
+	return (x->device_cycles > y->device_cycles) -
+	       (x->device_cycles < y->device_cycles);
+}
+
+static void fit_reset(struct kprof_tsfit *fit, int method, double nominal_hz)
+{
+	memset(fit, 0, sizeof(*fit));
+	fit->method = method;
+	fit->nominal_hz = nominal_hz;
+	fit->one.ns_per_cycle = nominal_hz > 0 ? 1e9 / nominal_hz : 1.0;
+	fit->err_bound_ns = NAN;
+	fit->median_window_ns = NAN;
+	fit->drift_ppm = NAN;
+}
+
+static double mid(const struct kprof_sync_pt *p)
+{
+	return (double)p->host_before_ns +
+	       (double)(p->host_after_ns - p->host_before_ns) / 2.0;
+}
+
+int kprof_tsfit_oneshot(const struct kprof_sync_pt *pts, size_t n,
+			double nominal_hz, struct kprof_tsfit *fit,
+			struct kprof_err *err)
+{
+	fit_reset(fit, KPROF_TS_ONESHOT, nominal_hz);
+	if (nominal_hz <= 0)
+		return kprof_err_set(err, EINVAL, "time sync: nominal frequency must be > 0");
+	fit->samples = n;
+	if (n == 0) {
+		fit->method = KPROF_TS_NONE;
+		return 0;
+	}
+	fit->used = 1;
+	fit->one.dev0 = pts[0].device_cycles;
+	fit->one.host0 = mid(&pts[0]);
+	fit->max_halfwidth_ns = (double)(pts[0].host_after_ns - pts[0].host_before_ns) / 2;
+	/* drift is not modelled: the bound only covers the sample itself */
+	fit->err_bound_ns = fit->max_halfwidth_ns;
+	fit->first_dev = fit->last_dev = pts[0].device_cycles;
+	return 0;
+}
+
+int kprof_tsfit_piecewise(const struct kprof_sync_pt *in, size_t n,
+			  double nominal_hz, struct kprof_tsfit *fit,
+			  struct kprof_err *err)
+{
+	struct kprof_sync_pt *p = NULL;
+	double *w = NULL, thr;
+	size_t k = 0, good = 0;
+
+	fit_reset(fit, KPROF_TS_PIECEWISE, nominal_hz);
+	if (nominal_hz <= 0)
+		return kprof_err_set(err, EINVAL, "time sync: nominal frequency must be > 0");
+	fit->samples = n;
+	if (n == 0) {
+		fit->method = KPROF_TS_NONE;
+		return 0;
+	}
+	p = malloc(n * sizeof(*p));
+	w = malloc(n * sizeof(*w));
+	if (!p || !w) {
+		free(p);
+		free(w);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	/* windows with after < before are broken reads, not data */
+	for (size_t i = 0; i < n; i++) {
+		if (in[i].host_after_ns < in[i].host_before_ns)
+			continue;
+		p[k] = in[i];
+		w[k] = (double)(in[i].host_after_ns - in[i].host_before_ns);
+		k++;
+	}
+	fit->rejected = n - k;
+	if (k == 0) {
+		free(p);
+		free(w);
+		fit->method = KPROF_TS_NONE;
+		return 0;
+	}
+	qsort(w, k, sizeof(*w), cmp_double);
+	fit->median_window_ns = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+	/* preempted reads: window much wider than usual (1 ns floor for
+	 * clocks too coarse to show any window) */
+	thr = KPROF_TS_REJECT_FACTOR * fmax(fit->median_window_ns, 1.0);
+	qsort(p, k, sizeof(*p), cmp_pt);
+	for (size_t i = 0; i < k; i++) {
+		double width = (double)(p[i].host_after_ns - p[i].host_before_ns);
+
+		if (width > thr)
+			continue;
+		/* same device time twice, or time going backwards: keep the first */
+		if (good && (p[i].device_cycles == p[good - 1].device_cycles ||
+			     mid(&p[i]) <= mid(&p[good - 1])))
+			continue;
+		p[good++] = p[i];
+	}
+	fit->rejected = n - good;
+	fit->used = good;
+	free(w);
+	if (good == 0) {	/* cannot happen: the median sample passes */
+		free(p);
+		fit->method = KPROF_TS_NONE;
+		return 0;
+	}
+	fit->first_dev = p[0].device_cycles;
+	fit->last_dev = p[good - 1].device_cycles;
+	for (size_t i = 0; i < good; i++)
+		fit->max_halfwidth_ns = fmax(fit->max_halfwidth_ns,
+					     (double)(p[i].host_after_ns - p[i].host_before_ns) / 2);
+	if (good == 1) {
+		fit->one.dev0 = p[0].device_cycles;
+		fit->one.host0 = mid(&p[0]);
+		fit->err_bound_ns = fit->max_halfwidth_ns;
+		free(p);
+		return 0;
+	}
+	fit->seg = malloc((good - 1) * sizeof(*fit->seg));
+	if (!fit->seg) {
+		free(p);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	fit->nseg = good - 1;
+	for (size_t i = 0; i + 1 < good; i++) {
+		struct kprof_ts_seg *s = &fit->seg[i];
+
+		s->dev0 = p[i].device_cycles;
+		s->host0 = mid(&p[i]);
+		s->ns_per_cycle = (mid(&p[i + 1]) - s->host0) /
+				  (double)(p[i + 1].device_cycles - p[i].device_cycles);
+	}
+	fit->one = fit->seg[0];
+	/* model error between samples: distance of each kept sample from the
+	 * line through its two neighbours */
+	for (size_t i = 1; i + 1 < good; i++) {
+		double x0 = (double)p[i - 1].device_cycles, x1 = (double)p[i + 1].device_cycles;
+		double y0 = mid(&p[i - 1]), y1 = mid(&p[i + 1]);
+		double pred = y0 + (y1 - y0) * ((double)p[i].device_cycles - x0) / (x1 - x0);
+
+		fit->max_loo_ns = fmax(fit->max_loo_ns, fabs(pred - mid(&p[i])));
+	}
+	fit->err_bound_ns = fit->max_halfwidth_ns + fit->max_loo_ns;
+	/* > 0: the device timer runs faster than nominal */
+	fit->drift_ppm = ((1e9 / nominal_hz) * (double)(fit->last_dev - fit->first_dev) /
+			  (mid(&p[good - 1]) - mid(&p[0])) - 1.0) * 1e6;
+	free(p);
+	return 0;
+}
+
+void kprof_tsfit_linear(struct kprof_tsfit *fit, double ns_per_cycle,
+			double offset_ns)
+{
+	fit_reset(fit, KPROF_TS_LINEAR, ns_per_cycle > 0 ? 1e9 / ns_per_cycle : 0);
+	fit->one.dev0 = 0;
+	fit->one.host0 = offset_ns;
+	fit->one.ns_per_cycle = ns_per_cycle;
+}
+
+void kprof_tsfit_free(struct kprof_tsfit *fit)
+{
+	free(fit->seg);
+	fit->seg = NULL;
+	fit->nseg = 0;
+}
+
+static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
+					   uint64_t cycles)
+{
+	size_t lo = 0, hi;
+
+	if (fit->nseg == 0)
+		return &fit->one;
+	/* last segment with dev0 <= cycles; the first one extends backwards */
+	hi = fit->nseg;
+	while (hi - lo > 1) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (fit->seg[m].dev0 <= cycles)
+			lo = m;
+		else
+			hi = m;
+	}
+	return &fit->seg[lo];
+}
+
+static double seg_eval(const struct kprof_ts_seg *s, uint64_t cycles)
+{
+	double d = cycles >= s->dev0 ? (double)(cycles - s->dev0) :
+				       -(double)(s->dev0 - cycles);
+
+	return s->host0 + d * s->ns_per_cycle;
+}
+
+double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t cycles)
+{
+	return seg_eval(find_seg(fit, cycles), cycles);
+}
+
+double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,
+			   uint64_t cycles)
+{
+	if (fit->nseg == 0)
+		return (double)cycles * fit->one.ns_per_cycle;
+	return kprof_tsfit_to_host(fit, at + cycles) - kprof_tsfit_to_host(fit, at);
+}
