@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make deps`: install every Debian package kprof needs, then prepare the
+# caches the build and the VM lane use (outside the tree, in $KPROF_CACHE):
+#   linux-source-6.1/         checkpatch.pl, kselftest_harness.h
+#   linux-image-<release>/    the stock kernel matching the installed headers,
+#                             unpacked (never installed) for tests/vm/run
+# Idempotent: re-running installs nothing and unpacks nothing new.
+#
+#   scripts/deps.sh            packages + caches
+#   scripts/deps.sh --caches   caches only (no apt-get install)
+#   scripts/deps.sh --list     print the package list
+set -euo pipefail
+
+# The one list of Debian packages the project needs (build, tests, VM, style).
+# Add a package here when you start using it.
+PACKAGES=(
+	build-essential pkg-config
+	linux-headers-amd64 linux-source-6.1
+	clang llvm libclang-rt-14-dev sparse
+	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
+	libpfm4-dev libjson-c-dev
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd file
+	python3 perl git
+)
+
+KPROF_CACHE=${KPROF_CACHE:-$HOME/.cache/kprof}
+
+die() { echo "deps: $*" >&2; exit 1; }
+say() { echo "deps: $*"; }
+
+missing_packages() {
+	local p st
+	for p in "${PACKAGES[@]}"; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$st" = installed ] || echo "$p"
+	done
+}
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		die "need root to run: $* (run 'make deps' as root)"
+	fi
+}
+
+install_packages() {
+	local missing
+	missing=$(missing_packages)
+	if [ -z "$missing" ]; then
+		say "all ${#PACKAGES[@]} packages installed"
+		return
+	fi
+	say "installing:" $missing
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	# shellcheck disable=SC2086
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing </dev/null
+}
+
+# The newest installed 6.1 amd64 headers: the module is built against them
+# and the VM must boot the kernel of the same release (vermagic).
+headers_release() {
+	local d
+	d=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
+	[ -n "$d" ] || die "no /usr/src/linux-headers-6.1.*-amd64: install linux-headers-amd64"
+	basename "$d" | sed 's/^linux-headers-//'
+}
+
+unpack_source() {
+	local dst=$KPROF_CACHE/linux-source-6.1 tarball=/usr/src/linux-source-6.1.tar.xz
+	if [ -f "$dst/scripts/checkpatch.pl" ] &&
+	   [ -f "$dst/tools/testing/selftests/kselftest_harness.h" ]; then
+		return
+	fi
+	[ -f "$tarball" ] || die "$tarball is missing: install linux-source-6.1"
+	say "unpacking $tarball into $dst"
+	rm -rf "$dst.tmp"
+	mkdir -p "$dst.tmp"
+	tar -xf "$tarball" -C "$dst.tmp" --strip-components=1
+	rm -rf "$dst"
+	mv "$dst.tmp" "$dst"
+}
+
+fetch_image() {
+	local rel ver pkg dst deb
+	rel=$(headers_release)
+	pkg=linux-image-$rel
+	dst=$KPROF_CACHE/$pkg
+	[ -f "$dst/boot/vmlinuz-$rel" ] && [ -f "$dst/lib/modules/$rel/modules.dep" ] && return
+	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$rel" 2>/dev/null) ||
+		die "linux-headers-$rel is not installed as a package"
+	deb=$(ls "$KPROF_CACHE/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
+	if [ -z "$deb" ]; then
+		say "downloading $pkg=$ver"
+		# apt's download sandbox user may not write into $HOME; fetch as us.
+		if ! (cd "$KPROF_CACHE" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver"); then
+			as_root apt-get update -q
+			(cd "$KPROF_CACHE" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver") ||
+				die "cannot download $pkg=$ver: the archive may have moved on; upgrade linux-headers-amd64 and re-run"
+		fi
+		deb=$(ls "$KPROF_CACHE/${pkg}_"*.deb | head -n1)
+	fi
+	say "unpacking $deb into $dst"
+	rm -rf "$dst.tmp"
+	dpkg-deb -x "$deb" "$dst.tmp"
+	# The package ships no modules.dep (postinst makes it); tests/vm/run
+	# resolves module dependencies from it.
+	depmod -b "$dst.tmp" "$rel"
+	rm -rf "$dst"
+	mv "$dst.tmp" "$dst"
+}
+
+prepare_caches() {
+	mkdir -p "$KPROF_CACHE"
+	# Several users of one cache may run this at once.
+	exec 9>"$KPROF_CACHE/.lock"
+	flock 9
+	unpack_source
+	fetch_image
+	exec 9>&-
+	say "caches ready in $KPROF_CACHE"
+}
+
+case "${1:-}" in
+--list)
+	printf '%s\n' "${PACKAGES[@]}"
+	;;
+--caches)
+	prepare_caches
+	;;
+"")
+	install_packages
+	prepare_caches
+	;;
+*)
+	die "usage: $0 [--caches|--list]"
+	;;
+esac

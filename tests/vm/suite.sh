@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the VM (tests/vm/run --suite): every kselftest-harness binary in
+# $BUILD/tests/kselftest/, in name order, as one TAP stream. The host sums
+# the "# Totals:" lines; the kprof-suite start/end lines let it count a
+# binary that died before printing its totals as a failure.
+dir="$BUILD/tests/kselftest"
+set -- "$dir"/*
+if [ ! -x "$1" ]; then
+	echo "# no kselftest binaries in $dir: run 'make -C tests/kselftest'"
+	exit 1
+fi
+echo "TAP version 13"
+echo "1..$#"
+n=0 rc=0
+for t; do
+	n=$((n + 1))
+	name=${t##*/}
+	echo "# kprof-suite: start $name"
+	"$t"
+	st=$?
+	echo "# kprof-suite: end $name exit=$st"
+	if [ "$st" = 0 ]; then
+		echo "ok $n selftests: kprof: $name"
+	else
+		echo "not ok $n selftests: kprof: $name # exit=$st"
+		rc=1
+	fi
+done
+exit $rc
