@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kprof host-side tracing: timestamp entry and exit of an accelerator
+ * driver's LAUNCH and SYNC ioctls and emit one struct kprof_host_event per
+ * ioctl into a ring buffer.
+ *
+ * Three hook sets, the loader (user/lib/kprof_bpf.c) enables exactly one:
+ *  handler: fentry/fexit on the driver's own ioctl handler (attach target
+ *           set at load time). Only calls into that driver pay anything.
+ *  lsm:     fentry on security_file_ioctl + fexit on __x64_sys_ioctl, when
+ *           the handler has no BTF (e.g. an out-of-tree module built
+ *           without it). Every ioctl pays a little, other syscalls nothing.
+ *  tp:      syscalls:sys_{enter,exit}_ioctl tracepoints resolving the fd
+ *           through task->files. Enabling any syscall tracepoint routes
+ *           every syscall through the kernel's syscall-trace slow path, but
+ *           the program itself runs for ioctls only.
+ *  rawtp:   tp_btf on the raw sys_enter/sys_exit tracepoints: the program
+ *           runs for every syscall and filters on the number. For kernels
+ *           that allow BTF tracepoints but not fentry trampolines.
+ *
+ * Matching is on the file's device number AND the command: DRM drivers
+ * share the 'd' ioctl type, so a command number alone is ambiguous.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <kprof/host_event.h>
+#include "kprof_ioctl.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Filters, set by the loader before load (rodata: verifier prunes). */
+const volatile __u32 targ_dev;		/* kernel dev_t: major << 20 | minor */
+const volatile __u32 targ_tgid;		/* 0: any process */
+const volatile __u32 launch_cmd;
+const volatile __u32 sync_cmd;
+const volatile __u32 launch_seq_off;	/* launch arg: seq written by driver */
+const volatile __u32 launch_seq_size;	/* 0: none, else 4 or 8 */
+const volatile __u32 sync_seq_off;	/* sync arg: seq waited for */
+const volatile __u32 sync_seq_size;
+
+struct inflight {
+	__u64 enter_ns;
+	__u64 arg;
+	__u64 seq;
+	__u32 cmd;
+	__u32 role;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KPROF_BPF_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* loader may resize */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KPROF_BPF_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline __u32 cmd_role(__u32 cmd)
+{
+	if (cmd == launch_cmd)
+		return KPROF_ROLE_LAUNCH;
+	if (cmd == sync_cmd)
+		return KPROF_ROLE_SYNC;
+	return 0;
+}
+
+static __always_inline __u64 read_user_seq(__u64 arg, __u32 off, __u32 size)
+{
+	__u64 v = 0;
+
+	if (size == 8)
+		bpf_probe_read_user(&v, 8, (void *)(arg + off));
+	else if (size == 4)
+		bpf_probe_read_user(&v, 4, (void *)(arg + off));
+	return v;
+}
+
+static __always_inline bool file_matches(struct file *file)
+{
+	return file && BPF_CORE_READ(file, f_inode, i_rdev) == targ_dev;
+}
+
+static __always_inline bool tgid_matches(void)
+{
+	return !targ_tgid || (bpf_get_current_pid_tgid() >> 32) == targ_tgid;
+}
+
+/* Caller has checked role, process and device. */
+static __always_inline void on_enter(__u32 cmd, __u32 role, __u64 arg)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inflight v = {
+		.arg = arg,
+		.cmd = cmd,
+		.role = role,
+	};
+
+	if (role == KPROF_ROLE_SYNC && sync_seq_size)
+		v.seq = read_user_seq(arg, sync_seq_off, sync_seq_size);
+	v.enter_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&inflight, &tid, &v, BPF_ANY))
+		stat_inc(KPROF_BPF_STAT_INFLIGHT_FULL);
+}
+
+/* expected: this exit is known to be a matching ioctl (handler hook). */
+static __always_inline void on_exit(long ret, bool expected)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct kprof_host_event *e;
+	struct inflight *v;
+
+	v = bpf_map_lookup_elem(&inflight, &tid);
+	if (!v) {
+		if (expected)
+			stat_inc(KPROF_BPF_STAT_UNMATCHED_EXIT);
+		return;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(KPROF_BPF_STAT_RESERVE_FAILED);
+		bpf_map_delete_elem(&inflight, &tid);
+		return;
+	}
+	e->type = KPROF_HREC_IOCTL;
+	e->size = sizeof(*e);
+	e->flags = 0;
+	e->enter_ns = v->enter_ns;
+	e->exit_ns = now;
+	e->pid = id >> 32;
+	e->tid = tid;
+	e->cmd = v->cmd;
+	e->role = v->role;
+	e->ret = ret;
+	e->seq = v->seq;
+	if (v->role == KPROF_ROLE_LAUNCH && launch_seq_size && ret >= 0)
+		e->seq = read_user_seq(v->arg, launch_seq_off, launch_seq_size);
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_map_delete_elem(&inflight, &tid);
+	bpf_ringbuf_submit(e, 0);
+	stat_inc(KPROF_BPF_STAT_EVENTS);
+}
+
+/* ---- (a) the driver's ioctl handler: attach target set by the loader */
+
+SEC("fentry")
+int BPF_PROG(kp_handler_enter, struct file *file, unsigned int cmd,
+	     unsigned long arg)
+{
+	__u32 role = cmd_role(cmd);
+
+	if (role && tgid_matches() && file_matches(file))
+		on_enter(cmd, role, arg);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(kp_handler_exit, struct file *file, unsigned int cmd,
+	     unsigned long arg, long ret)
+{
+	if (cmd_role(cmd) && tgid_matches() && file_matches(file))
+		on_exit(ret, true);
+	return 0;
+}
+
+/* ---- (b) every ioctl, at the LSM hook (file already resolved) */
+
+SEC("fentry/security_file_ioctl")
+int BPF_PROG(kp_lsm_enter, struct file *file, unsigned int cmd,
+	     unsigned long arg)
+{
+	__u32 role = cmd_role(cmd);
+
+	if (role && tgid_matches() && file_matches(file))
+		on_enter(cmd, role, arg);
+	return 0;
+}
+
+SEC("fexit/__x64_sys_ioctl")
+int BPF_PROG(kp_sys_ioctl_exit, const struct pt_regs *regs, long ret)
+{
+	on_exit(ret, false);
+	return 0;
+}
+
+/* ---- (c) syscall tracepoints: no BTF needed for the hook itself */
+
+/* The syscall-level hooks see an fd: find its file as fdget() would. */
+static __always_inline void enter_fd(unsigned int fd, __u32 cmd, __u64 arg)
+{
+	__u32 role = cmd_role(cmd);
+	struct task_struct *task;
+	struct fdtable *fdt;
+	struct file **fds;
+	struct file *file = NULL;
+
+	if (!role || !tgid_matches())
+		return;
+	task = (struct task_struct *)bpf_get_current_task();
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (file_matches(file))
+		on_enter(cmd, role, arg);
+}
+
+SEC("tp/syscalls/sys_enter_ioctl")
+int kp_tp_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	enter_fd((unsigned int)ctx->args[0], (__u32)ctx->args[1], ctx->args[2]);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_ioctl")
+int kp_tp_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	on_exit(ctx->ret, false);
+	return 0;
+}
+
+/* ---- (d) raw syscall tracepoints, every syscall runs the program */
+
+#define KPROF_NR_IOCTL	16	/* x86_64 __NR_ioctl */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(kp_raw_enter, struct pt_regs *regs, long id)
+{
+	if (id == KPROF_NR_IOCTL)
+		enter_fd((unsigned int)regs->di, (__u32)regs->si, regs->dx);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(kp_raw_exit, struct pt_regs *regs, long ret)
+{
+	/* orig_ax keeps the syscall number: skip the map for the others. */
+	if (regs->orig_ax == KPROF_NR_IOCTL)
+		on_exit(ret, false);
+	return 0;
+}
