@@ -65,8 +65,10 @@ TEST_F(dev, info_no_stale_bytes)
 {
 	struct kprof_device_info i;
 
+	/* Reserved must be zero on input too: everything else is 0xAA. */
 	memset(&i, 0xAA, sizeof(i));
 	i.size = sizeof(i);
+	memset(i.reserved, 0, sizeof(i.reserved));
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_INFO, &i));
 	EXPECT_TRUE(kt_all_zero(i.reserved, sizeof(i.reserved)));
 	EXPECT_TRUE(kt_str_clean(i.capture_comm, sizeof(i.capture_comm)));
@@ -94,6 +96,7 @@ TEST_F(dev, counters_no_stale_bytes)
 
 	memset(&c, 0xAA, sizeof(c));
 	c.size = sizeof(c);
+	memset(c.reserved, 0, sizeof(c.reserved));
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_COUNTERS, &c));
 	ASSERT_EQ(self->info.num_counters, c.num_counters);
 	EXPECT_TRUE(kt_all_zero(c.reserved, sizeof(c.reserved)));
@@ -137,6 +140,8 @@ TEST_F(dev, clock_get_no_stale_bytes)
 
 	memset(&s, 0xAA, sizeof(s));
 	s.size = sizeof(s);
+	s.reserved0 = 0;
+	memset(s.reserved, 0, sizeof(s.reserved));
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_CLOCK_GET, &s));
 	EXPECT_EQ(0, s.reserved0);
 	EXPECT_TRUE(kt_all_zero(s.reserved, sizeof(s.reserved)));
@@ -160,6 +165,8 @@ TEST_F(dev, sync_sample_values)
 
 	memset(&a, 0xAA, sizeof(a));
 	a.size = sizeof(a);
+	a.reserved0 = 0;
+	memset(a.reserved, 0, sizeof(a.reserved));
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_SYNC_SAMPLE, &a));
 	EXPECT_EQ(0, a.reserved0);
 	EXPECT_TRUE(kt_all_zero(a.reserved, sizeof(a.reserved)));

@@ -551,6 +551,148 @@ static inline bool kt_pred_marker_count(const struct kt_recs *rs, void *arg)
 }
 
 /* ------------------------------------------------------------------ */
+/* A workload with known shape, and what a capture saw of it           */
+/* ------------------------------------------------------------------ */
+
+struct kt_op {
+	uint64_t seq;
+	uint32_t first_core, num_cores, zones;
+	char name[KPROF_SIM_NAME_LEN];
+};
+
+/* Markers one op writes: 4 per RISC of each core, plus zone pairs. */
+static inline uint64_t kt_op_markers(const struct kprof_device_info *info,
+				     const struct kt_op *op)
+{
+	return (uint64_t)op->num_cores * info->riscs_per_core * 4 +
+	       (uint64_t)op->num_cores * info->riscs_per_core * 2 * op->zones;
+}
+
+/*
+ * Launches n ops of varied core ranges and zone counts (deterministic in
+ * i), recording what was asked. Returns 0 or -errno of the failing launch.
+ */
+static inline int kt_launch_ops(int simfd, const struct kprof_device_info *info,
+				struct kt_op *ops, unsigned int n,
+				uint32_t zones_max)
+{
+	static const char * const names[] = {
+		"matmul", "eltwise_add", "softmax", "layernorm" };
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct kt_op *op = &ops[i];
+		int64_t seq;
+
+		op->first_core = (i * 7) % info->num_cores;
+		op->num_cores = 1 + (i * 13) % (info->num_cores - op->first_core);
+		op->zones = zones_max ? i % (zones_max + 1) : 0;
+		snprintf(op->name, sizeof(op->name), "%s_%u", names[i % 4], i);
+		seq = kt_launch(simfd, op->name, op->first_core, op->num_cores,
+				KT_SMALL_FLOPS, KT_SMALL_BYTES, op->zones);
+		if (seq < 0)
+			return (int)seq;
+		op->seq = (uint64_t)seq;
+	}
+	return 0;
+}
+
+static inline uint64_t kt_ops_markers(const struct kprof_device_info *info,
+				      const struct kt_op *ops, unsigned int n)
+{
+	uint64_t total = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		total += kt_op_markers(info, &ops[i]);
+	return total;
+}
+
+/* Per op, what the stream carried. */
+struct kt_op_seen {
+	uint64_t markers;
+	uint64_t kinds[KPROF_MARK_ZONE_END + 1];
+	uint64_t bad;			/* core/risc/kind/zone out of range */
+	uint64_t min_fw_start, max_fw_end;
+	uint64_t min_kernel_start, max_kernel_end;
+	unsigned int op_recs, counter_recs;
+	const struct kprof_rec_op *op;
+};
+
+/* Matches records to ops by seq; returns markers of no op in ops[]. */
+static inline uint64_t kt_analyse(const struct kt_recs *rs,
+				  const struct kprof_device_info *info,
+				  const struct kt_op *ops, unsigned int n,
+				  struct kt_op_seen *seen)
+{
+	uint64_t foreign = 0;
+
+	memset(seen, 0, sizeof(*seen) * n);
+	for (unsigned int i = 0; i < n; i++) {
+		seen[i].min_fw_start = UINT64_MAX;
+		seen[i].min_kernel_start = UINT64_MAX;
+	}
+	kt_recs_for_each(h, rs) {
+		unsigned int i;
+
+		if (h->type == KPROF_REC_MARKER) {
+			const struct kprof_rec_marker *m = (const void *)h;
+			struct kt_op_seen *s;
+			const struct kt_op *op;
+
+			for (i = 0; i < n; i++)
+				if ((uint32_t)ops[i].seq == m->op_seq)
+					break;
+			if (i == n) {
+				foreign++;
+				continue;
+			}
+			s = &seen[i];
+			op = &ops[i];
+			s->markers++;
+			if (m->kind < KPROF_MARK_FW_START ||
+			    m->kind > KPROF_MARK_ZONE_END ||
+			    m->core < op->first_core ||
+			    m->core >= op->first_core + op->num_cores ||
+			    m->risc >= info->riscs_per_core || m->reserved ||
+			    ((m->kind == KPROF_MARK_ZONE_START ||
+			      m->kind == KPROF_MARK_ZONE_END) &&
+			     m->zone_id >= op->zones)) {
+				s->bad++;
+				continue;
+			}
+			s->kinds[m->kind]++;
+			if (m->kind == KPROF_MARK_FW_START &&
+			    m->timestamp < s->min_fw_start)
+				s->min_fw_start = m->timestamp;
+			if (m->kind == KPROF_MARK_FW_END &&
+			    m->timestamp > s->max_fw_end)
+				s->max_fw_end = m->timestamp;
+			if (m->kind == KPROF_MARK_KERNEL_START &&
+			    m->timestamp < s->min_kernel_start)
+				s->min_kernel_start = m->timestamp;
+			if (m->kind == KPROF_MARK_KERNEL_END &&
+			    m->timestamp > s->max_kernel_end)
+				s->max_kernel_end = m->timestamp;
+		} else if (h->type == KPROF_REC_OP ||
+			   h->type == KPROF_REC_COUNTERS) {
+			uint64_t seq = ((const struct kprof_rec_op *)h)->op_seq;
+
+			for (i = 0; i < n; i++)
+				if (ops[i].seq == seq)
+					break;
+			if (i == n)
+				continue;
+			if (h->type == KPROF_REC_OP) {
+				seen[i].op_recs++;
+				seen[i].op = (const void *)h;
+			} else {
+				seen[i].counter_recs++;
+			}
+		}
+	}
+	return foreign;
+}
+
+/* ------------------------------------------------------------------ */
 /* Waiting for children                                                */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One capture per device: concurrent starts, EBUSY and the holder's name,
+ * release on close and on SIGKILL, and module unload while a capture is
+ * open.
+ */
+#include <signal.h>
+
+#include "kprof_test_util.h"
+#include "kprof_harness.h"
+
+#define RACERS		32
+#define ROUNDS		200
+
+FIXTURE(excl) {
+	int fd;
+};
+
+FIXTURE_SETUP(excl)
+{
+	self->fd = kt_open_dev(0);
+	ASSERT_LE(0, self->fd) TH_LOG("open /dev/kprof0: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(excl)
+{
+	kt_stop(self->fd);
+	close(self->fd);
+}
+
+/* "PID COMM" of the holder from sysfs, or "none". */
+static int holder_attr(char *buf, size_t len)
+{
+	ssize_t n = kt_read_filef(buf, len, KT_SYSFS_FMT "/capture_holder", 0);
+
+	if (n <= 0)
+		return n ? (int)n : -EPROTO;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+TEST_F(excl, second_fd_gets_ebusy)
+{
+	struct kprof_device_info info;
+	int fd2 = kt_open_dev(0);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	EXPECT_EQ(-EBUSY, kt_start(fd2, 0, 0, 0));
+	/* Same fd again is busy too: one capture per device, not per fd. */
+	EXPECT_EQ(-EBUSY, kt_start(self->fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_info(fd2, &info));
+	EXPECT_EQ(getpid(), info.capture_pid);
+	/* The non-holder cannot stop someone else's capture. */
+	EXPECT_NE(0, kt_stop(fd2));
+	ASSERT_EQ(0, kt_info(fd2, &info));
+	EXPECT_EQ(getpid(), info.capture_pid);
+	ASSERT_EQ(0, kt_stop(self->fd));
+	ASSERT_EQ(0, kt_start(fd2, 0, 0, 0));
+	ASSERT_EQ(0, kt_stop(fd2));
+	close(fd2);
+}
+
+TEST_F(excl, close_frees_device)
+{
+	struct kprof_device_info info;
+	int fd2 = kt_open_dev(0);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, kt_start(fd2, 0, 0, 0));
+	close(fd2);
+	ASSERT_EQ(0, kt_info(self->fd, &info));
+	EXPECT_EQ(0, info.capture_pid);
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_stop(self->fd));
+}
+
+/* Stop then start again on the same fd: a stopped capture is over. */
+TEST_F(excl, restart_after_stop)
+{
+	for (int i = 0; i < 20; i++) {
+		ASSERT_EQ(0, kt_start(self->fd, 0, KPROF_RING_SIZE_MIN, 0));
+		ASSERT_EQ(0, kt_stop(self->fd));
+	}
+}
+
+struct race_msg {
+	pid_t pid;
+	int ret;
+};
+
+/* One racer: open, wait for the gun, start, report, hold until released. */
+static void racer(int gun, int report, int release)
+{
+	struct race_msg m = { .pid = getpid() };
+	char c;
+	int fd = kt_open_dev(0);
+
+	if (fd < 0)
+		_exit(2);
+	if (read(gun, &c, 1) != 0)
+		_exit(3);
+	m.ret = kt_start(fd, 0, KPROF_RING_SIZE_MIN, 0);
+	if (write(report, &m, sizeof(m)) != sizeof(m))
+		_exit(4);
+	if (m.ret == 0)
+		while (read(release, &c, 1) > 0)
+			;
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(excl, race_32_processes_200_rounds, 600)
+{
+	for (int round = 0; round < ROUNDS; round++) {
+		int gun[2], report[2], release[2];
+		pid_t pids[RACERS], winner = 0;
+		int wins = 0, busy = 0;
+		char holder[128], want[32];
+
+		ASSERT_EQ(0, pipe(gun));
+		ASSERT_EQ(0, pipe(report));
+		ASSERT_EQ(0, pipe(release));
+		for (int i = 0; i < RACERS; i++) {
+			pids[i] = fork();
+			ASSERT_LE(0, pids[i]);
+			if (!pids[i]) {
+				close(gun[1]);
+				close(report[0]);
+				close(release[1]);
+				racer(gun[0], report[1], release[0]);
+			}
+		}
+		close(gun[0]);
+		close(report[1]);
+		close(release[0]);
+		/* Every racer is blocked in read(gun): EOF starts them all. */
+		close(gun[1]);
+		for (int i = 0; i < RACERS; i++) {
+			struct race_msg m;
+
+			ASSERT_EQ(sizeof(m), read(report[0], &m, sizeof(m)));
+			if (m.ret == 0) {
+				wins++;
+				winner = m.pid;
+			} else if (m.ret == -EBUSY) {
+				busy++;
+			} else {
+				TH_LOG("round %d: pid %d got %d", round, m.pid, m.ret);
+			}
+		}
+		EXPECT_EQ(1, wins) TH_LOG("round %d", round);
+		EXPECT_EQ(RACERS - 1, busy) TH_LOG("round %d", round);
+		/* Checked every 20 rounds: sysfs reads are slow under TCG. */
+		if (wins == 1 && round % 20 == 0) {
+			ASSERT_EQ(0, holder_attr(holder, sizeof(holder)));
+			snprintf(want, sizeof(want), "%d ", winner);
+			EXPECT_EQ(0, strncmp(holder, want, strlen(want)))
+				TH_LOG("holder '%s', winner %d", holder, winner);
+		}
+		close(release[1]);
+		for (int i = 0; i < RACERS; i++)
+			EXPECT_EQ(0, kt_wait_child(pids[i]));
+		close(report[0]);
+		if (wins != 1 || busy != RACERS - 1)
+			break;
+	}
+}
+
+/* The holder is killed while blocked in poll() on the capture fd. */
+TEST_F(excl, kill9_frees_within_100ms)
+{
+	int ready[2];
+	uint64_t t0, elapsed;
+	char c;
+	pid_t pid;
+	int ret;
+
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = kt_open_dev(0);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		close(ready[0]);
+		if (fd < 0 || kt_start(fd, 0, 0, 0))
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			poll(&p, 1, -1);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(-EBUSY, kt_start(self->fd, 0, 0, 0));
+	t0 = kt_now_ns();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	do {
+		ret = kt_start(self->fd, 0, 0, 0);
+		elapsed = kt_now_ns() - t0;
+		if (ret == -EBUSY)
+			kt_sleep_ms(1);
+	} while (ret == -EBUSY && elapsed < 1000000000ULL);
+	ASSERT_EQ(0, ret);
+	EXPECT_GT(100000000ULL, elapsed) TH_LOG("freed after %llu ns",
+						 (unsigned long long)elapsed);
+	EXPECT_EQ(128 + SIGKILL, kt_wait_child(pid));
+	ASSERT_EQ(0, kt_stop(self->fd));
+	close(ready[0]);
+}
+
+/* Killed with records pending in the ring and ops in flight. */
+TEST_F(excl, kill9_busy_holder)
+{
+	int ready[2];
+	char c;
+	pid_t pid;
+	int simfd = kt_open_sim(0);
+
+	ASSERT_LE(0, simfd);
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = kt_open_dev(0);
+
+		if (fd < 0 || kt_start(fd, 0, KPROF_RING_SIZE_MIN, 0))
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			kt_launch(simfd, "busy", 0, 0, KT_SMALL_FLOPS,
+				  KT_SMALL_BYTES, 2);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	kt_sleep_ms(200);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	EXPECT_EQ(128 + SIGKILL, kt_wait_child(pid));
+	ASSERT_EQ(0, kt_sync_all(simfd, 10000000000ULL));
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_stop(self->fd));
+	close(simfd);
+	close(ready[0]);
+}
+
+static bool module_loaded(void)
+{
+	char buf[65536];
+
+	if (kt_read_file("/proc/modules", buf, sizeof(buf)) < 0)
+		return false;
+	return !strncmp(buf, "kprof ", 6) || strstr(buf, "\nkprof ");
+}
+
+static int reload_module(void)
+{
+	int fd = open(KT_MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "sim_devices=1", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * rmmod with a capture open is refused (the open file pins the module);
+ * if a future version allows it, it must be safe: the holder sees the
+ * device gone, and the module is loaded again for the next tests.
+ */
+TEST_F(excl, rmmod_with_capture_open)
+{
+	struct kprof_device_info info;
+	int ret;
+
+	ASSERT_TRUE(module_loaded());
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	ret = syscall(SYS_delete_module, "kprof", O_NONBLOCK) ? -errno : 0;
+	if (ret == 0) {
+		char buf[64];
+
+		TH_LOG("rmmod allowed: checking the holder is safe");
+		EXPECT_GE(0, read(self->fd, buf, sizeof(buf)));
+		close(self->fd);
+		self->fd = -1;
+		ASSERT_EQ(0, reload_module());
+		self->fd = kt_open_dev(0);
+		ASSERT_LE(0, self->fd);
+		return;
+	}
+	EXPECT_TRUE(ret == -EBUSY || ret == -EAGAIN) TH_LOG("ret %d", ret);
+	ASSERT_TRUE(module_loaded());
+	/* The capture is untouched. */
+	ASSERT_EQ(0, kt_info(self->fd, &info));
+	EXPECT_EQ(getpid(), info.capture_pid);
+	ASSERT_EQ(0, kt_stop(self->fd));
+}
+
+TEST_HARNESS_MAIN
