@@ -12,8 +12,8 @@ KDIR        ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64))
 
 export KPROF_ROOT BUILD KPROF_CACHE KDIR
 
-.PHONY: all kmod bpf user deps check check-unit check-style check-vm demo \
-	bench install clean help
+.PHONY: all kmod bpf user kselftest deps check check-unit check-style \
+	check-vm demo bench install clean help
 
 all: kmod bpf user
 
@@ -27,21 +27,27 @@ bpf:
 user: bpf
 	$(MAKE) -C user
 
+kselftest:
+	$(MAKE) -C tests/kselftest
+
 deps:
 	./scripts/deps.sh
 
-check: check-unit check-style check-vm
+# Runs every lane even when one fails, then prints one "N passed, N failed"
+# total over all of them (scripts/check.sh).
+check:
+	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-style check-vm
 
 check-unit:
 	$(MAKE) -C user check
 
 check-style:
-	./scripts/check-style.sh
+	MAKE="$(MAKE)" ./scripts/check-style.sh
 
-check-vm: all
+check-vm: kmod user kselftest
 	./tests/vm/run --suite
 
-demo: all
+demo: kmod user
 	./tests/vm/run --exec examples/demo.sh
 
 bench: all
@@ -54,12 +60,14 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(KPROF_ROOT) clean
 	-$(MAKE) -C bpf clean
 	-$(MAKE) -C user clean
+	-$(MAKE) -C tests/kselftest clean
 	rm -rf $(BUILD)
 
 help:
 	@echo "make deps      install the Debian packages kprof needs (apt-get)"
 	@echo "make           build kmod/kprof.ko, the BPF objects and kprofctl"
 	@echo "make check     host unit tests, checkpatch + sparse, VM test suite"
+	@echo "make check-unit / check-style / check-vm   one lane of make check"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
 	@echo "make install   install module, kprofctl, udev rules and docs"
