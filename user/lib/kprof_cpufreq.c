@@ -388,7 +388,7 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 
 #define STATE_FILE	"host-clock.json"
 #define LOCK_FILE	"clock.lock"
-#define LOCK_WAIT_MS	5000
+#define LOCK_WAIT_MS	2000
 
 static int mkdir_p(const char *dir)
 {
