@@ -48,10 +48,15 @@ struct inflight {
 	__u32 role;
 };
 
+/*
+ * The in-flight entry lives in task-local storage: no lock and no hash on
+ * the hot path (cheaper than a tid-keyed hash, measured), and it goes away
+ * with the task. enter_ns == 0 means "no ioctl in flight".
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KPROF_BPF_MAX_INFLIGHT);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
@@ -95,7 +100,14 @@ static __always_inline __u64 read_user_seq(__u64 arg, __u32 off, __u32 size)
 	return v;
 }
 
+/* For BTF-typed file pointers (fentry, tp_btf): plain loads, no helper. */
 static __always_inline bool file_matches(struct file *file)
+{
+	return file && file->f_inode->i_rdev == targ_dev;
+}
+
+/* For a file pointer read from memory (untyped for the verifier). */
+static __always_inline bool file_matches_probe(struct file *file)
 {
 	return file && BPF_CORE_READ(file, f_inode, i_rdev) == targ_dev;
 }
@@ -108,31 +120,33 @@ static __always_inline bool tgid_matches(void)
 /* Caller has checked role, process and device. */
 static __always_inline void on_enter(__u32 cmd, __u32 role, __u64 arg)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct inflight v = {
-		.arg = arg,
-		.cmd = cmd,
-		.role = role,
-	};
+	struct inflight *v;
 
-	if (role == KPROF_ROLE_SYNC && sync_seq_size)
-		v.seq = read_user_seq(arg, sync_seq_off, sync_seq_size);
-	v.enter_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&inflight, &tid, &v, BPF_ANY))
+	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!v) {
 		stat_inc(KPROF_BPF_STAT_INFLIGHT_FULL);
+		return;
+	}
+	v->arg = arg;
+	v->cmd = cmd;
+	v->role = role;
+	v->seq = 0;
+	if (role == KPROF_ROLE_SYNC && sync_seq_size)
+		v->seq = read_user_seq(arg, sync_seq_off, sync_seq_size);
+	v->enter_ns = bpf_ktime_get_ns();
 }
 
 /* expected: this exit is known to be a matching ioctl (handler hook). */
 static __always_inline void on_exit(long ret, bool expected)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	struct kprof_host_event *e;
 	struct inflight *v;
+	__u64 id;
 
-	v = bpf_map_lookup_elem(&inflight, &tid);
-	if (!v) {
+	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	if (!v || !v->enter_ns) {
 		if (expected)
 			stat_inc(KPROF_BPF_STAT_UNMATCHED_EXIT);
 		return;
@@ -140,16 +154,17 @@ static __always_inline void on_exit(long ret, bool expected)
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(KPROF_BPF_STAT_RESERVE_FAILED);
-		bpf_map_delete_elem(&inflight, &tid);
+		v->enter_ns = 0;
 		return;
 	}
+	id = bpf_get_current_pid_tgid();
 	e->type = KPROF_HREC_IOCTL;
 	e->size = sizeof(*e);
 	e->flags = 0;
 	e->enter_ns = v->enter_ns;
 	e->exit_ns = now;
 	e->pid = id >> 32;
-	e->tid = tid;
+	e->tid = (__u32)id;
 	e->cmd = v->cmd;
 	e->role = v->role;
 	e->ret = ret;
@@ -157,7 +172,7 @@ static __always_inline void on_exit(long ret, bool expected)
 	if (v->role == KPROF_ROLE_LAUNCH && launch_seq_size && ret >= 0)
 		e->seq = read_user_seq(v->arg, launch_seq_off, launch_seq_size);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_map_delete_elem(&inflight, &tid);
+	v->enter_ns = 0;
 	bpf_ringbuf_submit(e, 0);
 	stat_inc(KPROF_BPF_STAT_EVENTS);
 }
@@ -206,24 +221,25 @@ int BPF_PROG(kp_sys_ioctl_exit, const struct pt_regs *regs, long ret)
 
 /* ---- (c) syscall tracepoints: no BTF needed for the hook itself */
 
-/* The syscall-level hooks see an fd: find its file as fdget() would. */
+/*
+ * The syscall-level hooks see an fd: find its file as fdget() would.
+ * task->files->fdt are BTF loads; the fd array slot needs one probe read.
+ */
 static __always_inline void enter_fd(unsigned int fd, __u32 cmd, __u64 arg)
 {
 	__u32 role = cmd_role(cmd);
 	struct task_struct *task;
 	struct fdtable *fdt;
-	struct file **fds;
 	struct file *file = NULL;
 
 	if (!role || !tgid_matches())
 		return;
-	task = (struct task_struct *)bpf_get_current_task();
-	fdt = BPF_CORE_READ(task, files, fdt);
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	task = bpf_get_current_task_btf();
+	fdt = task->files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
 		return;
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (file_matches(file))
+	bpf_probe_read_kernel(&file, sizeof(file), &fdt->fd[fd]);
+	if (file_matches_probe(file))
 		on_enter(cmd, role, arg);
 }
 

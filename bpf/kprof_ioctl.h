@@ -11,11 +11,8 @@ enum kprof_bpf_stat {
 	KPROF_BPF_STAT_EVENTS,		/* records submitted to the ring */
 	KPROF_BPF_STAT_RESERVE_FAILED,	/* ring full: record lost */
 	KPROF_BPF_STAT_UNMATCHED_EXIT,	/* handler exit without its entry */
-	KPROF_BPF_STAT_INFLIGHT_FULL,	/* entry not stored: map full */
+	KPROF_BPF_STAT_INFLIGHT_FULL,	/* entry not stored: no task storage */
 	KPROF_BPF_STAT_NR,
 };
-
-/* In-flight ioctls (entry seen, exit not yet), keyed by thread id. */
-#define KPROF_BPF_MAX_INFLIGHT	16384
 
 #endif /* _KPROF_BPF_IOCTL_H */
