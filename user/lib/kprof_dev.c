@@ -295,8 +295,11 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 		uint64_t contig = dev->ring_size - off;
 		struct kprof_rec_hdr h;
 
-		if (head - tail < sizeof(h))
+		if (head - tail < sizeof(h)) {
+			if (n)
+				break;
 			return -EPROTO;
+		}
 		memcpy(&h, dev->ring_data + off, sizeof(h));
 		if (h.type == KPROF_REC_PAD) {
 			/*
@@ -311,8 +314,12 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 			continue;
 		}
 		if (h.size < sizeof(h) || (h.size % 8) || h.size > contig ||
-		    h.size > head - tail)
+		    h.size > head - tail) {
+			/* Deliver the good records first; the next call fails. */
+			if (n)
+				break;
 			return -EPROTO;
+		}
 		if (n + h.size > cap) {
 			if (!n && tail == start)
 				return -ENOSPC;
@@ -324,7 +331,8 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 		dev->records_read++;
 	}
 	if (tail != start) {
-		r = xioctl(dev, KPROF_IOC_RING_CONSUME, &tail);
+		r = dev->consume ? dev->consume(dev, tail)
+				 : xioctl(dev, KPROF_IOC_RING_CONSUME, &tail);
 		if (r < 0)
 			return r;
 	}

@@ -29,6 +29,11 @@ struct kprof_dev {
 	/* Counter block mapping, valid after kprof_dev_counters_map(). */
 	void *cnt_map;
 	size_t cnt_map_len;
+	/*
+	 * Hands ring space back; NULL = KPROF_IOC_RING_CONSUME. Tests set it
+	 * to run the reader on a ring in plain memory.
+	 */
+	int (*consume)(struct kprof_dev *dev, uint64_t pos);
 	/* Reader statistics. */
 	uint64_t bytes_read;
 	uint64_t records_read;
