@@ -57,6 +57,7 @@ struct kprof_op_row {
 	uint64_t fw_start_cycle, fw_end_cycle;
 	uint64_t kernel_start_cycle, kernel_end_cycle;
 	double fw_start_ns;		/* fw_start_cycle in host time */
+	double fw_end_ns;		/* fw_end_cycle in host time */
 	double fw_duration_ns;
 	double kernel_duration_ns;
 	double kernel_core_min_ns, kernel_core_max_ns, kernel_core_avg_ns;
@@ -64,6 +65,7 @@ struct kprof_op_row {
 	double op_to_op_ns;		/* this FW start - previous op FW end */
 	double launch_to_start_ns;	/* FW start (host time) - launch enter */
 	double sync_wait_ns;		/* covering sync ioctl exit - enter */
+	uint64_t sync_end_ns;		/* that sync's exit */
 	uint64_t markers;		/* markers received for this op */
 	uint64_t markers_lost;		/* from LOST records covering this op */
 	uint64_t zones;			/* custom zone markers */

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Aggregation engine: per-op rows from markers, op/counter/LOST records
+ * and host ioctl events, with memory bounded by ops in flight
+ * (retirement rule: kprof_agg.h, docs/formats.md).
+ */
+#include "kprof_agg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS_MIN	1024
+#define CHECK_EVERY	4096	/* inputs between retirement checks */
+#define NO_TS		UINT64_MAX
+
+struct core_span {
+	uint64_t ks, ke;	/* first KERNEL_START, last KERNEL_END */
+	uint8_t riscs;		/* bitmap of RISCs with markers */
+};
+
+struct op {
+	uint64_t seq;
+	struct op *hnext;		/* hash chain */
+	struct op *prev, *next;		/* in-flight list, by seq */
+	char name[KPROF_NAME_LEN];
+	uint32_t clock_mhz;
+	uint64_t fw_s, fw_e, k_s, k_e;
+	uint64_t rks[KPROF_MAX_RISCS], rke[KPROF_MAX_RISCS];
+	struct core_span *cores;	/* indexed by core */
+	uint32_t ncap;			/* cores[] entries */
+	uint32_t max_core_p1;		/* highest core with markers + 1 */
+	uint64_t markers, lost, zones;
+	double last;			/* watermark at last input for it */
+	int have_launch;
+	uint64_t h_enter, h_exit;
+	uint64_t cmask;
+	uint32_t ccores[KPROF_MAX_COUNTERS];
+	uint64_t cmin[KPROF_MAX_COUNTERS], cmax[KPROF_MAX_COUNTERS],
+		 csum[KPROF_MAX_COUNTERS];
+};
+
+struct sync_ev {
+	uint64_t seq, enter, exit;
+};
+
+struct kprof_agg {
+	struct kprof_agg_config cfg;
+	struct kprof_agg_stats st;
+	struct op **bucket;
+	size_t nbuckets, inflight;
+	struct op *head, *tail;		/* in-flight list, ascending seq */
+	struct op *last_op;		/* lookup cache */
+	struct op *free_ops;		/* recycled, with their cores[] */
+	int emitted_any;
+	uint64_t emitted_upto;		/* every seq <= this is written */
+	uint64_t max_seq;		/* highest op seq seen (for 32-bit seqs) */
+	uint64_t max_marker_seq;
+	int have_marker_seq;
+	double wm;			/* watermark: latest host ns seen */
+	double prev_fw_end_ns;		/* previous emitted op's FW end */
+	uint64_t since_check;
+	/* per (core, risc): highest op seq with a marker, + 1 (0 = none) */
+	uint64_t *cr_seq;
+	uint32_t cr_cores;
+	struct sync_ev *syncs;		/* FIFO of sync ioctls */
+	size_t sync_head, sync_n, sync_cap;
+};
+
+static size_t hslot(const struct kprof_agg *a, uint64_t seq)
+{
+	return (size_t)((seq * 0x9E3779B97F4A7C15ULL) >> 20) & (a->nbuckets - 1);
+}
+
+struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
+				struct kprof_err *err)
+{
+	struct kprof_agg *a;
+
+	if (!cfg->fit || !cfg->emit || cfg->num_riscs > KPROF_MAX_RISCS) {
+		kprof_err_set(err, EINVAL, "aggregation: bad configuration");
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a || !(a->bucket = calloc(NBUCKETS_MIN, sizeof(*a->bucket)))) {
+		free(a);
+		kprof_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	a->cfg = *cfg;
+	if (!a->cfg.num_riscs)
+		a->cfg.num_riscs = KPROF_MAX_RISCS;
+	if (!a->cfg.slack_ns)
+		a->cfg.slack_ns = KPROF_AGG_SLACK_NS_DEFAULT;
+	if (!a->cfg.timeout_ns)
+		a->cfg.timeout_ns = KPROF_AGG_TIMEOUT_NS_DEFAULT;
+	if (a->cfg.timeout_ns < a->cfg.slack_ns)
+		a->cfg.timeout_ns = a->cfg.slack_ns;
+	a->nbuckets = NBUCKETS_MIN;
+	a->wm = -INFINITY;
+	a->prev_fw_end_ns = NAN;
+	return a;
+}
+
+static void op_free_list(struct op *o)
+{
+	while (o) {
+		struct op *n = o->next;
+
+		free(o->cores);
+		free(o);
+		o = n;
+	}
+}
+
+void kprof_agg_free(struct kprof_agg *a)
+{
+	if (!a)
+		return;
+	op_free_list(a->head);
+	op_free_list(a->free_ops);
+	free(a->bucket);
+	free(a->cr_seq);
+	free(a->syncs);
+	free(a);
+}
+
+const struct kprof_agg_stats *kprof_agg_stats(const struct kprof_agg *a)
+{
+	return &a->st;
+}
+
+static int rehash(struct kprof_agg *a, struct kprof_err *err)
+{
+	size_t nb = a->nbuckets * 2;
+	struct op **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return kprof_err_set(err, ENOMEM, "out of memory (%zu ops in flight)",
+				     a->inflight);
+	free(a->bucket);
+	a->bucket = b;
+	a->nbuckets = nb;
+	for (struct op *o = a->head; o; o = o->next) {
+		size_t h = hslot(a, o->seq);
+
+		o->hnext = b[h];
+		b[h] = o;
+	}
+	return 0;
+}
+
+static struct op *find(struct kprof_agg *a, uint64_t seq)
+{
+	struct op *o;
+
+	if (a->last_op && a->last_op->seq == seq)
+		return a->last_op;
+	for (o = a->bucket[hslot(a, seq)]; o; o = o->hnext)
+		if (o->seq == seq)
+			return a->last_op = o;
+	return NULL;
+}
+
+static int is_retired(const struct kprof_agg *a, uint64_t seq)
+{
+	return a->emitted_any && seq <= a->emitted_upto;
+}
+
+/* Op for seq, created if new; NULL with *late set if already written. */
+static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
+			 struct kprof_err *err)
+{
+	struct op *o = find(a, seq), *p;
+	size_t h;
+
+	*late = 0;
+	if (o)
+		return o;
+	if (is_retired(a, seq)) {
+		*late = 1;
+		return NULL;
+	}
+	if (a->inflight >= a->nbuckets && rehash(a, err))
+		return NULL;
+	if (a->free_ops) {
+		struct core_span *keep = a->free_ops->cores;
+		uint32_t ncap = a->free_ops->ncap;
+
+		o = a->free_ops;
+		a->free_ops = o->next;
+		memset(o, 0, sizeof(*o));
+		o->cores = keep;
+		o->ncap = ncap;
+	} else {
+		o = calloc(1, sizeof(*o));
+		if (!o) {
+			kprof_err_set(err, ENOMEM, "out of memory");
+			return NULL;
+		}
+	}
+	o->seq = seq;
+	o->fw_s = o->k_s = NO_TS;
+	for (int r = 0; r < KPROF_MAX_RISCS; r++)
+		o->rks[r] = NO_TS;
+	o->last = a->wm;
+	h = hslot(a, seq);
+	o->hnext = a->bucket[h];
+	a->bucket[h] = o;
+	/* insert by seq; new ops are nearly always the highest */
+	for (p = a->tail; p && p->seq > seq; p = p->prev)
+		;
+	o->prev = p;
+	o->next = p ? p->next : a->head;
+	if (o->next)
+		o->next->prev = o;
+	else
+		a->tail = o;
+	if (p)
+		p->next = o;
+	else
+		a->head = o;
+	a->inflight++;
+	if (a->inflight > a->st.max_in_flight)
+		a->st.max_in_flight = a->inflight;
+	if (seq > a->max_seq)
+		a->max_seq = seq;
+	return a->last_op = o;
+}
+
+static void unlink_op(struct kprof_agg *a, struct op *o)
+{
+	struct op **pp = &a->bucket[hslot(a, o->seq)];
+
+	while (*pp != o)
+		pp = &(*pp)->hnext;
+	*pp = o->hnext;
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		a->head = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	else
+		a->tail = o->prev;
+	if (a->last_op == o)
+		a->last_op = NULL;
+	a->inflight--;
+	o->next = a->free_ops;
+	a->free_ops = o;
+}
+
+static double span(const struct kprof_agg *a, uint64_t s, uint64_t e)
+{
+	if (s == NO_TS || e < s)
+		return NAN;
+	return kprof_tsfit_span_ns(a->cfg.fit, s, e - s);
+}
+
+static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
+{
+	struct kprof_op_row row;
+	double sum = 0;
+	uint32_t n = 0;
+	int ret;
+
+	memset(&row, 0, sizeof(row));
+	row.seq = o->seq;
+	memcpy(row.op_code, o->name, sizeof(row.op_code));
+	row.device_id = a->cfg.device_id;
+	row.clock_mhz = o->clock_mhz;
+	row.host_start_ns = o->have_launch ? o->h_enter : KPROF_AGG_NONE;
+	row.host_end_ns = o->have_launch ? o->h_exit : KPROF_AGG_NONE;
+	row.fw_start_cycle = o->fw_s != NO_TS && o->fw_e >= o->fw_s ? o->fw_s : KPROF_AGG_NONE;
+	row.fw_end_cycle = row.fw_start_cycle != KPROF_AGG_NONE ? o->fw_e : KPROF_AGG_NONE;
+	row.kernel_start_cycle = o->k_s != NO_TS && o->k_e >= o->k_s ? o->k_s : KPROF_AGG_NONE;
+	row.kernel_end_cycle = row.kernel_start_cycle != KPROF_AGG_NONE ? o->k_e : KPROF_AGG_NONE;
+	row.fw_duration_ns = span(a, o->fw_s, o->fw_e);
+	row.kernel_duration_ns = span(a, o->k_s, o->k_e);
+	row.fw_start_ns = row.fw_start_cycle != KPROF_AGG_NONE ?
+			  kprof_tsfit_to_host(a->cfg.fit, o->fw_s) : NAN;
+	row.kernel_core_min_ns = row.kernel_core_max_ns = row.kernel_core_avg_ns = NAN;
+	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+		const struct core_span *cs = &o->cores[c];
+		double d;
+
+		if (!cs->riscs)
+			continue;
+		row.core_count++;
+		d = span(a, cs->ks, cs->ke);
+		if (isnan(d))
+			continue;
+		if (!n || d < row.kernel_core_min_ns)
+			row.kernel_core_min_ns = d;
+		if (!n || d > row.kernel_core_max_ns)
+			row.kernel_core_max_ns = d;
+		sum += d;
+		n++;
+	}
+	if (n)
+		row.kernel_core_avg_ns = sum / n;
+	for (int r = 0; r < KPROF_MAX_RISCS; r++)
+		row.risc_kernel_ns[r] = span(a, o->rks[r], o->rke[r]);
+	row.op_to_op_ns = NAN;
+	row.fw_end_ns = NAN;
+	if (!isnan(row.fw_start_ns)) {
+		double end = kprof_tsfit_to_host(a->cfg.fit, o->fw_e);
+
+		row.fw_end_ns = end;
+		if (!isnan(a->prev_fw_end_ns))
+			row.op_to_op_ns = row.fw_start_ns - a->prev_fw_end_ns;
+		a->prev_fw_end_ns = end;
+	}
+	row.launch_to_start_ns = o->have_launch && !isnan(row.fw_start_ns) ?
+				 row.fw_start_ns - (double)o->h_enter : NAN;
+	/* the first sync ioctl that waited for this op or a later one */
+	row.sync_wait_ns = NAN;
+	while (a->sync_n && a->syncs[a->sync_head].seq < o->seq) {
+		a->sync_head = (a->sync_head + 1) % a->sync_cap;
+		a->sync_n--;
+	}
+	if (a->sync_n) {
+		const struct sync_ev *s = &a->syncs[a->sync_head];
+
+		row.sync_wait_ns = (double)(s->exit - s->enter);
+		row.sync_end_ns = s->exit;
+	} else {
+		row.sync_end_ns = KPROF_AGG_NONE;
+	}
+	row.markers = o->markers;
+	row.markers_lost = o->lost;
+	row.zones = o->zones;
+	row.counter_mask = o->cmask;
+	memcpy(row.counter_cores, o->ccores, sizeof(row.counter_cores));
+	memcpy(row.counter_min, o->cmin, sizeof(row.counter_min));
+	memcpy(row.counter_max, o->cmax, sizeof(row.counter_max));
+	memcpy(row.counter_sum, o->csum, sizeof(row.counter_sum));
+
+	a->emitted_any = 1;
+	a->emitted_upto = o->seq;
+	a->st.ops_emitted++;
+	unlink_op(a, o);
+	ret = a->cfg.emit(a->cfg.ctx, &row);
+	if (ret)
+		return kprof_err_set(err, ret < 0 ? -ret : EIO,
+				     "writing op %llu failed", (unsigned long long)row.seq);
+	return 0;
+}
+
+/* Every (core, RISC) the op used has delivered a marker for a later op. */
+static int cores_moved_on(const struct kprof_agg *a, const struct op *o)
+{
+	if (!o->markers)
+		return a->have_marker_seq && a->max_marker_seq > o->seq;
+	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+		uint8_t m = o->cores[c].riscs;
+
+		for (int r = 0; m; r++, m >>= 1)
+			if ((m & 1) && a->cr_seq[(size_t)c * KPROF_MAX_RISCS + r] <= o->seq + 1)
+				return 0;
+	}
+	return 1;
+}
+
+static int retire(struct kprof_agg *a, int all, struct kprof_err *err)
+{
+	int ret;
+
+	while (a->head) {
+		struct op *o = a->head;
+		double idle = a->wm - o->last;
+
+		if (!all && !(idle > (double)a->cfg.timeout_ns ||
+			      (idle > (double)a->cfg.slack_ns && cores_moved_on(a, o))))
+			break;
+		ret = emit(a, o, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int tick(struct kprof_agg *a, double t, struct kprof_err *err)
+{
+	if (t > a->wm)
+		a->wm = t;
+	if (++a->since_check < CHECK_EVERY)
+		return 0;
+	a->since_check = 0;
+	return retire(a, 0, err);
+}
+
+/* Full op seq from the low 32 bits a marker carries: the value nearest
+ * to the highest seq seen so far. */
+static uint64_t widen_seq(const struct kprof_agg *a, uint32_t lo)
+{
+	uint64_t ref = a->max_seq, c = (ref & ~0xffffffffULL) | lo;
+
+	if (c > ref && c - ref > 0x80000000ULL && c >= 0x100000000ULL)
+		c -= 0x100000000ULL;
+	else if (c < ref && ref - c > 0x80000000ULL)
+		c += 0x100000000ULL;
+	return c;
+}
+
+static int grow_cores(struct kprof_agg *a, struct op *o, uint32_t core,
+		      struct kprof_err *err)
+{
+	if (core >= o->ncap) {
+		uint32_t n = o->ncap ? o->ncap : 16;
+		struct core_span *c;
+
+		while (n <= core)
+			n *= 2;
+		c = realloc(o->cores, n * sizeof(*c));
+		if (!c)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		o->cores = c;
+		o->ncap = n;
+	}
+	while (o->max_core_p1 <= core) {
+		struct core_span *cs = &o->cores[o->max_core_p1++];
+
+		cs->ks = NO_TS;
+		cs->ke = 0;
+		cs->riscs = 0;
+	}
+	if (core >= a->cr_cores) {
+		uint32_t n = a->cr_cores ? a->cr_cores : 16;
+		uint64_t *t;
+
+		while (n <= core)
+			n *= 2;
+		t = realloc(a->cr_seq, (size_t)n * KPROF_MAX_RISCS * sizeof(*t));
+		if (!t)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		memset(t + (size_t)a->cr_cores * KPROF_MAX_RISCS, 0,
+		       (size_t)(n - a->cr_cores) * KPROF_MAX_RISCS * sizeof(*t));
+		a->cr_seq = t;
+		a->cr_cores = n;
+	}
+	return 0;
+}
+
+int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
+		     struct kprof_err *err)
+{
+	double t = kprof_tsfit_to_host(a->cfg.fit, m->timestamp);
+	struct op *o;
+	struct core_span *cs;
+	uint64_t *crs;
+	int late;
+
+	if (m->risc >= a->cfg.num_riscs || m->kind < KPROF_MARK_FW_START ||
+	    m->kind > KPROF_MARK_ZONE_END || m->core >= (1U << 20)) {
+		a->st.bad_markers++;
+		return 0;
+	}
+	a->st.markers++;
+	if (t > a->wm)
+		a->wm = t;
+	o = get_op(a, m->op_seq, &late, err);
+	if (!o) {
+		if (!late)
+			return -(err ? err->code : ENOMEM);
+		a->st.late_markers++;
+		return tick(a, t, err);
+	}
+	if (m->core >= o->max_core_p1 && grow_cores(a, o, m->core, err))
+		return -ENOMEM;
+	if (m->core >= a->cr_cores && grow_cores(a, o, m->core, err))
+		return -ENOMEM;
+	cs = &o->cores[m->core];
+	cs->riscs |= (uint8_t)(1U << m->risc);
+	crs = &a->cr_seq[(size_t)m->core * KPROF_MAX_RISCS + m->risc];
+	if (m->op_seq + 1 > *crs)
+		*crs = m->op_seq + 1;
+	if (!a->have_marker_seq || m->op_seq > a->max_marker_seq) {
+		a->max_marker_seq = m->op_seq;
+		a->have_marker_seq = 1;
+	}
+	o->markers++;
+	o->last = a->wm;
+	switch (m->kind) {
+	case KPROF_MARK_FW_START:
+		if (m->timestamp < o->fw_s)
+			o->fw_s = m->timestamp;
+		break;
+	case KPROF_MARK_FW_END:
+		if (m->timestamp > o->fw_e)
+			o->fw_e = m->timestamp;
+		break;
+	case KPROF_MARK_KERNEL_START:
+		if (m->timestamp < o->k_s)
+			o->k_s = m->timestamp;
+		if (m->timestamp < cs->ks)
+			cs->ks = m->timestamp;
+		if (m->timestamp < o->rks[m->risc])
+			o->rks[m->risc] = m->timestamp;
+		break;
+	case KPROF_MARK_KERNEL_END:
+		if (m->timestamp > o->k_e)
+			o->k_e = m->timestamp;
+		if (m->timestamp > cs->ke)
+			cs->ke = m->timestamp;
+		if (m->timestamp > o->rke[m->risc])
+			o->rke[m->risc] = m->timestamp;
+		break;
+	default:
+		o->zones++;
+		break;
+	}
+	return tick(a, t, err);
+}
+
+int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
+		      struct kprof_err *err)
+{
+	int late;
+	struct op *o = get_op(a, seq, &late, err);
+
+	if (!o)
+		return late ? 0 : -ENOMEM;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	return 0;
+}
+
+static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
+{
+	uint64_t first = l->first_op_seq, last = l->last_op_seq;
+	int counted_late = 0;
+
+	if (last < first) {
+		uint64_t t = first;
+
+		first = last;
+		last = t;
+	}
+	a->st.lost_records++;
+	a->st.lost_markers += l->count;
+	for (struct op *o = a->head; o && o->seq <= last; o = o->next)
+		if (o->seq >= first)
+			o->lost += l->count;
+	if (is_retired(a, first) && !counted_late) {
+		a->st.late_lost_markers += l->count;
+		counted_late = 1;
+	}
+}
+
+int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
+			 struct kprof_err *err)
+{
+	int late;
+
+	if (rec->flags & KPROF_RECF_CORRUPT) {
+		a->st.corrupt_records++;
+		return 0;
+	}
+	switch (rec->type) {
+	case KPROF_REC_MARKER: {
+		const struct kprof_rec_marker *r = (const void *)rec;
+		struct kprof_agg_marker m = {
+			.op_seq = widen_seq(a, r->op_seq), .timestamp = r->timestamp,
+			.core = r->core, .risc = r->risc, .kind = r->kind,
+			.zone_id = r->zone_id,
+		};
+		return kprof_agg_marker(a, &m, err);
+	}
+	case KPROF_REC_OP: {
+		const struct kprof_rec_op *r = (const void *)rec;
+		double t = kprof_tsfit_to_host(a->cfg.fit, r->timestamp);
+		struct op *o;
+
+		a->st.ops_records++;
+		if (t > a->wm)
+			a->wm = t;
+		o = get_op(a, r->op_seq, &late, err);
+		if (!o)
+			return late ? tick(a, t, err) : -ENOMEM;
+		memcpy(o->name, r->name, sizeof(o->name));
+		o->name[sizeof(o->name) - 1] = '\0';
+		o->clock_mhz = r->clock_mhz;
+		o->last = a->wm;
+		return tick(a, t, err);
+	}
+	case KPROF_REC_COUNTERS: {
+		const struct kprof_rec_counters *r = (const void *)rec;
+		uint64_t mask = r->counter_mask;
+		struct op *o;
+		int k = 0;
+
+		a->st.counter_records++;
+		o = get_op(a, r->op_seq, &late, err);
+		if (!o)
+			return late ? 0 : -ENOMEM;
+		for (int i = 0; i < 64 && mask; i++, mask >>= 1) {
+			uint64_t v;
+
+			if (!(mask & 1))
+				continue;
+			v = r->values[k++];
+			if (i >= KPROF_MAX_COUNTERS)
+				continue;
+			if (!(o->cmask & (1ULL << i)) || v < o->cmin[i])
+				o->cmin[i] = v;
+			if (!(o->cmask & (1ULL << i)) || v > o->cmax[i])
+				o->cmax[i] = v;
+			o->csum[i] += v;
+			o->ccores[i]++;
+			o->cmask |= 1ULL << i;
+		}
+		o->last = a->wm;
+		return 0;
+	}
+	case KPROF_REC_LOST: {
+		const struct kprof_rec_lost *r = (const void *)rec;
+
+		add_lost(a, r);
+		return tick(a, kprof_tsfit_to_host(a->cfg.fit, r->timestamp), err);
+	}
+	case KPROF_REC_SYNC: {
+		const struct kprof_rec_sync *r = (const void *)rec;
+
+		return tick(a, (double)r->host_before_ns, err);
+	}
+	case KPROF_REC_CLOCK: {
+		const struct kprof_rec_clock *r = (const void *)rec;
+
+		return tick(a, (double)r->host_ns, err);
+	}
+	case KPROF_REC_STATE: {
+		const struct kprof_rec_state *r = (const void *)rec;
+
+		return tick(a, (double)r->host_ns, err);
+	}
+	default:
+		return 0;
+	}
+}
+
+static int push_sync(struct kprof_agg *a, const struct kprof_host_event *ev,
+		     struct kprof_err *err)
+{
+	if (a->sync_n == a->sync_cap) {
+		size_t n = a->sync_cap ? a->sync_cap * 2 : 64;
+		struct sync_ev *s = malloc(n * sizeof(*s));
+
+		if (!s)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		for (size_t i = 0; i < a->sync_n; i++)
+			s[i] = a->syncs[(a->sync_head + i) % a->sync_cap];
+		free(a->syncs);
+		a->syncs = s;
+		a->sync_cap = n;
+		a->sync_head = 0;
+	}
+	a->syncs[(a->sync_head + a->sync_n) % a->sync_cap] =
+		(struct sync_ev){ ev->seq, ev->enter_ns, ev->exit_ns };
+	a->sync_n++;
+	return 0;
+}
+
+int kprof_agg_host_event(struct kprof_agg *a, const struct kprof_host_event *ev,
+			 struct kprof_err *err)
+{
+	int late, ret;
+
+	a->st.host_events++;
+	if (ev->role == KPROF_ROLE_LAUNCH) {
+		struct op *o;
+
+		a->st.launches++;
+		if (ev->ret < 0)	/* failed launch: no op was created */
+			return tick(a, (double)ev->enter_ns, err);
+		o = get_op(a, ev->seq, &late, err);
+		if (!o) {
+			if (!late)
+				return -ENOMEM;
+			a->st.late_host_events++;
+		} else {
+			o->have_launch = 1;
+			o->h_enter = ev->enter_ns;
+			o->h_exit = ev->exit_ns;
+			if ((double)ev->enter_ns > o->last)
+				o->last = (double)ev->enter_ns;
+		}
+	} else if (ev->role == KPROF_ROLE_SYNC) {
+		a->st.syncs++;
+		if (is_retired(a, ev->seq)) {
+			a->st.late_host_events++;
+		} else {
+			ret = push_sync(a, ev, err);
+			if (ret)
+				return ret;
+		}
+	}
+	return tick(a, (double)ev->enter_ns, err);
+}
+
+int kprof_agg_finish(struct kprof_agg *a, struct kprof_err *err)
+{
+	return retire(a, 1, err);
+}

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tt-metal profile_log_device.csv parser (all layouts; see kprof_ttmetal.h).
+ */
+#include "kprof_ttmetal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_COLS	32
+#define MAX_LINE	(1 << 20)
+
+enum col {
+	C_SLOT, C_X, C_Y, C_RISC, C_TIMER, C_TIME, C_DATA, C_RUN_ID, C_RUN_HOST_ID,
+	C_ZONE, C_PHASE, C_NR
+};
+
+/* header names (normalized: lower case, single spaces) -> column */
+static const struct {
+	const char *name;
+	enum col col;
+} col_names[] = {
+	{ "pcie slot", C_SLOT },
+	{ "core_x", C_X },
+	{ "core_y", C_Y },
+	{ "risc processor type", C_RISC },
+	{ "timer_id", C_TIMER },
+	{ "time[cycles since reset]", C_TIME },
+	{ "stat value", C_DATA },
+	{ "data", C_DATA },
+	{ "run id", C_RUN_ID },
+	{ "run host id", C_RUN_HOST_ID },
+	{ "zone name", C_ZONE },
+	{ "zone phase", C_PHASE },
+	{ "type", C_PHASE },
+};
+
+/*
+ * Splits a line in place into fields: commas separate, double quotes
+ * group ("" is a quote), spaces and tabs around fields are dropped.
+ * Returns the field count or -1 for an unterminated quote.
+ */
+static int split_csv(char *s, char **f, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		char *out, *start;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		start = out = s;
+		if (*s == '"') {
+			s++;
+			for (;;) {
+				if (*s == '\0')
+					return -1;
+				if (*s == '"') {
+					if (s[1] == '"') {
+						*out++ = '"';
+						s += 2;
+						continue;
+					}
+					s++;
+					break;
+				}
+				*out++ = *s++;
+			}
+			while (*s == ' ' || *s == '\t')
+				s++;
+			if (*s != ',' && *s != '\0')
+				return -1;
+		} else {
+			while (*s != ',' && *s != '\0')
+				*out++ = *s++;
+			while (out > start && (out[-1] == ' ' || out[-1] == '\t'))
+				out--;
+		}
+		if (n < max)
+			f[n] = start;
+		n++;
+		if (*s == '\0') {
+			*out = '\0';
+			return n;
+		}
+		s++;
+		*out = '\0';
+	}
+}
+
+static void normalize(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	int sp = 0;
+
+	for (; *in && o + 1 < len; in++) {
+		if (isspace((unsigned char)*in)) {
+			sp = o > 0;
+			continue;
+		}
+		if (sp && o + 2 < len)
+			out[o++] = ' ';
+		sp = 0;
+		out[o++] = (char)tolower((unsigned char)*in);
+	}
+	out[o] = '\0';
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+static void chomp(char *line, size_t *len)
+{
+	while (*len && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
+		line[--*len] = '\0';
+}
+
+static int parse_info(char *line, const char *name, struct kprof_tt_info *info,
+		      struct kprof_err *err)
+{
+	char *f[8];
+	int n = split_csv(line, f, 8), have_freq = 0;
+
+	for (int i = 0; i < n && i < 8; i++) {
+		char *colon = strchr(f[i], ':');
+		char key[64], *val;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		normalize(f[i], key, sizeof(key));
+		val = colon + 1;
+		while (*val == ' ')
+			val++;
+		if (!strcmp(key, "arch")) {
+			snprintf(info->arch, sizeof(info->arch), "%s", val);
+		} else if (!strcmp(key, "chip_freq[mhz]")) {
+			char *end;
+
+			info->chip_freq_mhz = strtod(val, &end);
+			if (end == val || *end || !(info->chip_freq_mhz > 0) ||
+			    info->chip_freq_mhz > 1e6)
+				return kprof_err_set(err, EBADMSG,
+						     "%s:1: bad CHIP_FREQ[MHz] value '%s'", name, val);
+			have_freq = 1;
+		} else if (!strcmp(key, "max compute cores")) {
+			uint64_t v;
+
+			if (parse_u64(val, &v) || v > UINT32_MAX)
+				return kprof_err_set(err, EBADMSG,
+						     "%s:1: bad Max Compute Cores value '%s'", name, val);
+			info->max_compute_cores = (uint32_t)v;
+		}
+	}
+	if (!have_freq)
+		return kprof_err_set(err, EBADMSG,
+				     "%s:1: expected 'ARCH: <arch>, CHIP_FREQ[MHz]: <MHz>': is this a tt-metal profile_log_device.csv?",
+				     name);
+	return 0;
+}
+
+int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
+		   struct kprof_tt_info *info, struct kprof_err *err)
+{
+	int colidx[C_NR], ncols = 0, ret = 0;
+	char *line = NULL, *fld[MAX_COLS];
+	size_t cap = 0;
+	ssize_t got;
+	unsigned long lineno = 0;
+
+	memset(info, 0, sizeof(*info));
+	for (int i = 0; i < C_NR; i++)
+		colidx[i] = -1;
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		size_t len = (size_t)got;
+		struct kprof_tt_row row;
+		int n;
+
+		lineno++;
+		if (len > MAX_LINE) {
+			ret = kprof_err_set(err, EBADMSG, "%s:%lu: line too long", name, lineno);
+			break;
+		}
+		if (strlen(line) != len) {
+			ret = kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte in line", name, lineno);
+			break;
+		}
+		chomp(line, &len);
+		if (lineno == 1) {
+			ret = parse_info(line, name, info, err);
+			if (ret)
+				break;
+			continue;
+		}
+		if (lineno == 2) {
+			ncols = split_csv(line, fld, MAX_COLS);
+			if (ncols < 0 || ncols > MAX_COLS) {
+				ret = kprof_err_set(err, EBADMSG, "%s:2: bad header line", name);
+				break;
+			}
+			for (int i = 0; i < ncols; i++) {
+				char key[64];
+
+				normalize(fld[i], key, sizeof(key));
+				for (size_t k = 0; k < sizeof(col_names) / sizeof(col_names[0]); k++)
+					if (!strcmp(key, col_names[k].name) &&
+					    colidx[col_names[k].col] < 0)
+						colidx[col_names[k].col] = i;
+			}
+			if (colidx[C_RUN_HOST_ID] < 0)
+				colidx[C_RUN_HOST_ID] = colidx[C_RUN_ID];
+			{
+				static const char *const need[] = {
+					[C_X] = "core_x", [C_Y] = "core_y",
+					[C_RISC] = "RISC processor type",
+					[C_TIME] = "time[cycles since reset]",
+					[C_RUN_HOST_ID] = "run host ID (or Run ID)",
+					[C_ZONE] = "zone name",
+					[C_PHASE] = "type (or zone phase)",
+				};
+				for (int c = 0; c < C_NR && !ret; c++)
+					if (c < (int)(sizeof(need) / sizeof(need[0])) && need[c] &&
+					    colidx[c] < 0)
+						ret = kprof_err_set(err, EBADMSG,
+								    "%s:2: header has no '%s' column (%d columns): not a known tt-metal device log layout",
+								    name, need[c], ncols);
+			}
+			if (ret)
+				break;
+			info->ncols = ncols;
+			continue;
+		}
+		if (len == 0)
+			continue;	/* blank lines: tt-metal leaves none, editors do */
+		n = split_csv(line, fld, MAX_COLS);
+		if (n < 0) {
+			ret = kprof_err_set(err, EBADMSG, "%s:%lu: unterminated quoted field",
+					    name, lineno);
+			break;
+		}
+		/* fewer fields: broken; more: commas in the trailing free-text
+		 * column (meta data / source file), which we do not read */
+		if (n < ncols) {
+			ret = kprof_err_set(err, EBADMSG,
+					    "%s:%lu: %d fields, the header has %d", name,
+					    lineno, n, ncols);
+			break;
+		}
+		memset(&row, 0, sizeof(row));
+		row.line = lineno;
+		{
+			static const char *const what[] = {
+				[C_SLOT] = "PCIe slot", [C_X] = "core_x", [C_Y] = "core_y",
+				[C_TIMER] = "timer_id", [C_TIME] = "time",
+				[C_DATA] = "data", [C_RUN_HOST_ID] = "run host ID",
+			};
+			uint64_t v[C_NR] = { 0 };
+			static const enum col nums[] = { C_SLOT, C_X, C_Y, C_TIMER, C_TIME,
+							 C_DATA, C_RUN_HOST_ID };
+
+			for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+				int c = colidx[nums[k]];
+				int optional = nums[k] == C_SLOT || nums[k] == C_TIMER ||
+					       nums[k] == C_DATA;
+
+				if (c < 0)
+					continue;
+				if (optional && fld[c][0] == '\0')
+					continue;
+				if (parse_u64(fld[c], &v[nums[k]])) {
+					ret = kprof_err_set(err, EBADMSG,
+							    "%s:%lu: %s '%.40s' is not a number",
+							    name, lineno, what[nums[k]], fld[c]);
+					break;
+				}
+			}
+			if (ret)
+				break;
+			if (v[C_SLOT] > UINT32_MAX || v[C_X] > UINT32_MAX || v[C_Y] > UINT32_MAX) {
+				ret = kprof_err_set(err, EBADMSG, "%s:%lu: core or slot out of range",
+						    name, lineno);
+				break;
+			}
+			row.pcie_slot = (uint32_t)v[C_SLOT];
+			row.core_x = (uint32_t)v[C_X];
+			row.core_y = (uint32_t)v[C_Y];
+			row.timer_id = v[C_TIMER];
+			row.time = v[C_TIME];
+			row.data = v[C_DATA];
+			row.run_host_id = v[C_RUN_HOST_ID];
+		}
+		row.risc = fld[colidx[C_RISC]];
+		row.zone_name = fld[colidx[C_ZONE]];
+		row.type = fld[colidx[C_PHASE]];
+		if (row.risc[0] == '\0') {
+			ret = kprof_err_set(err, EBADMSG, "%s:%lu: empty RISC processor type",
+					    name, lineno);
+			break;
+		}
+		ret = fn(ctx, info, &row);
+		if (ret)
+			break;
+	}
+	if (!ret && ferror(f))
+		ret = kprof_err_set(err, EIO, "%s: read error", name);
+	if (!ret && lineno < 2)
+		ret = kprof_err_set(err, EBADMSG,
+				    "%s: %s: not a tt-metal device log (needs the ARCH line and a header)",
+				    name, lineno ? "only one line" : "empty file");
+	free(line);
+	return ret;
+}
+
+int kprof_tt_parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
+			struct kprof_tt_info *info, struct kprof_err *err)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f)
+		return kprof_err_set(err, errno, "cannot open %s: %s", path, strerror(errno));
+	ret = kprof_tt_parse(f, path, fn, ctx, info, err);
+	fclose(f);
+	return ret;
+}

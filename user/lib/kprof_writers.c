@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CSV writers: ops.csv, counters.csv, device_log.csv, host_events.csv.
+ */
+#include "kprof_writers.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEVLOG_HEADER "PCIe slot, core_x, core_y, RISC processor type, timer_id, " \
+	"time[cycles since reset], data, run host ID, trace id, trace id counter, " \
+	"zone name, type, source line, source file, meta data"
+
+static FILE *open_out(struct kprof_out *o, const char *name, struct kprof_err *err)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
+	else
+		setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
+
+int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
+		   unsigned int top_n, struct kprof_err *err)
+{
+	int nr = o->nriscs, nc = o->ncounters;
+	char names[KPROF_MAX_RISCS][16];
+	struct kprof_counter_desc cd[KPROF_MAX_COUNTERS];
+
+	/* keep what the caller filled in: names of RISCs and counters */
+	memcpy(names, o->risc_names, sizeof(names));
+	memcpy(cd, o->cdesc, sizeof(cd));
+	memset(o, 0, sizeof(*o));
+	o->nriscs = nr;
+	o->ncounters = nc;
+	memcpy(o->risc_names, names, sizeof(names));
+	memcpy(o->cdesc, cd, sizeof(cd));
+	snprintf(o->dir, sizeof(o->dir), "%s", dir);
+	o->top_n = top_n ? top_n : 10;
+	o->top = calloc(o->top_n, sizeof(*o->top));
+	o->codes = calloc(KPROF_OUT_MAX_CODES, sizeof(*o->codes));
+	o->first_fw_ns = NAN;
+	o->last_fw_end_ns = NAN;
+	if (!o->top || !o->codes)
+		goto nomem;
+	if ((which & KPROF_OUT_OPS) && !(o->ops = open_out(o, "ops.csv", err)))
+		goto fail;
+	if ((which & KPROF_OUT_COUNTERS) && !(o->counters = open_out(o, "counters.csv", err)))
+		goto fail;
+	if ((which & KPROF_OUT_DEVLOG) && !(o->devlog = open_out(o, "device_log.csv", err)))
+		goto fail;
+	if ((which & KPROF_OUT_HOST) && !(o->host = open_out(o, "host_events.csv", err)))
+		goto fail;
+	if (o->counters)
+		fputs("GLOBAL CALL COUNT,OP CODE,COUNTER,UNIT,CORES,MIN,MAX,SUM\n", o->counters);
+	if (o->host)
+		fputs("ROLE,PID,TID,COMM,CMD,ENTER TS [ns],EXIT TS [ns],DURATION [ns],RET,SEQ\n",
+		      o->host);
+	return 0;
+nomem:
+	kprof_err_set(err, ENOMEM, "out of memory");
+fail:
+	kprof_out_close(o, NULL);
+	return -(err ? err->code : ENOMEM);
+}
+
+void kprof_csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+	fputc(',', f);
+	if (v != KPROF_AGG_NONE)
+		fprintf(f, "%" PRIu64, v);
+}
+
+/* ns values: rounded to whole ns; empty when unknown */
+static void put_ns(FILE *f, double v)
+{
+	fputc(',', f);
+	if (!isnan(v))
+		fprintf(f, "%.0f", v);
+}
+
+static void ops_header(struct kprof_out *o)
+{
+	FILE *f = o->ops;
+
+	fputs("OP CODE,GLOBAL CALL COUNT,DEVICE ID,CORE COUNT,HOST START TS,HOST END TS,"
+	      "HOST DURATION [ns],DEVICE FW START CYCLE,DEVICE FW END CYCLE,"
+	      "OP TO OP LATENCY [ns],DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
+	      "DEVICE KERNEL DURATION PER CORE MIN [ns],DEVICE KERNEL DURATION PER CORE MAX [ns],"
+	      "DEVICE KERNEL DURATION PER CORE AVG [ns]", f);
+	for (unsigned int r = 0; r < o->nriscs; r++) {
+		char name[16];
+		size_t k = 0;
+
+		/* tt-metal's column names drop the underscore: TRISC_0 -> TRISC0 */
+		for (const char *s = o->risc_names[r]; *s && k + 1 < sizeof(name); s++)
+			if (*s != '_')
+				name[k++] = *s;
+		name[k] = '\0';
+		fputs(",DEVICE ", f);
+		kprof_csv_field(f, name);
+		fputs(" KERNEL DURATION [ns]", f);
+	}
+	fputs(",DEVICE FW START TS [ns],DEVICE FW END TS [ns],LAUNCH TO START [ns],"
+	      "SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,MARKERS LOST,"
+	      "ZONE MARKERS\n", f);
+}
+
+static void top_sift_down(struct kprof_out_top *h, unsigned int n, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+		struct kprof_out_top t;
+
+		if (l < n && h[l].fw_ns < h[m].fw_ns)
+			m = l;
+		if (r < n && h[r].fw_ns < h[m].fw_ns)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void account(struct kprof_out *o, const struct kprof_op_row *row)
+{
+	double dur = !isnan(row->fw_duration_ns) ? row->fw_duration_ns : row->kernel_duration_ns;
+	struct kprof_out_code *c = NULL;
+
+	o->nops++;
+	o->markers += row->markers;
+	o->markers_lost += row->markers_lost;
+	if (!isnan(row->fw_duration_ns)) {
+		o->ops_with_fw++;
+		o->fw_sum_ns += row->fw_duration_ns;
+		if (isnan(o->first_fw_ns))
+			o->first_fw_ns = row->fw_start_ns;
+		o->last_fw_end_ns = row->fw_end_ns;
+	}
+	if (!isnan(row->kernel_duration_ns))
+		o->kernel_sum_ns += row->kernel_duration_ns;
+	if (!isnan(dur)) {
+		struct kprof_out_top t = { .seq = row->seq, .fw_ns = dur,
+					   .kernel_ns = row->kernel_duration_ns };
+
+		memcpy(t.op_code, row->op_code, sizeof(t.op_code));
+		if (o->ntop < o->top_n) {
+			unsigned int i = o->ntop++;
+
+			o->top[i] = t;
+			while (i && o->top[(i - 1) / 2].fw_ns > o->top[i].fw_ns) {
+				struct kprof_out_top x = o->top[i];
+
+				o->top[i] = o->top[(i - 1) / 2];
+				o->top[(i - 1) / 2] = x;
+				i = (i - 1) / 2;
+			}
+		} else if (dur > o->top[0].fw_ns) {
+			o->top[0] = t;
+			top_sift_down(o->top, o->ntop, 0);
+		}
+	}
+	for (unsigned int i = 0; i < o->ncodes; i++)
+		if (!strcmp(o->codes[i].op_code, row->op_code)) {
+			c = &o->codes[i];
+			break;
+		}
+	if (!c && o->ncodes < KPROF_OUT_MAX_CODES) {
+		c = &o->codes[o->ncodes++];
+		memcpy(c->op_code, row->op_code, sizeof(c->op_code));
+		c->fw_min_ns = NAN;
+		c->fw_max_ns = NAN;
+	}
+	if (!c) {
+		o->other_codes++;
+		return;
+	}
+	c->count++;
+	if (!isnan(row->fw_duration_ns)) {
+		c->fw_sum_ns += row->fw_duration_ns;
+		if (isnan(c->fw_min_ns) || row->fw_duration_ns < c->fw_min_ns)
+			c->fw_min_ns = row->fw_duration_ns;
+		if (isnan(c->fw_max_ns) || row->fw_duration_ns > c->fw_max_ns)
+			c->fw_max_ns = row->fw_duration_ns;
+	}
+	if (!isnan(row->kernel_duration_ns))
+		c->kernel_sum_ns += row->kernel_duration_ns;
+}
+
+int kprof_out_op(void *ctx, const struct kprof_op_row *row)
+{
+	struct kprof_out *o = ctx;
+	FILE *f = o->ops;
+
+	account(o, row);
+	if (f) {
+		if (o->ops == f && o->ops && ftell(f) == 0)
+			ops_header(o);
+		kprof_csv_field(f, row->op_code);
+		fprintf(f, ",%" PRIu64 ",%u,%u", row->seq, row->device_id, row->core_count);
+		put_u64(f, row->host_start_ns);
+		put_u64(f, row->host_end_ns);
+		put_u64(f, row->host_start_ns != KPROF_AGG_NONE ?
+			   row->host_end_ns - row->host_start_ns : KPROF_AGG_NONE);
+		put_u64(f, row->fw_start_cycle);
+		put_u64(f, row->fw_end_cycle);
+		put_ns(f, row->op_to_op_ns);
+		put_ns(f, row->fw_duration_ns);
+		put_ns(f, row->kernel_duration_ns);
+		put_ns(f, row->kernel_core_min_ns);
+		put_ns(f, row->kernel_core_max_ns);
+		put_ns(f, row->kernel_core_avg_ns);
+		for (unsigned int r = 0; r < o->nriscs; r++)
+			put_ns(f, row->risc_kernel_ns[r]);
+		put_ns(f, row->fw_start_ns);
+		put_ns(f, row->fw_end_ns);
+		put_ns(f, row->launch_to_start_ns);
+		put_ns(f, row->sync_wait_ns);
+		put_u64(f, row->sync_end_ns);
+		if (row->clock_mhz)
+			fprintf(f, ",%u", row->clock_mhz);
+		else
+			fputc(',', f);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", row->markers,
+			row->markers_lost, row->zones);
+	}
+	if (o->counters) {
+		for (unsigned int i = 0; i < KPROF_MAX_COUNTERS; i++) {
+			char unnamed[24];
+			const char *name = o->cdesc[i].name, *unit = o->cdesc[i].unit;
+
+			if (!(row->counter_mask & (1ULL << i)))
+				continue;
+			if (i >= o->ncounters || !name[0]) {
+				snprintf(unnamed, sizeof(unnamed), "counter%u", i);
+				name = unnamed;
+				unit = "";
+			}
+			fprintf(o->counters, "%" PRIu64 ",", row->seq);
+			kprof_csv_field(o->counters, row->op_code);
+			fputc(',', o->counters);
+			kprof_csv_field(o->counters, name);
+			fputc(',', o->counters);
+			kprof_csv_field(o->counters, unit);
+			fprintf(o->counters, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				row->counter_cores[i], row->counter_min[i],
+				row->counter_max[i], row->counter_sum[i]);
+		}
+	}
+	if ((f && ferror(f)) || (o->counters && ferror(o->counters)))
+		return -EIO;
+	return 0;
+}
+
+int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
+			    const char *freq_mhz, unsigned int max_cores)
+{
+	if (!o->devlog)
+		return 0;
+	fprintf(o->devlog, "ARCH: %s, CHIP_FREQ[MHz]: %s", arch, freq_mhz);
+	if (max_cores)
+		fprintf(o->devlog, ", Max Compute Cores: %u", max_cores);
+	fputs("\n" DEVLOG_HEADER "\n", o->devlog);
+	return ferror(o->devlog) ? -EIO : 0;
+}
+
+int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
+			 unsigned int y, const char *risc, uint64_t timer_id,
+			 uint64_t time, uint64_t data, uint64_t run_id,
+			 const char *zone, const char *type)
+{
+	FILE *f = o->devlog;
+
+	if (!f)
+		return 0;
+	fprintf(f, "%u,%u,%u,", slot, x, y);
+	kprof_csv_field(f, risc);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,", timer_id, time,
+		data, run_id);
+	kprof_csv_field(f, zone);
+	fputc(',', f);
+	kprof_csv_field(f, type);
+	fputs(",0,,\n", f);
+	return 0;
+}
+
+int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
+{
+	FILE *f = o->host;
+	char comm[sizeof(ev->comm) + 1];
+
+	o->host_events++;
+	if (!f)
+		return 0;
+	memcpy(comm, ev->comm, sizeof(ev->comm));
+	comm[sizeof(ev->comm)] = '\0';
+	fputs(ev->role == KPROF_ROLE_LAUNCH ? "launch" :
+	      ev->role == KPROF_ROLE_SYNC ? "sync" : "other", f);
+	fprintf(f, ",%u,%u,", ev->pid, ev->tid);
+	kprof_csv_field(f, comm);
+	fprintf(f, ",0x%08x,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 "\n",
+		ev->cmd, (uint64_t)ev->enter_ns, (uint64_t)ev->exit_ns,
+		(int64_t)(ev->exit_ns - ev->enter_ns), (int64_t)ev->ret, (uint64_t)ev->seq);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct kprof_out_top *x = a, *y = b;
+
+	if (x->fw_ns != y->fw_ns)
+		return x->fw_ns < y->fw_ns ? 1 : -1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void kprof_out_top_sorted(struct kprof_out *o)
+{
+	qsort(o->top, o->ntop, sizeof(*o->top), cmp_top);
+}
+
+static int close_one(FILE **f, const char *name, struct kprof_out *o,
+		     struct kprof_err *err, int ret)
+{
+	if (!*f)
+		return ret;
+	if ((ferror(*f) | fclose(*f)) && !ret)
+		ret = kprof_err_set(err, EIO, "writing %s/%s failed (disk full?)", o->dir, name);
+	*f = NULL;
+	return ret;
+}
+
+int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
+{
+	int ret = 0;
+
+	/* an ops.csv with no op still gets its header */
+	if (o->ops && ftell(o->ops) == 0)
+		ops_header(o);
+	ret = close_one(&o->ops, "ops.csv", o, err, ret);
+	ret = close_one(&o->counters, "counters.csv", o, err, ret);
+	ret = close_one(&o->devlog, "device_log.csv", o, err, ret);
+	ret = close_one(&o->host, "host_events.csv", o, err, ret);
+	return ret;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CSV writers of a report (internal to libkprof): ops.csv, counters.csv,
+ * device_log.csv, host_events.csv, plus the running totals summary.txt
+ * and params.json are made from. Columns: docs/formats.md.
+ */
+#ifndef KPROF_WRITERS_H
+#define KPROF_WRITERS_H
+
+#include <stdio.h>
+#include <linux/kprof.h>
+#include <kprof/host_event.h>
+
+#include "kprof_agg.h"
+#include "kprof_err.h"
+
+#define KPROF_OUT_OPS		(1U << 0)
+#define KPROF_OUT_COUNTERS	(1U << 1)
+#define KPROF_OUT_DEVLOG	(1U << 2)
+#define KPROF_OUT_HOST		(1U << 3)
+
+#define KPROF_OUT_MAX_CODES	1024	/* distinct op codes in the totals */
+
+struct kprof_out_top {
+	uint64_t seq;
+	double fw_ns, kernel_ns;
+	char op_code[KPROF_NAME_LEN];
+};
+
+struct kprof_out_code {
+	char op_code[KPROF_NAME_LEN];
+	uint64_t count;
+	double fw_sum_ns, fw_min_ns, fw_max_ns, kernel_sum_ns;
+};
+
+struct kprof_out {
+	FILE *ops, *counters, *devlog, *host;
+	char dir[4096];
+	int err_code;			/* first write error */
+	unsigned int nriscs;
+	char risc_names[KPROF_MAX_RISCS][16];
+	unsigned int ncounters;
+	struct kprof_counter_desc cdesc[KPROF_MAX_COUNTERS];
+	/* totals */
+	uint64_t nops, ops_with_fw, markers, markers_lost, host_events;
+	double fw_sum_ns, kernel_sum_ns;
+	double first_fw_ns, last_fw_end_ns;
+	unsigned int top_n, ntop;
+	struct kprof_out_top *top;	/* min-heap on fw_ns, top_n entries */
+	unsigned int ncodes;
+	uint64_t other_codes;		/* ops beyond KPROF_OUT_MAX_CODES codes */
+	struct kprof_out_code *codes;
+};
+
+int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
+		   unsigned int top_n, struct kprof_err *err);
+/* kprof_agg_emit_fn: ops.csv (header on first call) and counters.csv rows. */
+int kprof_out_op(void *ctx, const struct kprof_op_row *row);
+int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
+			    const char *freq_mhz, unsigned int max_cores);
+int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
+			 unsigned int y, const char *risc, uint64_t timer_id,
+			 uint64_t time, uint64_t data, uint64_t run_id,
+			 const char *zone, const char *type);
+int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev);
+/* Ops in the top list, sorted by FW (else kernel) duration, longest first. */
+void kprof_out_top_sorted(struct kprof_out *o);
+int kprof_out_close(struct kprof_out *o, struct kprof_err *err);
+/* Writes s to f with CSV quoting if it needs it. */
+void kprof_csv_field(FILE *f, const char *s);
+
+#endif /* KPROF_WRITERS_H */
