@@ -112,6 +112,21 @@ int main(void)
 	KT_EQ_U64(dev.pad_bytes, 8);
 	KT_EQ_U64(dev.records_read, 3);
 
+	/* A PAD in mid-ring (to a DMA span boundary) is skipped by its size. */
+	reset(&dev, 0);
+	produce(32, 50);
+	{
+		struct kprof_rec_hdr pad = { .type = KPROF_REC_PAD, .size = 32 };
+
+		memcpy(mem.data + 32, &pad, sizeof(pad));
+		mem.ctrl.head += 32;
+	}
+	produce(32, 51);
+	n = kprof_dev_ring_read(&dev, buf, sizeof(buf));
+	KT_EQ_U64(n, 64);
+	KT_EQ_U64(tag_at(buf, 32), 51);
+	KT_EQ_U64(mem.ctrl.tail, 96);
+
 	/* A buffer that holds one record: one at a time, no partial copy. */
 	reset(&dev, 0);
 	produce(40, 20);

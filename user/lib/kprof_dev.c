@@ -301,24 +301,18 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 			return -EPROTO;
 		}
 		memcpy(&h, dev->ring_data + off, sizeof(h));
-		if (h.type == KPROF_REC_PAD) {
-			/*
-			 * A PAD fills the rest of the ring so that no record
-			 * wraps; its size field may not be able to express a
-			 * large remainder, so skip to the ring end.
-			 */
-			if (contig > head - tail)
-				return -EPROTO;
-			dev->pad_bytes += contig;
-			tail += contig;
-			continue;
-		}
 		if (h.size < sizeof(h) || (h.size % 8) || h.size > contig ||
 		    h.size > head - tail) {
 			/* Deliver the good records first; the next call fails. */
 			if (n)
 				break;
 			return -EPROTO;
+		}
+		/* PAD fills up to a DMA span boundary (or the ring end). */
+		if (h.type == KPROF_REC_PAD) {
+			dev->pad_bytes += h.size;
+			tail += h.size;
+			continue;
 		}
 		if (n + h.size > cap) {
 			if (!n && tail == start)
