@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-RISC L1 marker rings, the OP/COUNTERS record FIFO, and the DMA engine
+ * that moves both into the span the core lends it, then "raises the
+ * interrupt" by calling kprof_dma_complete() from its own work item.
+ */
+#include <linux/hrtimer.h>
+#include <linux/minmax.h>
+#include <linux/random.h>
+#include <linux/string.h>
+#include <linux/ktime.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "kprof_sim_priv.h"
+
+/* Interrupt moderation: the engine runs this long after new data. */
+#define KPROF_SIM_KICK_NS	(250 * NSEC_PER_USEC)
+#define KPROF_SIM_FIFO_MASK	(KPROF_SIM_FIFO_SIZE - 1)
+
+static u32 kprof_sim_nr_rings(const struct kprof_sim_dev *sd)
+{
+	return sd->num_cores * sd->num_riscs;
+}
+
+static struct kprof_rec_marker *kprof_sim_ring_mem(struct kprof_sim_dev *sd,
+						   u32 ring)
+{
+	return sd->l1_mem + (size_t)ring * sd->l1_entries;
+}
+
+void kprof_sim_engine_kick(struct kprof_sim_dev *sd, bool now)
+{
+	if (now) {
+		queue_work(system_highpri_wq, &sd->engine_work);
+		return;
+	}
+	if (!atomic_read(&sd->kick_armed) && !atomic_xchg(&sd->kick_armed, 1))
+		hrtimer_start(&sd->kick_timer, ns_to_ktime(KPROF_SIM_KICK_NS),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+static enum hrtimer_restart kprof_sim_kick_fn(struct hrtimer *t)
+{
+	struct kprof_sim_dev *sd = container_of(t, struct kprof_sim_dev,
+						kick_timer);
+
+	atomic_set(&sd->kick_armed, 0);
+	queue_work(system_highpri_wq, &sd->engine_work);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Producer side (exec thread only). A full ring drops the newest marker,
+ * as the firmware would, and counts it for a LOST record.
+ */
+void kprof_sim_l1_write(struct kprof_sim_dev *sd, u32 core, u32 risc,
+			u8 kind, u64 op_seq, u64 cycles, u32 zone_id)
+{
+	u32 ring = core * sd->num_riscs + risc;
+	struct kprof_sim_l1 *r = &sd->l1[ring];
+	/* Pairs with the engine's release of tail: the slot is free. */
+	u32 head = r->head, tail = smp_load_acquire(&r->tail);
+	struct kprof_rec_marker *m;
+	unsigned long flags;
+
+	if (head - tail >= sd->l1_entries) {
+		spin_lock_irqsave(&sd->lost_lock, flags);
+		if (!r->lost)
+			r->lost_first_seq = op_seq;
+		r->lost++;
+		r->lost_last_seq = op_seq;
+		r->dropped_total++;
+		spin_unlock_irqrestore(&sd->lost_lock, flags);
+		atomic64_inc(&sd->stats.markers_dropped);
+		kprof_sim_engine_kick(sd, true);
+		return;
+	}
+	m = kprof_sim_ring_mem(sd, ring) + (head & (sd->l1_entries - 1));
+	m->hdr.type = KPROF_REC_MARKER;
+	m->hdr.size = sizeof(*m);
+	m->hdr.flags = 0;
+	m->core = core;
+	m->risc = risc;
+	m->kind = kind;
+	m->op_seq = (u32)op_seq;
+	m->timestamp = cycles;
+	m->zone_id = zone_id;
+	m->reserved = 0;
+	if (atomic_read(&sd->fault_corrupt) > 0 &&
+	    atomic_dec_if_positive(&sd->fault_corrupt) >= 0) {
+		m->hdr.flags = KPROF_RECF_CORRUPT;
+		m->timestamp = get_random_u64();
+		atomic64_inc(&sd->stats.corrupted);
+	}
+	/* Publish the marker before the engine can see the new head. */
+	smp_store_release(&r->head, head + 1);
+	atomic64_inc(&sd->stats.markers_written);
+	/* Past half full, do not wait for the moderation timer. */
+	kprof_sim_engine_kick(sd, head + 1 - tail >= sd->l1_entries / 2);
+}
+
+/* Producer side of the record FIFO; size is a multiple of 8. */
+void kprof_sim_fifo_put(struct kprof_sim_dev *sd, const void *rec, u32 size,
+			u64 op_seq)
+{
+	/* Pairs with the engine's release of fifo_tail. */
+	u32 head = sd->fifo_head, tail = smp_load_acquire(&sd->fifo_tail);
+	u32 off = head & KPROF_SIM_FIFO_MASK, n;
+	unsigned long flags;
+
+	if (KPROF_SIM_FIFO_SIZE - (head - tail) < size) {
+		spin_lock_irqsave(&sd->lost_lock, flags);
+		if (!sd->fifo_lost)
+			sd->fifo_lost_first = op_seq;
+		sd->fifo_lost++;
+		sd->fifo_lost_last = op_seq;
+		spin_unlock_irqrestore(&sd->lost_lock, flags);
+		atomic64_inc(&sd->stats.fifo_dropped);
+		kprof_sim_engine_kick(sd, true);
+		return;
+	}
+	n = min(size, KPROF_SIM_FIFO_SIZE - off);
+	memcpy(sd->fifo + off, rec, n);
+	memcpy(sd->fifo, rec + n, size - n);
+	/* Publish the record before the new head. */
+	smp_store_release(&sd->fifo_head, head + size);
+	atomic64_inc(&sd->stats.fifo_records);
+	kprof_sim_engine_kick(sd, false);
+}
+
+/* Output cursor over the DMA span. */
+struct kprof_sim_out {
+	u8 *buf;
+	u32 len, pos;
+	struct kprof_dma_result res;
+	u64 now_cycles;
+};
+
+static bool kprof_sim_out_lost(struct kprof_sim_out *o, u16 core, u8 risc,
+			       u32 count, u64 first, u64 last)
+{
+	struct kprof_rec_lost rec;
+
+	if (o->len - o->pos < sizeof(rec))
+		return false;
+	memset(&rec, 0, sizeof(rec));
+	rec.hdr.type = KPROF_REC_LOST;
+	rec.hdr.size = sizeof(rec);
+	rec.core = core;
+	rec.risc = risc;
+	rec.count = count;
+	rec.first_op_seq = first;
+	rec.last_op_seq = last;
+	rec.timestamp = o->now_cycles;
+	memcpy(o->buf + o->pos, &rec, sizeof(rec));
+	o->pos += sizeof(rec);
+	o->res.records++;
+	return true;
+}
+
+/* OP/COUNTERS records, oldest first, whole records only. */
+static void kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
+				 struct kprof_sim_out *o)
+{
+	/* Pairs with the producer's release: records up to head are written. */
+	u32 tail = sd->fifo_tail, head = smp_load_acquire(&sd->fifo_head);
+	unsigned long flags;
+	u32 count;
+	u64 first, last;
+
+	while (tail != head) {
+		u32 off = tail & KPROF_SIM_FIFO_MASK;
+		const struct kprof_rec_hdr *h = (void *)(sd->fifo + off);
+		u32 size = h->size, n;
+
+		if (o->len - o->pos < size)
+			break;
+		n = min(size, KPROF_SIM_FIFO_SIZE - off);
+		memcpy(o->buf + o->pos, sd->fifo + off, n);
+		memcpy(o->buf + o->pos + n, sd->fifo, size - n);
+		o->pos += size;
+		o->res.records++;
+		tail += size;
+	}
+	/* Copies are done before the producer may reuse the bytes. */
+	smp_store_release(&sd->fifo_tail, tail);
+
+	if (!READ_ONCE(sd->fifo_lost) || tail != head ||
+	    o->len - o->pos < sizeof(struct kprof_rec_lost))
+		return;
+	spin_lock_irqsave(&sd->lost_lock, flags);
+	count = sd->fifo_lost;
+	first = sd->fifo_lost_first;
+	last = sd->fifo_lost_last;
+	sd->fifo_lost = 0;
+	spin_unlock_irqrestore(&sd->lost_lock, flags);
+	/* Records, not markers: not added to res.lost_markers. */
+	kprof_sim_out_lost(o, KPROF_SIM_LOST_CORE_QUEUE,
+			   KPROF_SIM_LOST_RISC_QUEUE, count, first, last);
+}
+
+/*
+ * Markers, round robin over the RISC rings starting one further each pass.
+ * A ring's LOST record follows once what it held has been copied, so the
+ * loss sits after the markers that preceded it.
+ */
+static void kprof_sim_drain_l1(struct kprof_sim_dev *sd,
+			       struct kprof_sim_out *o)
+{
+	const u32 msz = sizeof(struct kprof_rec_marker);
+	u32 nr = kprof_sim_nr_rings(sd), mask = sd->l1_entries - 1;
+	u64 drained = 0;
+	u32 i;
+
+	for (i = 0; i < nr && o->len - o->pos >= msz; i++) {
+		u32 ring = (sd->rr + i) % nr;
+		struct kprof_sim_l1 *r = &sd->l1[ring];
+		/* Pairs with the producer's release of head. */
+		u32 tail = r->tail, head = smp_load_acquire(&r->head);
+		u32 n = min(head - tail, (o->len - o->pos) / msz);
+		u32 off = tail & mask, n1 = min(n, sd->l1_entries - off);
+		struct kprof_rec_marker *mem = kprof_sim_ring_mem(sd, ring);
+		unsigned long flags;
+		u32 count;
+		u64 first, last;
+
+		memcpy(o->buf + o->pos, mem + off, n1 * msz);
+		memcpy(o->buf + o->pos + n1 * msz, mem, (n - n1) * msz);
+		o->pos += n * msz;
+		o->res.records += n;
+		drained += n;
+		/* Copies are done before the slots are handed back. */
+		smp_store_release(&r->tail, tail + n);
+
+		if (!READ_ONCE(r->lost) || tail + n != head ||
+		    o->len - o->pos < sizeof(struct kprof_rec_lost))
+			continue;
+		spin_lock_irqsave(&sd->lost_lock, flags);
+		count = r->lost;
+		first = r->lost_first_seq;
+		last = r->lost_last_seq;
+		r->lost = 0;
+		spin_unlock_irqrestore(&sd->lost_lock, flags);
+		kprof_sim_out_lost(o, ring / sd->num_riscs,
+				   ring % sd->num_riscs, count, first, last);
+		o->res.lost_markers += count;
+	}
+	sd->rr = (sd->rr + 1) % nr;
+	atomic64_add(drained, &sd->stats.markers_drained);
+}
+
+/*
+ * One engine pass over the descriptor, engine_mutex held. final is the
+ * drain at capture_stop: the completion is then always delivered and a
+ * descriptor with nothing in it is cancelled rather than completed.
+ */
+static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
+{
+	struct kprof_sim_tref ref;
+	struct kprof_sim_out o;
+	unsigned long flags;
+	bool deliver = true;
+
+	spin_lock_irqsave(&sd->dma_lock, flags);
+	if (!sd->dma_have || sd->dma_done) {
+		bool pending = sd->dma_have && final;
+
+		/* A filled descriptor whose interrupt was dropped. */
+		if (pending) {
+			o.res = sd->dma_res;
+			sd->dma_have = false;
+			sd->dma_done = false;
+		}
+		spin_unlock_irqrestore(&sd->dma_lock, flags);
+		if (pending) {
+			atomic64_inc(&sd->stats.dma_completions);
+			kprof_dma_complete(sd->kd, &o.res);
+		}
+		return;
+	}
+	o.buf = sd->dma_desc.cpu_addr;
+	o.len = sd->dma_desc.len;
+	spin_unlock_irqrestore(&sd->dma_lock, flags);
+
+	if (READ_ONCE(sd->fault_dma_stall)) {
+		if (final) {
+			spin_lock_irqsave(&sd->dma_lock, flags);
+			sd->dma_have = false;
+			spin_unlock_irqrestore(&sd->dma_lock, flags);
+		}
+		return;
+	}
+
+	o.pos = 0;
+	memset(&o.res, 0, sizeof(o.res));
+	kprof_sim_tref_snapshot(sd, &ref);
+	o.now_cycles = kprof_sim_ns_to_cycles(&ref, ktime_get_ns());
+	kprof_sim_drain_fifo(sd, &o);
+	kprof_sim_drain_l1(sd, &o);
+	o.res.bytes = o.pos;
+
+	spin_lock_irqsave(&sd->dma_lock, flags);
+	if (!o.res.bytes) {
+		if (final)
+			sd->dma_have = false;
+		spin_unlock_irqrestore(&sd->dma_lock, flags);
+		return;
+	}
+	sd->dma_res = o.res;
+	if (!final && atomic_read(&sd->fault_drop_irq) > 0 &&
+	    atomic_dec_if_positive(&sd->fault_drop_irq) >= 0) {
+		/* Done, but the interrupt is lost: only dma_poll sees it. */
+		sd->dma_done = true;
+		deliver = false;
+	} else {
+		sd->dma_have = false;
+	}
+	spin_unlock_irqrestore(&sd->dma_lock, flags);
+
+	atomic64_add(o.res.bytes, &sd->stats.dma_bytes);
+	if (deliver) {
+		atomic64_inc(&sd->stats.dma_completions);
+		kprof_dma_complete(sd->kd, &o.res);
+	} else {
+		atomic64_inc(&sd->stats.dma_irqs_dropped);
+	}
+}
+
+static void kprof_sim_engine_work(struct work_struct *work)
+{
+	struct kprof_sim_dev *sd = container_of(work, struct kprof_sim_dev,
+						engine_work);
+
+	mutex_lock(&sd->engine_mutex);
+	kprof_sim_engine_run(sd, false);
+	mutex_unlock(&sd->engine_mutex);
+}
+
+void kprof_sim_engine_cancel(struct kprof_sim_dev *sd)
+{
+	hrtimer_cancel(&sd->kick_timer);
+	cancel_work_sync(&sd->engine_work);
+	atomic_set(&sd->kick_armed, 0);
+}
+
+/* Empties rings and FIFO; the caller excludes producer and consumer. */
+static u64 kprof_sim_l1_clear(struct kprof_sim_dev *sd)
+{
+	u32 i, nr = kprof_sim_nr_rings(sd);
+	unsigned long flags;
+	u64 left = 0;
+
+	spin_lock_irqsave(&sd->lost_lock, flags);
+	for (i = 0; i < nr; i++) {
+		left += sd->l1[i].head - sd->l1[i].tail;
+		sd->l1[i].head = 0;
+		sd->l1[i].tail = 0;
+		sd->l1[i].lost = 0;
+	}
+	sd->fifo_head = 0;
+	sd->fifo_tail = 0;
+	sd->fifo_lost = 0;
+	spin_unlock_irqrestore(&sd->lost_lock, flags);
+	return left;
+}
+
+int kprof_sim_capture_start(struct kprof_device *kd, u64 counter_mask)
+{
+	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+	u64 all = GENMASK_ULL(KPROF_SIM_NUM_COUNTERS - 1, 0);
+
+	mutex_lock(&sd->exec_mutex);
+	mutex_lock(&sd->engine_mutex);
+	kprof_sim_l1_clear(sd);
+	counter_mask &= all;
+	WRITE_ONCE(sd->counter_mask, counter_mask ? counter_mask : all);
+	WRITE_ONCE(sd->paused, false);
+	WRITE_ONCE(sd->capturing, true);
+	mutex_unlock(&sd->engine_mutex);
+	mutex_unlock(&sd->exec_mutex);
+	return 0;
+}
+
+void kprof_sim_capture_stop(struct kprof_device *kd)
+{
+	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+	unsigned long flags;
+	u64 left;
+
+	/* After this no marker or record is produced. */
+	mutex_lock(&sd->exec_mutex);
+	WRITE_ONCE(sd->capturing, false);
+	mutex_unlock(&sd->exec_mutex);
+
+	kprof_sim_engine_cancel(sd);
+	mutex_lock(&sd->engine_mutex);
+	kprof_sim_engine_run(sd, true);
+	left = kprof_sim_l1_clear(sd);
+	atomic64_add(left, &sd->stats.discarded_at_stop);
+	spin_lock_irqsave(&sd->dma_lock, flags);
+	sd->dma_have = false;
+	sd->dma_done = false;
+	spin_unlock_irqrestore(&sd->dma_lock, flags);
+	mutex_unlock(&sd->engine_mutex);
+}
+
+void kprof_sim_capture_pause(struct kprof_device *kd, bool paused)
+{
+	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+
+	WRITE_ONCE(sd->paused, paused);
+}
+
+int kprof_sim_dma_submit(struct kprof_device *kd,
+			 const struct kprof_dma_desc *desc)
+{
+	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+	unsigned long flags;
+
+	if (!desc->cpu_addr || !desc->len || desc->len % 8)
+		return -EINVAL;
+	spin_lock_irqsave(&sd->dma_lock, flags);
+	if (sd->dma_have) {
+		spin_unlock_irqrestore(&sd->dma_lock, flags);
+		return -EBUSY;
+	}
+	sd->dma_desc = *desc;
+	sd->dma_have = true;
+	sd->dma_done = false;
+	spin_unlock_irqrestore(&sd->dma_lock, flags);
+	atomic64_inc(&sd->stats.dma_descs);
+	kprof_sim_engine_kick(sd, true);
+	return 0;
+}
+
+bool kprof_sim_dma_poll(struct kprof_device *kd, struct kprof_dma_result *res)
+{
+	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&sd->dma_lock, flags);
+	if (sd->dma_have && sd->dma_done) {
+		*res = sd->dma_res;
+		sd->dma_have = false;
+		sd->dma_done = false;
+		done = true;
+	}
+	spin_unlock_irqrestore(&sd->dma_lock, flags);
+	if (done)
+		atomic64_inc(&sd->stats.dma_polled);
+	return done;
+}
+
+int kprof_sim_l1_init(struct kprof_sim_dev *sd)
+{
+	size_t nr = kprof_sim_nr_rings(sd);
+
+	spin_lock_init(&sd->lost_lock);
+	spin_lock_init(&sd->dma_lock);
+	mutex_init(&sd->engine_mutex);
+	INIT_WORK(&sd->engine_work, kprof_sim_engine_work);
+	hrtimer_init(&sd->kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	sd->kick_timer.function = kprof_sim_kick_fn;
+	atomic_set(&sd->kick_armed, 0);
+
+	sd->l1 = vzalloc(array_size(nr, sizeof(*sd->l1)));
+	sd->l1_mem = vmalloc(array3_size(nr, sd->l1_entries,
+					 sizeof(*sd->l1_mem)));
+	sd->fifo = vmalloc(KPROF_SIM_FIFO_SIZE);
+	if (!sd->l1 || !sd->l1_mem || !sd->fifo)
+		return -ENOMEM;
+	return 0;
+}
+
+void kprof_sim_l1_free(struct kprof_sim_dev *sd)
+{
+	vfree(sd->l1);
+	vfree(sd->l1_mem);
+	vfree(sd->fifo);
+}
