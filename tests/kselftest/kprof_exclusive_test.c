@@ -51,8 +51,10 @@ TEST_F(excl, second_fd_gets_ebusy)
 	EXPECT_EQ(-EBUSY, kt_start(self->fd, 0, 0, 0));
 	ASSERT_EQ(0, kt_info(fd2, &info));
 	EXPECT_EQ(getpid(), info.capture_pid);
-	/* The non-holder cannot stop someone else's capture. */
-	EXPECT_NE(0, kt_stop(fd2));
+	/* The non-holder cannot stop, pause or consume someone else's. */
+	EXPECT_EQ(-EBUSY, kt_stop(fd2));
+	EXPECT_EQ(-EBUSY, kt_ioctl(fd2, KPROF_IOC_CAPTURE_PAUSE, NULL));
+	EXPECT_EQ(-EBUSY, kt_ioctl(fd2, KPROF_IOC_RING_CONSUME, &(uint64_t){ 0 }));
 	ASSERT_EQ(0, kt_info(fd2, &info));
 	EXPECT_EQ(getpid(), info.capture_pid);
 	ASSERT_EQ(0, kt_stop(self->fd));

@@ -42,7 +42,8 @@ TEST_F(dev, info_values)
 	for (unsigned int r = 0; r < 5; r++)
 		EXPECT_STREQ(riscs[r], i->risc_names[r]);
 	EXPECT_STREQ("sim", i->backend);
-	EXPECT_LT(0, (int)strlen(i->name));
+	/* The backend's device: sim0 on the kprof_sim bus. */
+	EXPECT_STREQ("sim0", i->name);
 	EXPECT_LT(0, i->num_counters);
 	EXPECT_GE(KPROF_MAX_COUNTERS, i->num_counters);
 	EXPECT_LT(0, i->ref_clock_hz);
@@ -205,14 +206,25 @@ static int sysfs_attr(int id, const char *attr, char *buf, size_t len)
 
 TEST_F(dev, sysfs_backend_and_topology)
 {
-	char buf[256];
+	char buf[256], want[256];
+	size_t len = 0;
 
 	ASSERT_EQ(0, sysfs_attr(0, "backend", buf, sizeof(buf)));
 	EXPECT_STREQ(self->info.backend, buf);
-	ASSERT_EQ(0, sysfs_attr(0, "num_cores", buf, sizeof(buf)));
-	EXPECT_EQ(self->info.num_cores, strtoul(buf, NULL, 10));
-	ASSERT_EQ(0, sysfs_attr(0, "riscs_per_core", buf, sizeof(buf)));
-	EXPECT_EQ(self->info.riscs_per_core, strtoul(buf, NULL, 10));
+	ASSERT_EQ(0, sysfs_attr(0, "cores", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%u", self->info.num_cores);
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, sysfs_attr(0, "grid", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "%ux%u", self->info.grid_x,
+		 self->info.grid_y);
+	EXPECT_STREQ(want, buf);
+	/* RISC names, space separated, in index order. */
+	ASSERT_EQ(0, sysfs_attr(0, "riscs", buf, sizeof(buf)));
+	want[0] = '\0';
+	for (unsigned int r = 0; r < self->info.riscs_per_core; r++)
+		len += snprintf(want + len, sizeof(want) - len, "%s%s",
+				r ? " " : "", self->info.risc_names[r]);
+	EXPECT_STREQ(want, buf);
 }
 
 TEST_F(dev, sysfs_counter_names)
@@ -271,14 +283,33 @@ TEST_F(dev, sysfs_clock)
 	struct kprof_clock_state s;
 	char buf[256];
 	unsigned int mhz;
+	int locked;
 
 	ASSERT_EQ(0, kt_clock_get(self->fd, &s));
-	ASSERT_EQ(0, sysfs_attr(0, "clock_mhz", buf, sizeof(buf)));
-	mhz = strtoul(buf, NULL, 10);
+	ASSERT_EQ(0, sysfs_attr(0, "clock", buf, sizeof(buf)));
+	/* "mhz=M locked=L" and, when a pre-lock state is kept, " saved=..." */
+	ASSERT_EQ(2, sscanf(buf, "mhz=%u locked=%d", &mhz, &locked));
 	EXPECT_LE(self->info.clock_min_mhz, mhz);
 	EXPECT_GE(self->info.clock_max_mhz, mhz);
-	ASSERT_EQ(0, sysfs_attr(0, "clock_locked", buf, sizeof(buf)));
-	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_LOCKED), strtoul(buf, NULL, 10));
+	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_LOCKED), locked);
+	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_SAVED), strstr(buf, " saved=") != NULL);
+}
+
+/* Locking shows in sysfs with the saved state; reset clears it. */
+TEST_F(dev, sysfs_clock_locked)
+{
+	char buf[256], want[64];
+
+	ASSERT_EQ(0, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_MHZ,
+				  self->info.clock_min_mhz));
+	ASSERT_EQ(0, sysfs_attr(0, "clock", buf, sizeof(buf)));
+	kt_clock_set(self->fd, KPROF_CLOCK_OP_RESET, 0);
+	snprintf(want, sizeof(want), "mhz=%u locked=1 saved=auto",
+		 self->info.clock_min_mhz);
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, sysfs_attr(0, "clock", buf, sizeof(buf)));
+	EXPECT_EQ(NULL, strstr(buf, "saved="));
+	EXPECT_NE(NULL, strstr(buf, "locked=0"));
 }
 
 TEST_HARNESS_MAIN
