@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof core: device registration, /dev/kprofN open/release and ioctl
+ * dispatch, and the read-only ioctls (INFO, COUNTERS).
+ */
+#include <linux/module.h>
+#include <linux/cdev.h>
+#include <linux/idr.h>
+#include <linux/xarray.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include <linux/poll.h>
+
+#include "kprof_internal.h"
+
+static DEFINE_IDA(kprof_ida);
+/* Minor -> device for open(); an entry means "not unregistered yet". */
+static DEFINE_XARRAY(kprof_devs);
+static DEFINE_MUTEX(kprof_devs_lock);
+static struct cdev kprof_cdev;
+
+static void kprof_device_release(struct kref *ref)
+{
+	struct kprof_device *kd = container_of(ref, struct kprof_device, ref);
+
+	mutex_destroy(&kd->lock);
+	kfree(kd);
+}
+
+void kprof_device_put(struct kprof_device *kd)
+{
+	kref_put(&kd->ref, kprof_device_release);
+}
+
+void *kprof_device_priv(struct kprof_device *kd)
+{
+	return kd->priv;
+}
+EXPORT_SYMBOL_GPL(kprof_device_priv);
+
+int kprof_device_id(struct kprof_device *kd)
+{
+	return kd->id;
+}
+EXPORT_SYMBOL_GPL(kprof_device_id);
+
+static int kprof_check_hw_info(const struct kprof_backend_ops *ops,
+			       const struct kprof_hw_info *hw)
+{
+	if (!ops || !hw || !hw->backend)
+		return -EINVAL;
+	if (!ops->capture_start || !ops->capture_stop ||
+	    !ops->capture_pause || !ops->dma_submit || !ops->dma_poll ||
+	    !ops->get_clock || !ops->set_clock || !ops->cross_timestamp)
+		return -EINVAL;
+	if (!hw->num_cores || hw->riscs_per_core > KPROF_MAX_RISCS ||
+	    hw->num_counters > KPROF_MAX_COUNTERS ||
+	    (hw->num_counters && !hw->counters))
+		return -EINVAL;
+	if (hw->clock_min_mhz > hw->clock_base_mhz ||
+	    hw->clock_base_mhz > hw->clock_max_mhz)
+		return -EINVAL;
+	return 0;
+}
+
+static void kprof_copy_hw_info(struct kprof_device *kd,
+			       const struct kprof_hw_info *hw)
+{
+	u32 i;
+
+	kd->hw = *hw;
+	strscpy(kd->backend_name, hw->backend, sizeof(kd->backend_name));
+	kd->hw.backend = kd->backend_name;
+	for (i = 0; i < hw->riscs_per_core; i++) {
+		if (hw->risc_names[i])
+			strscpy(kd->risc_names[i], hw->risc_names[i],
+				KPROF_RISC_NAME_LEN);
+		else
+			snprintf(kd->risc_names[i], KPROF_RISC_NAME_LEN,
+				 "RISC%u", i);
+		kd->hw.risc_names[i] = kd->risc_names[i];
+	}
+	for (i = 0; i < hw->num_counters; i++) {
+		strscpy(kd->counters[i].name, hw->counters[i].name,
+			sizeof(kd->counters[i].name));
+		strscpy(kd->counters[i].unit, hw->counters[i].unit,
+			sizeof(kd->counters[i].unit));
+	}
+	kd->hw.counters = kd->counters;
+	if (!kd->ops->mmap_counters)
+		kd->hw.counter_block_size = 0;
+}
+
+struct kprof_device *kprof_device_register(struct device *parent,
+					   const struct kprof_backend_ops *ops,
+					   const struct kprof_hw_info *info,
+					   void *priv)
+{
+	struct kprof_device *kd;
+	struct device *dev;
+	int ret;
+
+	if (!parent)
+		return ERR_PTR(-EINVAL);
+	ret = kprof_check_hw_info(ops, info);
+	if (ret)
+		return ERR_PTR(ret);
+
+	kd = kzalloc(sizeof(*kd), GFP_KERNEL);
+	if (!kd)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&kd->ref);
+	mutex_init(&kd->lock);
+	init_rwsem(&kd->mmap_sem);
+	spin_lock_init(&kd->prod_lock);
+	init_waitqueue_head(&kd->read_wq);
+	kd->parent = parent;
+	kd->ops = ops;
+	kd->priv = priv;
+	kprof_copy_hw_info(kd, info);
+
+	ret = ida_alloc_max(&kprof_ida, KPROF_MAX_DEVICES - 1, GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+	kd->id = ret;
+
+	mutex_lock(&kprof_devs_lock);
+	ret = xa_insert(&kprof_devs, kd->id, kd, GFP_KERNEL);
+	mutex_unlock(&kprof_devs_lock);
+	if (ret)
+		goto err_ida;
+
+	dev = device_create_with_groups(kprof_class, parent,
+					MKDEV(MAJOR(kprof_devt), kd->id), kd,
+					kprof_dev_groups, "kprof%d", kd->id);
+	if (IS_ERR(dev)) {
+		ret = PTR_ERR(dev);
+		goto err_xa;
+	}
+	kd->dev = dev;
+	return kd;
+
+err_xa:
+	mutex_lock(&kprof_devs_lock);
+	xa_erase(&kprof_devs, kd->id);
+	mutex_unlock(&kprof_devs_lock);
+err_ida:
+	ida_free(&kprof_ida, kd->id);
+err_free:
+	kprof_device_put(kd);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(kprof_device_register);
+
+void kprof_device_unregister(struct kprof_device *kd)
+{
+	if (IS_ERR_OR_NULL(kd))
+		return;
+
+	/* No new opens from here on. */
+	mutex_lock(&kprof_devs_lock);
+	xa_erase(&kprof_devs, kd->id);
+	mutex_unlock(&kprof_devs_lock);
+
+	/*
+	 * Ioctls hold kd->lock while they use the backend, so once we own it
+	 * none is in progress, and all later ones see dead.
+	 */
+	down_write(&kd->mmap_sem);
+	kd->mmap_dead = true;
+	up_write(&kd->mmap_sem);
+
+	mutex_lock(&kd->lock);
+	WRITE_ONCE(kd->dead, true);
+	kprof_capture_stop_locked(kd, KPROF_STATE_GONE, KPROF_REASON_REMOVED);
+	kprof_clock_reset_locked(kd);
+	mutex_unlock(&kd->lock);
+
+	wake_up_all(&kd->read_wq);
+	/* Waits for sysfs readers, which may still call ops under the lock. */
+	device_destroy(kprof_class, MKDEV(MAJOR(kprof_devt), kd->id));
+	kd->dev = NULL;
+	ida_free(&kprof_ida, kd->id);
+	kprof_device_put(kd);
+}
+EXPORT_SYMBOL_GPL(kprof_device_unregister);
+
+/* ------------------------------------------------------------------ */
+/* Read-only ioctls                                                    */
+/* ------------------------------------------------------------------ */
+
+static long kprof_ioctl_info(struct kprof_device *kd, void __user *arg)
+{
+	struct kprof_device_info info;
+	struct kprof_hw_clock clk = {};
+	unsigned long flags;
+	u32 i;
+	int ret;
+
+	ret = kprof_copy_struct_in(&info, sizeof(info), arg);
+	if (ret)
+		return ret;
+	if (!kprof_mem_is_zero(info.reserved, sizeof(info.reserved)))
+		return -EINVAL;
+
+	kd->ops->get_clock(kd, &clk);
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.version = KPROF_UAPI_VERSION;
+	info.device_id = kd->id;
+	info.num_cores = kd->hw.num_cores;
+	info.grid_x = kd->hw.grid_x;
+	info.grid_y = kd->hw.grid_y;
+	info.riscs_per_core = kd->hw.riscs_per_core;
+	info.num_counters = kd->hw.num_counters;
+	info.ref_clock_hz = kd->hw.ref_clock_hz;
+	info.clock_mhz = clk.mhz;
+	info.clock_min_mhz = kd->hw.clock_min_mhz;
+	info.clock_base_mhz = kd->hw.clock_base_mhz;
+	info.clock_max_mhz = kd->hw.clock_max_mhz;
+	info.clock_flags = kprof_clock_flags(kd, clk.locked);
+	info.capture_pid = kd->holder_pid;
+	if (kd->holder_pid)
+		strscpy(info.capture_comm, kd->holder_comm,
+			sizeof(info.capture_comm));
+	spin_lock_irqsave(&kd->prod_lock, flags);
+	info.markers_dropped = kd->markers_dropped;
+	spin_unlock_irqrestore(&kd->prod_lock, flags);
+	info.l1_ring_entries = kd->hw.l1_ring_entries;
+	info.counter_block_size = kd->hw.counter_block_size;
+	strscpy(info.backend, kd->backend_name, sizeof(info.backend));
+	strscpy(info.name, dev_name(kd->parent), sizeof(info.name));
+	for (i = 0; i < kd->hw.riscs_per_core; i++)
+		strscpy(info.risc_names[i], kd->risc_names[i],
+			sizeof(info.risc_names[i]));
+
+	return kprof_copy_struct_out(arg, &info, sizeof(info));
+}
+
+static long kprof_ioctl_counters(struct kprof_device *kd, void __user *arg)
+{
+	struct kprof_counter_info *ci;
+	long ret;
+
+	/* ~1.6 KiB: too big for the stack. */
+	ci = kzalloc(sizeof(*ci), GFP_KERNEL);
+	if (!ci)
+		return -ENOMEM;
+	ret = kprof_copy_struct_in(ci, sizeof(*ci), arg);
+	if (ret)
+		goto out;
+	if (!kprof_mem_is_zero(ci->reserved, sizeof(ci->reserved))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(ci, 0, sizeof(*ci));
+	ci->size = sizeof(*ci);
+	ci->num_counters = kd->hw.num_counters;
+	memcpy(ci->desc, kd->counters,
+	       kd->hw.num_counters * sizeof(ci->desc[0]));
+	ret = kprof_copy_struct_out(arg, ci, sizeof(*ci));
+out:
+	kfree(ci);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* File operations                                                     */
+/* ------------------------------------------------------------------ */
+
+static int kprof_open(struct inode *inode, struct file *file)
+{
+	struct kprof_device *kd;
+	struct kprof_file *kf;
+
+	kf = kzalloc(sizeof(*kf), GFP_KERNEL);
+	if (!kf)
+		return -ENOMEM;
+
+	mutex_lock(&kprof_devs_lock);
+	kd = xa_load(&kprof_devs, iminor(inode));
+	if (kd)
+		kref_get(&kd->ref);
+	mutex_unlock(&kprof_devs_lock);
+	if (!kd) {
+		kfree(kf);
+		return -ENODEV;
+	}
+
+	spin_lock_init(&kf->lock);
+	kf->kd = kd;
+	file->private_data = kf;
+	return nonseekable_open(inode, file);
+}
+
+static int kprof_release(struct inode *inode, struct file *file)
+{
+	struct kprof_file *kf = file->private_data;
+	struct kprof_device *kd = kf->kd;
+	struct kprof_capture *cap;
+	unsigned long flags;
+
+	/* Closing (or dying while holding) the capture ends it at once. */
+	mutex_lock(&kd->lock);
+	spin_lock_irqsave(&kd->prod_lock, flags);
+	cap = kd->cap;
+	spin_unlock_irqrestore(&kd->prod_lock, flags);
+	if (cap && cap->holder == kf)
+		kprof_capture_stop_locked(kd, KPROF_STATE_STOPPED,
+					  KPROF_REASON_STOP);
+	mutex_unlock(&kd->lock);
+
+	spin_lock(&kf->lock);
+	cap = kf->cap;
+	kf->cap = NULL;
+	spin_unlock(&kf->lock);
+	if (cap)
+		kprof_capture_put(cap);
+
+	kprof_device_put(kd);
+	kfree(kf);
+	return 0;
+}
+
+static long kprof_ioctl_locked(struct kprof_file *kf, unsigned int cmd,
+			       void __user *arg)
+{
+	struct kprof_device *kd = kf->kd;
+	struct kprof_capture_params params;
+	u64 pos;
+	int ret;
+
+	switch (cmd) {
+	case KPROF_IOC_INFO:
+		return kprof_ioctl_info(kd, arg);
+	case KPROF_IOC_COUNTERS:
+		return kprof_ioctl_counters(kd, arg);
+	case KPROF_IOC_CAPTURE_START:
+		ret = kprof_copy_struct_in(&params, sizeof(params), arg);
+		if (ret)
+			return ret;
+		return kprof_capture_start(kf, &params);
+	case KPROF_IOC_CAPTURE_STOP:
+		return kprof_capture_stop(kf);
+	case KPROF_IOC_CAPTURE_PAUSE:
+		return kprof_capture_set_paused(kf, true);
+	case KPROF_IOC_CAPTURE_RESUME:
+		return kprof_capture_set_paused(kf, false);
+	case KPROF_IOC_RING_CONSUME:
+		if (get_user(pos, (u64 __user *)arg))
+			return -EFAULT;
+		return kprof_capture_consume(kf, pos);
+	case KPROF_IOC_CLOCK_GET:
+		return kprof_ioctl_clock_get(kd, arg);
+	case KPROF_IOC_CLOCK_SET:
+		return kprof_ioctl_clock_set(kd, arg);
+	case KPROF_IOC_SYNC_SAMPLE:
+		return kprof_ioctl_sync_sample(kd, arg);
+	}
+	return -ENOTTY;
+}
+
+static long kprof_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	struct kprof_file *kf = file->private_data;
+	struct kprof_device *kd = kf->kd;
+	long ret;
+
+	switch (cmd) {
+	case KPROF_IOC_INFO:
+	case KPROF_IOC_COUNTERS:
+	case KPROF_IOC_CAPTURE_START:
+	case KPROF_IOC_CAPTURE_STOP:
+	case KPROF_IOC_CAPTURE_PAUSE:
+	case KPROF_IOC_CAPTURE_RESUME:
+	case KPROF_IOC_RING_CONSUME:
+	case KPROF_IOC_CLOCK_GET:
+	case KPROF_IOC_CLOCK_SET:
+	case KPROF_IOC_SYNC_SAMPLE:
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	if (mutex_lock_interruptible(&kd->lock))
+		return -ERESTARTSYS;
+	if (kd->dead)
+		ret = -ENODEV;
+	else
+		ret = kprof_ioctl_locked(kf, cmd, (void __user *)arg);
+	mutex_unlock(&kd->lock);
+	return ret;
+}
+
+static const struct file_operations kprof_fops = {
+	.owner = THIS_MODULE,
+	.open = kprof_open,
+	.release = kprof_release,
+	.unlocked_ioctl = kprof_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.read = kprof_capture_read,
+	.poll = kprof_capture_poll,
+	.mmap = kprof_capture_mmap,
+	.llseek = no_llseek,
+};
+
+int kprof_core_init(void)
+{
+	cdev_init(&kprof_cdev, &kprof_fops);
+	kprof_cdev.owner = THIS_MODULE;
+	return cdev_add(&kprof_cdev, kprof_devt, KPROF_MAX_DEVICES);
+}
+
+void kprof_core_exit(void)
+{
+	cdev_del(&kprof_cdev);
+	ida_destroy(&kprof_ida);
+	WARN_ON(!xa_empty(&kprof_devs));
+}

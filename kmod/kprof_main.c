@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof module init and exit: the "kprof" class, the char device region,
+ * then the built-in backends (today the simulator).
+ */
+#include <linux/module.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+
+#include "kprof_internal.h"
+#include "sim/kprof_sim.h"
+
+struct class *kprof_class;
+dev_t kprof_devt;
+
+/* udev rules set root:kprof 0660; devtmpfs gets the same mode. */
+static char *kprof_devnode(struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0660;
+	return NULL;
+}
+
+static int __init kprof_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&kprof_devt, 0, KPROF_MAX_DEVICES, "kprof");
+	if (ret)
+		return ret;
+
+	kprof_class = class_create(THIS_MODULE, "kprof");
+	if (IS_ERR(kprof_class)) {
+		ret = PTR_ERR(kprof_class);
+		goto err_region;
+	}
+	kprof_class->devnode = kprof_devnode;
+
+	ret = kprof_core_init();
+	if (ret)
+		goto err_class;
+
+	ret = kprof_sim_init();
+	if (ret)
+		goto err_core;
+
+	return 0;
+
+err_core:
+	kprof_core_exit();
+err_class:
+	class_destroy(kprof_class);
+err_region:
+	unregister_chrdev_region(kprof_devt, KPROF_MAX_DEVICES);
+	return ret;
+}
+
+static void __exit kprof_exit(void)
+{
+	/* Unregisters every sim device, which resets their clocks. */
+	kprof_sim_exit();
+	kprof_core_exit();
+	class_destroy(kprof_class);
+	unregister_chrdev_region(kprof_devt, KPROF_MAX_DEVICES);
+}
+
+module_init(kprof_init);
+module_exit(kprof_exit);
+
+MODULE_DESCRIPTION("kprof: accelerator profiling capture (with simulated accelerator)");
+MODULE_AUTHOR("kprof developers");
+MODULE_LICENSE("GPL");

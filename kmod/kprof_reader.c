@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The consumer side of /dev/kprofN: read() of whole records, poll(),
+ * KPROF_IOC_RING_CONSUME for mmap readers, and mmap of the ring and the
+ * counter block.
+ *
+ * Records between tail and head are never touched by the producer, so
+ * they are copied to user space without the producer lock; one consumer
+ * at a time (cap->read_lock) keeps tail consistent.
+ */
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#include "kprof_internal.h"
+
+int kprof_capture_consume(struct kprof_file *kf, u64 pos)
+{
+	struct kprof_capture *cap = kprof_file_get_cap(kf);
+	int ret;
+
+	if (!cap)
+		return kf->kd->cap ? -EBUSY : -EINVAL;
+	mutex_lock(&cap->read_lock);
+	ret = kprof_capture_advance(cap, pos);
+	mutex_unlock(&cap->read_lock);
+	kprof_capture_put(cap);
+	return ret;
+}
+
+/*
+ * Copy whole records from tail into buf. Returns bytes copied, or an
+ * error if nothing was copied. *pos is advanced past copied records and
+ * skipped PADs.
+ */
+static ssize_t kprof_copy_records(struct kprof_capture *cap, char __user *buf,
+				  size_t count, u64 *pos, u64 head)
+{
+	struct kprof_ring *ring = cap->ring;
+	struct kprof_rec_hdr hdr;
+	size_t n = 0;
+
+	while (*pos < head) {
+		u32 room = kprof_ring_room(ring, *pos);
+		const void *rec = kprof_ring_ptr(ring, *pos);
+
+		memcpy(&hdr, rec, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || !IS_ALIGNED(hdr.size, 8) ||
+		    hdr.size > room || hdr.size > head - *pos) {
+			/* A backend bug; the stream cannot be resynchronised. */
+			dev_warn_ratelimited(cap->kd->dev,
+					     "malformed record (type %u size %u) in ring\n",
+					     hdr.type, hdr.size);
+			return n ? n : -EIO;
+		}
+		if (hdr.type == KPROF_REC_PAD) {
+			*pos += hdr.size;
+			continue;
+		}
+		if (n + hdr.size > count)
+			return n ? n : -EINVAL;
+		if (copy_to_user(buf + n, rec, hdr.size))
+			return n ? n : -EFAULT;
+		n += hdr.size;
+		*pos += hdr.size;
+	}
+	return n;
+}
+
+ssize_t kprof_capture_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct kprof_file *kf = file->private_data;
+	struct kprof_device *kd = kf->kd;
+	struct kprof_capture *cap = kprof_file_get_cap(kf);
+	u64 head, tail, pos;
+	ssize_t ret;
+	bool active;
+
+	if (!cap)
+		return READ_ONCE(kd->dead) ? -ENODEV : -EINVAL;
+
+	for (;;) {
+		if (!kprof_capture_readable(cap, &active)) {
+			if (!active) {
+				ret = 0;	/* stopped and drained: EOF */
+				break;
+			}
+			if (file->f_flags & O_NONBLOCK) {
+				ret = -EAGAIN;
+				break;
+			}
+			ret = wait_event_interruptible(kd->read_wq,
+						       kprof_capture_readable(cap, &active) ||
+						       !active);
+			if (ret)
+				break;
+			continue;
+		}
+
+		ret = mutex_lock_interruptible(&cap->read_lock);
+		if (ret)
+			break;
+		kprof_capture_positions(cap, &head, &tail);
+		pos = tail;
+		ret = kprof_copy_records(cap, buf, count, &pos, head);
+		if (pos != tail)
+			WARN_ON_ONCE(kprof_capture_advance(cap, pos));
+		mutex_unlock(&cap->read_lock);
+		/* Only PADs (or another reader won): wait for more. */
+		if (ret != 0)
+			break;
+	}
+	kprof_capture_put(cap);
+	return ret;
+}
+
+__poll_t kprof_capture_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct kprof_file *kf = file->private_data;
+	struct kprof_device *kd = kf->kd;
+	struct kprof_capture *cap;
+	__poll_t mask = 0;
+	bool active;
+
+	poll_wait(file, &kd->read_wq, wait);
+	cap = kprof_file_get_cap(kf);
+	if (!cap)
+		return READ_ONCE(kd->dead) ? EPOLLHUP | EPOLLERR : 0;
+	if (kprof_capture_readable(cap, &active))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (!active)
+		mask |= EPOLLHUP;
+	if ((mask & EPOLLHUP) && READ_ONCE(cap->state) == KPROF_STATE_GONE)
+		mask |= EPOLLERR;
+	kprof_capture_put(cap);
+	return mask;
+}
+
+/*
+ * A backend that maps its counter block without vm_ops of its own gets
+ * ours: they pin the parent device, so a block freed in the parent's
+ * release stays valid while mapped, even after the device is removed.
+ */
+static void kprof_counters_vm_open(struct vm_area_struct *vma)
+{
+	get_device(vma->vm_private_data);
+}
+
+static void kprof_counters_vm_close(struct vm_area_struct *vma)
+{
+	put_device(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct kprof_counters_vm_ops = {
+	.open = kprof_counters_vm_open,
+	.close = kprof_counters_vm_close,
+};
+
+static int kprof_counters_mmap(struct kprof_device *kd,
+			       struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (!kd->hw.counter_block_size)
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start > PAGE_ALIGN(kd->hw.counter_block_size))
+		return -EINVAL;
+
+	down_read(&kd->mmap_sem);
+	ret = kd->mmap_dead ? -ENODEV : kd->ops->mmap_counters(kd, vma);
+	if (!ret && !vma->vm_ops) {
+		vma->vm_private_data = get_device(kd->parent);
+		vma->vm_ops = &kprof_counters_vm_ops;
+	}
+	up_read(&kd->mmap_sem);
+	return ret;
+}
+
+int kprof_capture_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kprof_file *kf = file->private_data;
+	struct kprof_capture *cap;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	int ret;
+
+	if (off != KPROF_MMAP_RING && off != KPROF_MMAP_COUNTERS)
+		return -EINVAL;
+	/* Read-only, and mprotect() must not be able to change that. */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+
+	if (off == KPROF_MMAP_COUNTERS)
+		return kprof_counters_mmap(kf->kd, vma);
+
+	cap = kprof_file_get_cap(kf);
+	if (!cap)
+		return -EINVAL;
+	ret = kprof_ring_mmap(cap->ring, vma);
+	kprof_capture_put(cap);
+	return ret;
+}
