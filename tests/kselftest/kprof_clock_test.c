@@ -242,9 +242,10 @@ TEST_F_TIMEOUT(clk, ops_run_at_locked_clock, 60)
 	ASSERT_EQ(0, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_MHZ, f));
 	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
 	ASSERT_EQ(0, kt_ring_map(&r, self->fd));
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
 		ASSERT_LT(0, kt_launch(self->simfd, "clk", 0, 2, KT_SMALL_FLOPS,
 				       KT_SMALL_BYTES, 0));
+	}
 	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
 	kt_sleep_ms(100);
 	ASSERT_EQ(0, kt_stop(self->fd));

@@ -39,8 +39,9 @@ TEST_F(dev, info_values)
 	EXPECT_EQ(8, i->grid_y);
 	EXPECT_EQ(i->grid_x * i->grid_y, i->num_cores);
 	ASSERT_EQ(5, i->riscs_per_core);
-	for (unsigned int r = 0; r < 5; r++)
+	for (unsigned int r = 0; r < 5; r++) {
 		EXPECT_STREQ(riscs[r], i->risc_names[r]);
+	}
 	EXPECT_STREQ("sim", i->backend);
 	/* The backend's device: sim0 on the kprof_sim bus. */
 	EXPECT_STREQ("sim0", i->name);
@@ -112,8 +113,9 @@ TEST_F(dev, counters_no_stale_bytes)
 		EXPECT_TRUE(kt_str_clean(d->unit, sizeof(d->unit)));
 		EXPECT_NE(0, d->name[0]);
 		EXPECT_NE(0, d->unit[0]);
-		for (unsigned int j = 0; j < k; j++)
+		for (unsigned int j = 0; j < k; j++) {
 			EXPECT_STRNE(c.desc[j].name, d->name);
+		}
 	}
 }
 

@@ -136,9 +136,10 @@ TEST_F(map, counters_block_live)
 	seq0 = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
 	/* Counter 0 is busy_cycles; core 0 only runs the ops below. */
 	busy0 = b->values[0 * nc + 0];
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		ASSERT_LT(0, kt_launch(self->simfd, "mm", 0, 1, KT_SMALL_FLOPS,
 				       KT_SMALL_BYTES, 0));
+	}
 	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
 	EXPECT_LT(seq0, __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE));
 	busy1 = b->values[0 * nc + 0];
@@ -175,9 +176,10 @@ TEST_F_TIMEOUT(map, ring_matches_read, 60)
 	ssize_t n, total = 0;
 
 	ASSERT_EQ(0, kt_ring_map(&r, self->fd));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		ASSERT_LT(0, kt_launch(self->simfd, "cmp", 0, 4, KT_SMALL_FLOPS,
 				       KT_SMALL_BYTES, 1));
+	}
 	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
 	/* Stop: the stream is final, nothing moves while we compare. */
 	ASSERT_EQ(0, kt_stop(self->fd));
