@@ -1,0 +1,1225 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kprofctl capture: run a command (or a time span) under an exclusive
+ * device capture, with host ioctl events from BPF and host perf counters,
+ * spooling raw data as it arrives, then aggregate with libkprof.
+ *
+ * Order matters: the device capture and BPF are ready and the command's
+ * perf counters are open before the command is released from its pipe,
+ * so nothing it does goes unseen.
+ */
+#include "kprofctl.h"
+#include "capture_perf.h"
+#include "kprof.h"
+#include "kprof_bpf.h"
+#include "kprof_cpufreq.h"
+#include "kprof_dev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include <linux/kprof_sim.h>
+
+/*
+ * kprof_bpf.c is in libkprof.a only when the BPF skeletons were built
+ * (user/Makefile looks for skeleton headers in $(BUILD)/bpf, which is on the include
+ * path): the same test here lets kprofctl build without them and say so
+ * at run time.
+ */
+#if defined(__has_include)
+#if __has_include("kprof_ioctl.skel.h")
+#define HAVE_BPF 1
+#endif
+#endif
+#ifndef HAVE_BPF
+#define HAVE_BPF 0
+#endif
+
+#define DEFAULT_EVENTS	"cycles,instructions"
+#define DRAIN_BUF	(1U << 20)
+#define TICK_MS		100		/* spool flush / housekeeping period */
+#define STOP_GRACE_MS	3000		/* wait for the command after a signal */
+#define FINAL_DRAIN_MS	2000		/* wait for the kernel's last DMA */
+
+static void capture_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kprofctl capture --device N [OPTIONS] -- CMD [ARGS...]\n"
+		"       kprofctl capture --device N [OPTIONS] --duration SEC\n"
+		"Capture device N while CMD runs (or for SEC seconds): device markers,\n"
+		"ops and PMU counters from /dev/kprofN, launch/sync ioctl timestamps\n"
+		"from BPF, and host perf counters for CMD. Raw data is spooled to\n"
+		"DIR/raw/ as it arrives; at the end ops.csv, counters.csv,\n"
+		"device_log.csv, host_events.csv, params.json and summary.txt are\n"
+		"written to DIR. The exit status is CMD's (128+signal if it was killed).\n"
+		"\n"
+		"  -d, --device N        device number (/dev/kprofN)\n"
+		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS);\n"
+		"                        a non-empty DIR is refused without --force\n"
+		"  -f, --force           write into a non-empty DIR\n"
+		"  -e, --events LIST     host perf events for CMD, libpfm4 names, comma\n"
+		"                        separated (default " DEFAULT_EVENTS "; 'none'). Without a\n"
+		"                        hardware PMU, perf::task-clock is counted instead.\n"
+		"      --op-filter GLOB  keep only ops whose OP CODE matches GLOB (fnmatch)\n"
+		"                        in the outputs; the raw spool keeps everything\n"
+		"      --ring-size S     device ring size (power of two, 64K..256M; K/M/G)\n"
+		"      --paused          start paused; send SIGUSR1 to kprofctl to resume\n"
+		"      --duration SEC    capture for SEC seconds with no command\n"
+		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
+		"      --bpf-hook KIND   force a BPF hook kind (handler, lsm, tp, ...)\n"
+		"      --dev-node PATH   trace another driver's node instead of the sim's\n"
+		"      --launch-ioctl C  its launch ioctl command (number, e.g. 0xc0b80101)\n"
+		"      --sync-ioctl C    its sync ioctl command (optional)\n"
+		"\n"
+		"Signals: Ctrl-C or SIGTERM stops cleanly (CMD gets the signal too) and\n"
+		"the results are still written; a second one stops at once. SIGUSR1\n"
+		"toggles pause/resume of the device capture.\n");
+}
+
+enum {
+	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
+	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
+	OPT_SYNC_IOCTL,
+};
+
+struct capture_opts {
+	uint32_t dev_id;
+	int have_dev;
+	const char *outdir;
+	int force;
+	const char *events;
+	const char *op_filter;
+	uint32_t ring_size;
+	int paused;
+	double duration;
+	int no_bpf;
+	const char *bpf_hook;
+	const char *dev_node;
+	uint32_t launch_ioctl, sync_ioctl;
+	char **cmd;
+	int cmd_argc;
+};
+
+struct capture {
+	struct capture_opts *o;
+	char dir[4096];
+	struct kprof_dev dev;
+	struct kprof_device_info info;
+	struct kprof_counter_info cinfo;
+	struct kprof_clock_state clk_start, clk_end;
+	struct kprof_spool_writer *dspool, *hspool;
+	struct kprof_bpf *bpf;
+	struct capture_perf perf;
+	uint8_t *buf;
+	int epfd, sigfd, timerfd, durfd;
+	pid_t child;
+	int child_status;		/* waitpid status, valid when exited */
+	int child_exited;
+	int exec_errno;			/* CMD could not be executed */
+	int stop_sig;			/* signal that asked us to stop */
+	int paused;
+	int device_gone;
+	int kernel_stopped;		/* capture ended by the kernel */
+	int ring_error;
+	int spool_error;
+	uint64_t host_events;
+	uint64_t pause_toggles;
+	struct timespec t_start, t_end;
+	char bpf_target_desc[640];
+};
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+static int parse_ioctl_cmd(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s || v > UINT32_MAX || !v)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct capture_opts *o)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
+		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+		{ "paused", no_argument, NULL, OPT_PAUSED },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
+		{ "bpf-hook", required_argument, NULL, OPT_BPF_HOOK },
+		{ "dev-node", required_argument, NULL, OPT_DEV_NODE },
+		{ "launch-ioctl", required_argument, NULL, OPT_LAUNCH_IOCTL },
+		{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t sz;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->events = DEFAULT_EVENTS;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at CMD, so that its own options stay its own. */
+	while ((c = getopt_long(argc, argv, "+d:o:fe:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &o->dev_id))
+				return kprofctl_usage_error("capture", "bad device number '%s'", optarg);
+			o->have_dev = 1;
+			break;
+		case 'o':
+			if (!*optarg)
+				return kprofctl_usage_error("capture", "empty output directory");
+			o->outdir = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case OPT_OP_FILTER:
+			if (!*optarg)
+				return kprofctl_usage_error("capture", "empty --op-filter");
+			o->op_filter = optarg;
+			break;
+		case OPT_RING_SIZE:
+			if (kprofctl_parse_size(optarg, &sz) || sz < KPROF_RING_SIZE_MIN ||
+			    sz > KPROF_RING_SIZE_MAX || (sz & (sz - 1)))
+				return kprofctl_usage_error("capture",
+					"--ring-size '%s': a power of two from 64K to 256M", optarg);
+			o->ring_size = (uint32_t)sz;
+			break;
+		case OPT_PAUSED:
+			o->paused = 1;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o->duration > 0) ||
+			    o->duration > 7 * 86400.0)
+				return kprofctl_usage_error("capture",
+					"--duration '%s': seconds, > 0", optarg);
+			break;
+		case OPT_NO_BPF:
+			o->no_bpf = 1;
+			break;
+		case OPT_BPF_HOOK:
+			o->bpf_hook = optarg;
+			break;
+		case OPT_DEV_NODE:
+			o->dev_node = optarg;
+			break;
+		case OPT_LAUNCH_IOCTL:
+			if (parse_ioctl_cmd(optarg, &o->launch_ioctl))
+				return kprofctl_usage_error("capture", "bad ioctl command '%s'", optarg);
+			break;
+		case OPT_SYNC_IOCTL:
+			if (parse_ioctl_cmd(optarg, &o->sync_ioctl))
+				return kprofctl_usage_error("capture", "bad ioctl command '%s'", optarg);
+			break;
+		case 'h':
+			capture_usage(stdout);
+			return -1;
+		default:
+			return kprofctl_usage_error("capture", "unknown or incomplete option '%s'",
+						    argv[optind - 1]);
+		}
+	}
+	o->cmd = argv + optind;
+	o->cmd_argc = argc - optind;
+	if (!o->have_dev)
+		return kprofctl_usage_error("capture", "--device N is required");
+	if (!o->cmd_argc && !o->duration)
+		return kprofctl_usage_error("capture", "give a command after '--', or --duration SEC");
+	if (o->cmd_argc && o->duration)
+		return kprofctl_usage_error("capture", "--duration is for captures without a command");
+	if (o->dev_node && !o->launch_ioctl)
+		return kprofctl_usage_error("capture", "--dev-node needs --launch-ioctl");
+	if ((o->launch_ioctl || o->sync_ioctl) && !o->dev_node)
+		return kprofctl_usage_error("capture", "--launch-ioctl/--sync-ioctl need --dev-node");
+	if (o->no_bpf && (o->dev_node || o->bpf_hook))
+		return kprofctl_usage_error("capture", "--no-bpf excludes --dev-node and --bpf-hook");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Draining                                                            */
+/* ------------------------------------------------------------------ */
+
+static void spool_fail(struct capture *c, const struct kprof_err *err)
+{
+	if (!c->spool_error)
+		kprofctl_err("writing the raw spool failed: %s; stopping the capture (data so far kept)",
+			     err->msg);
+	c->spool_error = 1;
+}
+
+/* Copy everything the device ring holds into the spool. */
+static void drain_device(struct capture *c)
+{
+	struct kprof_err err = { 0 };
+	ssize_t n;
+
+	if (c->ring_error || !c->dev.ctrl)
+		return;
+	for (;;) {
+		n = kprof_dev_ring_read(&c->dev, c->buf, DRAIN_BUF);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (n == -ENODEV) {
+				c->device_gone = 1;
+				break;
+			}
+			kprofctl_err("device ring: %s at position %llu; stopping (data before it kept)",
+				     n == -EPROTO ? "malformed record" : strerror((int)-n),
+				     (unsigned long long)c->dev.ctrl->tail);
+			c->ring_error = 1;
+			break;
+		}
+		if (c->dspool && !c->spool_error &&
+		    kprof_spool_append(c->dspool, c->buf, (size_t)n, &err))
+			spool_fail(c, &err);
+	}
+	if (kprof_dev_ring_state(&c->dev) == KPROF_STATE_GONE)
+		c->device_gone = 1;
+}
+
+static int on_host_event(const struct kprof_host_event *ev, void *ctx)
+{
+	struct capture *c = ctx;
+	struct kprof_err err = { 0 };
+
+	c->host_events++;
+	if (c->hspool && !c->spool_error &&
+	    kprof_spool_append(c->hspool, ev, sizeof(*ev), &err))
+		spool_fail(c, &err);
+	return 0;
+}
+
+#if HAVE_BPF
+static void drain_bpf(struct capture *c)
+{
+	if (c->bpf)
+		kprof_bpf_consume(c->bpf);
+}
+#else
+/* Stand-ins: without skeletons there is never a c->bpf. */
+static void drain_bpf(struct capture *c)
+{
+	(void)c;
+}
+
+int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
+		   struct kprof_bpf **out, struct kprof_err *err)
+{
+	(void)t, (void)cb, (void)ctx, (void)out;
+	return kprof_err_set(err, ENOTSUP,
+			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
+}
+
+int kprof_bpf_fd(const struct kprof_bpf *b)
+{
+	(void)b;
+	return -1;
+}
+
+int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
+{
+	(void)b, (void)st;
+	return -ENOTSUP;
+}
+
+const char *kprof_bpf_hook_name(const struct kprof_bpf *b)
+{
+	(void)b;
+	return "";
+}
+
+const char *kprof_bpf_fallback_log(const struct kprof_bpf *b)
+{
+	(void)b;
+	return "";
+}
+
+void kprof_bpf_close(struct kprof_bpf *b)
+{
+	(void)b;
+}
+
+int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
+{
+	(void)s, (void)out;
+	return -1;
+}
+#endif
+
+static void flush_spools(struct capture *c)
+{
+	struct kprof_err err = { 0 };
+
+	if (c->dspool && !c->spool_error && kprof_spool_flush(c->dspool, &err))
+		spool_fail(c, &err);
+	if (c->hspool && !c->spool_error && kprof_spool_flush(c->hspool, &err))
+		spool_fail(c, &err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Set-up                                                              */
+/* ------------------------------------------------------------------ */
+
+static int open_device(struct capture *c)
+{
+	char msg[256];
+	int r;
+
+	r = kprof_dev_open(&c->dev, (int)c->o->dev_id, O_RDWR);
+	if (r) {
+		kprofctl_err("%s", kprof_dev_open_error((int)c->o->dev_id, r, msg, sizeof(msg)));
+		return -1;
+	}
+	r = kprof_dev_info(&c->dev, &c->info);
+	if (!r)
+		r = kprof_dev_counter_info(&c->dev, &c->cinfo);
+	if (!r)
+		r = kprof_dev_clock_get(&c->dev, &c->clk_start);
+	if (r) {
+		kprofctl_err("%s: query failed: %s", c->dev.path, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+static int start_capture(struct capture *c)
+{
+	struct kprof_device_info now;
+	int r;
+
+	r = kprof_dev_capture_start(&c->dev, c->o->paused ? KPROF_CAPTURE_PAUSED : 0,
+				    c->o->ring_size, 0);
+	if (r == -EBUSY) {
+		if (!kprof_dev_info(&c->dev, &now) && now.capture_pid)
+			kprofctl_err("device %u is being captured by pid %d (%.16s); wait or stop it",
+				     c->o->dev_id, now.capture_pid, now.capture_comm);
+		else
+			kprofctl_err("device %u is being captured by another process; wait or stop it",
+				     c->o->dev_id);
+		return -1;
+	}
+	if (r) {
+		kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
+			     r == -EPERM || r == -EACCES ?
+			     "permission denied (open /dev/kprofN read-write: group kprof or root)" :
+			     strerror(-r));
+		return -1;
+	}
+	if (!(c->clk_start.flags & KPROF_CLOCK_LOCKED))
+		kprofctl_warn("device %u clock is not locked (dvfs, now %u MHz): device durations will vary; 'kprofctl lock-clock --device %u' pins it",
+			      c->o->dev_id, c->clk_start.mhz, c->o->dev_id);
+	c->paused = c->o->paused;
+	r = kprof_dev_ring_map(&c->dev);
+	if (r) {
+		kprofctl_err("device %u: cannot map the capture ring: %s", c->o->dev_id,
+			     strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What BPF traces. The sim's vendor node is /dev/<device name>, e.g.
+ * /dev/kprof_sim0; its commands and the seq fields come from
+ * <linux/kprof_sim.h>.
+ */
+static int setup_bpf(struct capture *c)
+{
+	struct kprof_bpf_target t;
+	struct kprof_err err = { 0 };
+	char node[512];
+	struct stat st;
+	int r;
+
+	if (c->o->no_bpf)
+		return 0;
+	memset(&t, 0, sizeof(t));
+	if (c->o->dev_node) {
+		snprintf(node, sizeof(node), "%s", c->o->dev_node);
+		t.launch_cmd = c->o->launch_ioctl;
+		t.sync_cmd = c->o->sync_ioctl;
+	} else if (!strcmp(c->info.backend, "sim")) {
+		/* The sim's vendor node is kprof_<device name>: kprof_sim0. */
+		snprintf(node, sizeof(node), "%s/kprof_%.32s", kprof_dev_dir(), c->info.name);
+		t.launch_cmd = KPROF_SIM_IOC_LAUNCH;
+		t.sync_cmd = KPROF_SIM_IOC_SYNC;
+		t.launch_seq_off = offsetof(struct kprof_sim_launch, seq);
+		t.launch_seq_size = sizeof(((struct kprof_sim_launch *)0)->seq);
+		t.sync_seq_off = offsetof(struct kprof_sim_sync, seq);
+		t.sync_seq_size = sizeof(((struct kprof_sim_sync *)0)->seq);
+		/* kmod/sim/kprof_sim_vendor.c: its .unlocked_ioctl */
+		t.handler = "kprof_sim_vendor_ioctl";
+	} else {
+		kprofctl_err("device %u (backend %s): no built-in driver profile; give --dev-node, --launch-ioctl and --sync-ioctl, or --no-bpf",
+			     c->o->dev_id, c->info.backend);
+		return -1;
+	}
+	if (stat(node, &st) || !S_ISCHR(st.st_mode)) {
+		kprofctl_err("%s: %s; the launch/sync ioctls are traced on this node (--no-bpf skips host events)",
+			     node, errno ? strerror(errno) : "not a character device");
+		return -1;
+	}
+	t.dev = st.st_rdev;
+	t.tgid = 0;	/* whole device: CMD's children are traced too */
+	if (c->o->bpf_hook && kprof_bpf_hook_parse(c->o->bpf_hook, &t.hook)) {
+		kprofctl_err("unknown --bpf-hook '%s'", c->o->bpf_hook);
+		return -1;
+	}
+	snprintf(c->bpf_target_desc, sizeof(c->bpf_target_desc),
+		 "%s (%u:%u) launch 0x%08x sync 0x%08x", node, major(st.st_rdev),
+		 minor(st.st_rdev), t.launch_cmd, t.sync_cmd);
+	r = kprof_bpf_open(&t, on_host_event, c, &c->bpf, &err);
+	if (r) {
+		kprofctl_err("cannot load the BPF ioctl tracer: %s%s",
+			     err.msg[0] ? err.msg : strerror(-r),
+			     "; --no-bpf captures without host ioctl timestamps");
+		return -1;
+	}
+	if (kprof_bpf_fallback_log(c->bpf)[0])
+		kprofctl_warn("BPF hook %s (cheaper hooks failed: %s)",
+			      kprof_bpf_hook_name(c->bpf), kprof_bpf_fallback_log(c->bpf));
+	return 0;
+}
+
+static int default_dir(struct capture *c)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(c->dir, sizeof(c->dir), "./kprof-%u-%s", c->o->dev_id, stamp);
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096], *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int check_dir(struct capture *c)
+{
+	int r;
+
+	if (c->o->outdir)
+		snprintf(c->dir, sizeof(c->dir), "%s", c->o->outdir);
+	else
+		default_dir(c);
+	r = kprofctl_dir_usable(c->dir, c->o->force);
+	if (r == -EEXIST) {
+		kprofctl_err("%s is not empty; use --force to write into it, or -o another directory",
+			     c->dir);
+		return -1;
+	}
+	if (r) {
+		kprofctl_err("%s: %s", c->dir, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_spools(struct capture *c)
+{
+	struct kprof_err err = { 0 };
+	int r = mkdir_p(c->dir);
+
+	if (r) {
+		kprofctl_err("cannot create %s: %s", c->dir, strerror(-r));
+		return -1;
+	}
+	c->dspool = kprof_spool_create(c->dir, KPROF_SPOOL_DEVICE, &c->info, &c->cinfo, &err);
+	if (!c->dspool) {
+		kprofctl_err("cannot create the device spool in %s: %s", c->dir, err.msg);
+		return -1;
+	}
+	if (c->bpf) {
+		c->hspool = kprof_spool_create(c->dir, KPROF_SPOOL_HOST, NULL, NULL, &err);
+		if (!c->hspool) {
+			kprofctl_err("cannot create the host spool in %s: %s", c->dir, err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Fork CMD, held on a pipe until released. A second, close-on-exec pipe
+ * reports an exec failure (errno) to the parent.
+ */
+static int fork_cmd(struct capture *c, const sigset_t *oldmask, int *go_fd)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+		kprofctl_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		kprofctl_err("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char b;
+		int e;
+		ssize_t n;
+
+		close(go[1]);
+		close(ex[0]);
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		do {
+			n = read(go[0], &b, 1);
+		} while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(125);	/* kprofctl gave up before releasing us */
+		execvp(c->o->cmd[0], c->o->cmd);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(ex[1]);
+	c->child = pid;
+	*go_fd = go[1];
+	return ex[0];
+}
+
+/* Let CMD exec; returns 0, or the exec errno. */
+static int release_cmd(struct capture *c, int go_fd, int ex_fd)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(go_fd, "g", 1) != 1)
+		kprofctl_err("cannot release the command: %s", strerror(errno));
+	close(go_fd);
+	do {
+		n = read(ex_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(ex_fd);
+	if (n == sizeof(e)) {
+		c->exec_errno = e;
+		return e;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Event loop                                                          */
+/* ------------------------------------------------------------------ */
+
+static void reap_child(struct capture *c)
+{
+	int st;
+	pid_t p;
+
+	while (c->child > 0 && !c->child_exited) {
+		p = waitpid(c->child, &st, WNOHANG);
+		if (p == c->child) {
+			c->child_status = st;
+			c->child_exited = 1;
+		} else {
+			break;
+		}
+	}
+}
+
+static void toggle_pause(struct capture *c)
+{
+	int r = c->paused ? kprof_dev_capture_resume(&c->dev)
+			  : kprof_dev_capture_pause(&c->dev);
+
+	if (r) {
+		kprofctl_warn("%s failed: %s", c->paused ? "resume" : "pause",
+			      strerror(-r));
+		return;
+	}
+	c->paused = !c->paused;
+	c->pause_toggles++;
+	fprintf(stderr, "kprofctl: capture %s\n", c->paused ? "paused" : "resumed");
+}
+
+/* The kernel ended the capture (device removed, DMA timeout). */
+static void device_hup(struct capture *c)
+{
+	uint32_t st = kprof_dev_ring_state(&c->dev);
+
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->dev.fd, NULL);
+	if (st == KPROF_STATE_GONE) {
+		c->device_gone = 1;
+	} else if (!c->kernel_stopped) {
+		c->kernel_stopped = 1;
+		kprofctl_warn("device %u: the kernel ended the capture (ring state %u); collecting what is there",
+			      c->o->dev_id, st);
+	}
+}
+
+static int epoll_add(int epfd, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int64_t ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000LL +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000LL;
+}
+
+static void run_loop(struct capture *c)
+{
+	struct epoll_event evs[8];
+	struct timespec sig_at = { 0 };
+	int stopping = 0, i, n;
+
+	for (;;) {
+		if (c->child > 0 && c->child_exited)
+			break;
+		if (c->device_gone || c->ring_error || c->spool_error ||
+		    (c->kernel_stopped && c->child <= 0))
+			break;
+		if (stopping && (c->child <= 0 || ms_since(&sig_at) > STOP_GRACE_MS))
+			break;
+		n = epoll_wait(c->epfd, evs, 8, TICK_MS);
+		if (n < 0 && errno != EINTR) {
+			kprofctl_err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == c->dev.fd) {
+				drain_device(c);
+				if (evs[i].events & (EPOLLHUP | EPOLLERR))
+					device_hup(c);
+			} else if (c->bpf && fd == kprof_bpf_fd(c->bpf)) {
+				drain_bpf(c);
+			} else if (fd == c->timerfd) {
+				uint64_t x;
+
+				if (read(c->timerfd, &x, sizeof(x)) < 0)
+					continue;
+				/* Also catches data whose wake-up was missed. */
+				drain_device(c);
+				drain_bpf(c);
+				flush_spools(c);
+			} else if (fd == c->durfd) {
+				uint64_t x;
+
+				if (read(c->durfd, &x, sizeof(x)) >= 0)
+					return;
+			} else if (fd == c->sigfd) {
+				struct signalfd_siginfo si;
+
+				if (read(c->sigfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGCHLD) {
+					reap_child(c);
+				} else if (si.ssi_signo == SIGUSR1) {
+					toggle_pause(c);
+				} else if (stopping) {
+					fprintf(stderr, "kprofctl: stopping now\n");
+					return;
+				} else {
+					c->stop_sig = (int)si.ssi_signo;
+					stopping = 1;
+					clock_gettime(CLOCK_MONOTONIC, &sig_at);
+					/*
+					 * A terminal's Ctrl-C reaches CMD by
+					 * itself (same process group); a kill
+					 * aimed at kprofctl alone is passed on.
+					 */
+					if (c->child > 0 && !c->child_exited &&
+					    si.ssi_code == SI_USER)
+						kill(c->child, (int)si.ssi_signo);
+					fprintf(stderr, "kprofctl: %s: stopping the capture, writing results\n",
+						strsignal((int)si.ssi_signo));
+				}
+			}
+		}
+	}
+}
+
+/* Stop the capture and take everything the kernel still delivers. */
+static void final_drain(struct capture *c)
+{
+	struct pollfd pfd = { .fd = c->dev.fd, .events = POLLIN };
+	struct timespec t0;
+	int r;
+
+	if (c->dev.fd < 0)
+		return;
+	if (!c->device_gone) {
+		r = kprof_dev_capture_stop(&c->dev);
+		if (r && r != -ENODEV)
+			kprofctl_warn("capture stop: %s", strerror(-r));
+		if (r == -ENODEV)
+			c->device_gone = 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		uint32_t st;
+
+		drain_device(c);
+		if (c->ring_error || !c->dev.ctrl)
+			break;
+		st = kprof_dev_ring_state(&c->dev);
+		if ((st == KPROF_STATE_STOPPED || st == KPROF_STATE_GONE) &&
+		    !kprof_dev_ring_pending(&c->dev))
+			break;
+		if (ms_since(&t0) > FINAL_DRAIN_MS) {
+			kprofctl_warn("device ring did not reach the stopped state in %d ms; %llu bytes left unread",
+				      FINAL_DRAIN_MS,
+				      (unsigned long long)kprof_dev_ring_pending(&c->dev));
+			break;
+		}
+		poll(&pfd, 1, 20);
+	}
+	drain_bpf(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct json_object *host_clock_json(void)
+{
+	struct kprof_clockstate st;
+	struct kprof_err err = { 0 };
+	struct json_object *o = json_object_new_object();
+	char path[512];
+	int n = kprof_cpufreq_policies(kprof_cpufreq_root());
+
+	snprintf(path, sizeof(path), "%s/host-clock.json", kprof_run_dir());
+	json_object_object_add(o, "cpufreq", json_object_new_boolean(n > 0));
+	memset(&st, 0, sizeof(st));
+	if (!kprof_clockstate_read(path, &st, &err)) {
+		json_object_object_add(o, "locked_by_kprofctl", json_object_new_boolean(1));
+		json_object_object_add(o, "saved_state", json_object_new_string(path));
+		kprof_clockstate_free(&st);
+	} else {
+		json_object_object_add(o, "locked_by_kprofctl", json_object_new_boolean(0));
+	}
+	if (n > 0 && !kprof_cpufreq_snapshot(kprof_cpufreq_root(), &st)) {
+		if (st.ncpus) {
+			json_object_object_add(o, "governor", json_object_new_string(st.cpus[0].governor));
+			json_object_object_add(o, "min_khz", json_object_new_string(st.cpus[0].min_freq));
+			json_object_object_add(o, "max_khz", json_object_new_string(st.cpus[0].max_freq));
+		}
+		if (st.has_boost)
+			json_object_object_add(o, "boost", json_object_new_string(st.boost));
+		if (st.has_no_turbo)
+			json_object_object_add(o, "no_turbo", json_object_new_string(st.no_turbo));
+		kprof_clockstate_free(&st);
+	}
+	return o;
+}
+
+static struct json_object *clock_json(const struct kprof_clock_state *cs)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mhz", json_object_new_int(cs->mhz));
+	json_object_object_add(o, "locked", json_object_new_boolean(!!(cs->flags & KPROF_CLOCK_LOCKED)));
+	if (cs->flags & KPROF_CLOCK_LOCKED)
+		json_object_object_add(o, "locked_mhz", json_object_new_int(cs->locked_mhz));
+	return o;
+}
+
+static char *config_json(struct capture *c)
+{
+	struct json_object *o = json_object_new_object(), *a, *x;
+	struct kprof_host_bpf_stats bst;
+	unsigned int i;
+	char *s;
+
+	a = json_object_new_array();
+	for (i = 0; i < (unsigned int)c->o->cmd_argc; i++)
+		json_object_array_add(a, json_object_new_string(c->o->cmd[i]));
+	json_object_object_add(o, "command", a);
+	json_object_object_add(o, "device", json_object_new_int(c->o->dev_id));
+	if (c->o->duration)
+		json_object_object_add(o, "duration_s", json_object_new_double(c->o->duration));
+	json_object_object_add(o, "op_filter",
+			       c->o->op_filter ? json_object_new_string(c->o->op_filter) : NULL);
+	json_object_object_add(o, "ring_size",
+			       json_object_new_int64(c->dev.ring_size ? c->dev.ring_size :
+						     (c->o->ring_size ? c->o->ring_size :
+						      KPROF_RING_SIZE_DEFAULT)));
+	json_object_object_add(o, "started_paused", json_object_new_boolean(c->o->paused));
+	json_object_object_add(o, "pause_toggles", json_object_new_int64(c->pause_toggles));
+	json_object_object_add(o, "events_requested", json_object_new_string(c->o->events));
+
+	a = json_object_new_array();
+	for (i = 0; i < c->perf.n; i++) {
+		const struct capture_perf_event *e = &c->perf.ev[i];
+
+		x = json_object_new_object();
+		json_object_object_add(x, "name", json_object_new_string(e->name));
+		json_object_object_add(x, "pfm_name", json_object_new_string(e->fqname));
+		json_object_object_add(x, "value", json_object_new_int64((int64_t)e->value));
+		json_object_object_add(x, "enabled_ns", json_object_new_int64((int64_t)e->enabled_ns));
+		json_object_object_add(x, "running_ns", json_object_new_int64((int64_t)e->running_ns));
+		json_object_object_add(x, "fallback", json_object_new_boolean(e->fallback));
+		json_object_object_add(x, "user_only", json_object_new_boolean(e->user_only));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "host_perf", a);
+	if (c->perf.notes[0])
+		json_object_object_add(o, "host_perf_notes", json_object_new_string(c->perf.notes));
+
+	x = json_object_new_object();
+	json_object_object_add(x, "enabled", json_object_new_boolean(c->bpf != NULL));
+	if (c->bpf) {
+		json_object_object_add(x, "hook", json_object_new_string(kprof_bpf_hook_name(c->bpf)));
+		json_object_object_add(x, "fallback_log",
+				       json_object_new_string(kprof_bpf_fallback_log(c->bpf)));
+		json_object_object_add(x, "target", json_object_new_string(c->bpf_target_desc));
+		if (!kprof_bpf_stats(c->bpf, &bst)) {
+			json_object_object_add(x, "events", json_object_new_int64((int64_t)bst.events));
+			json_object_object_add(x, "reserve_failed",
+					       json_object_new_int64((int64_t)bst.reserve_failed));
+			json_object_object_add(x, "unmatched_exit",
+					       json_object_new_int64((int64_t)bst.unmatched_exit));
+		}
+	}
+	json_object_object_add(o, "bpf", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "start", clock_json(&c->clk_start));
+	json_object_object_add(x, "end", clock_json(&c->clk_end));
+	json_object_object_add(o, "device_clock", x);
+	json_object_object_add(o, "host_clock", host_clock_json());
+
+	x = json_object_new_object();
+	if (c->dev.ctrl) {
+		json_object_object_add(x, "records", json_object_new_int64((int64_t)c->dev.ctrl->records));
+		json_object_object_add(x, "lost_records",
+				       json_object_new_int64((int64_t)c->dev.ctrl->lost_records));
+		json_object_object_add(x, "lost_markers",
+				       json_object_new_int64((int64_t)c->dev.ctrl->lost_markers));
+	}
+	json_object_object_add(x, "bytes_read", json_object_new_int64((int64_t)c->dev.bytes_read));
+	json_object_object_add(x, "records_read", json_object_new_int64((int64_t)c->dev.records_read));
+	json_object_object_add(x, "device_removed", json_object_new_boolean(c->device_gone));
+	json_object_object_add(x, "ring_error", json_object_new_boolean(c->ring_error));
+	json_object_object_add(o, "ring", x);
+
+	x = json_object_new_object();
+	if (c->child > 0 && c->child_exited) {
+		if (WIFEXITED(c->child_status))
+			json_object_object_add(x, "exit_status",
+					       json_object_new_int(WEXITSTATUS(c->child_status)));
+		else if (WIFSIGNALED(c->child_status))
+			json_object_object_add(x, "signal",
+					       json_object_new_int(WTERMSIG(c->child_status)));
+	}
+	if (c->exec_errno)
+		json_object_object_add(x, "exec_error", json_object_new_string(strerror(c->exec_errno)));
+	if (c->stop_sig)
+		json_object_object_add(x, "stopped_by_signal", json_object_new_int(c->stop_sig));
+	json_object_object_add(x, "wall_s",
+			       json_object_new_double((c->t_end.tv_sec - c->t_start.tv_sec) +
+						      (c->t_end.tv_nsec - c->t_start.tv_nsec) / 1e9));
+	json_object_object_add(o, "run", x);
+
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return s;
+}
+
+static void close_spools(struct capture *c)
+{
+	struct kprof_host_bpf_stats bst;
+	struct kprof_err err = { 0 };
+
+	if (c->hspool) {
+		/* Loss counters go in the spool: nothing lost silently. */
+		if (c->bpf && !kprof_bpf_stats(c->bpf, &bst) && !c->spool_error &&
+		    kprof_spool_append(c->hspool, &bst, sizeof(bst), &err))
+			spool_fail(c, &err);
+		if (kprof_spool_close(c->hspool, &err))
+			spool_fail(c, &err);
+		c->hspool = NULL;
+	}
+	if (c->dspool) {
+		if (kprof_spool_close(c->dspool, &err))
+			spool_fail(c, &err);
+		c->dspool = NULL;
+	}
+}
+
+static int write_results(struct capture *c)
+{
+	struct kprof_report_opts ro = { .version = KPROF_VERSION };
+	struct kprof_report_result res;
+	struct kprof_host_bpf_stats bst;
+	struct kprof_err err = { 0 };
+	char *cfg = config_json(c);
+	unsigned int i;
+	int r;
+
+	ro.config_json = cfg;
+	memset(&res, 0, sizeof(res));
+	r = kprof_report_build(c->dir, &ro, &res, &err);
+	free(cfg);
+	if (r) {
+		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
+			     err.msg[0] ? err.msg : strerror(-r), c->dir, c->dir);
+		return -1;
+	}
+	printf("kprof capture of device %u: %s\n", c->o->dev_id, c->dir);
+	kprofctl_print_result(c->dir, &res, 0);
+	if (c->bpf && !kprof_bpf_stats(c->bpf, &bst))
+		printf("host:       %llu launch/sync ioctls traced (%s), %llu lost (ring full)\n",
+		       (unsigned long long)bst.events, kprof_bpf_hook_name(c->bpf),
+		       (unsigned long long)bst.reserve_failed);
+	else
+		printf("host:       no ioctl tracing (--no-bpf)\n");
+	if (c->perf.n) {
+		printf("host perf: ");
+		for (i = 0; i < c->perf.n; i++)
+			printf(" %s=%llu%s", c->perf.ev[i].name,
+			       (unsigned long long)c->perf.ev[i].value,
+			       c->perf.ev[i].fallback ? " (fallback)" : "");
+		printf("\n");
+	}
+	if (c->perf.notes[0])
+		kprofctl_warn("host perf: %s", c->perf.notes);
+	if (res.lost_markers)
+		kprofctl_warn("%llu markers were lost (ring overflow); see summary.txt and ops.csv MARKERS LOST",
+			      (unsigned long long)res.lost_markers);
+	return 0;
+}
+
+static int exit_status(const struct capture *c)
+{
+	if (c->exec_errno)
+		return c->exec_errno == ENOENT ? 127 : 126;
+	if (c->child > 0 && c->child_exited) {
+		if (WIFEXITED(c->child_status))
+			return WEXITSTATUS(c->child_status);
+		if (WIFSIGNALED(c->child_status))
+			return 128 + WTERMSIG(c->child_status);
+	}
+	if (c->stop_sig)
+		return 128 + c->stop_sig;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+int cmd_capture(int argc, char **argv)
+{
+	struct capture_opts o;
+	struct capture c;
+	sigset_t mask, oldmask;
+	char msg[1024];
+	int r, rc = KPROFCTL_EXIT_FAIL, go_fd = -1, ex_fd = -1, started = 0;
+
+	r = parse_opts(argc, argv, &o);
+	if (r)
+		return r < 0 ? 0 : r;
+
+	memset(&c, 0, sizeof(c));
+	c.o = &o;
+	c.dev.fd = -1;
+	c.epfd = c.sigfd = c.timerfd = c.durfd = -1;
+	c.child = -1;
+
+	if (check_dir(&c))
+		return KPROFCTL_EXIT_FAIL;
+	c.buf = malloc(DRAIN_BUF);
+	if (!c.buf) {
+		kprofctl_err("out of memory");
+		return KPROFCTL_EXIT_FAIL;
+	}
+
+	/* Signals arrive through signalfd; the command gets the old mask. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (open_device(&c) || start_capture(&c))
+		goto out;
+	started = 1;
+	if (setup_bpf(&c) || open_spools(&c))
+		goto out;
+	if (o.cmd_argc) {
+		ex_fd = fork_cmd(&c, &oldmask, &go_fd);
+		if (ex_fd < 0)
+			goto out;
+	}
+	if (o.cmd_argc) {
+		r = capture_perf_open(&c.perf, o.events, c.child, msg, sizeof(msg));
+		if (r) {
+			kprofctl_err("%s", msg);
+			goto out;
+		}
+	} else if (o.events != NULL && strcmp(o.events, DEFAULT_EVENTS) &&
+		   strcmp(o.events, "none")) {
+		kprofctl_warn("--events counts a command's events; ignored with --duration");
+	}
+
+	c.epfd = epoll_create1(EPOLL_CLOEXEC);
+	c.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	c.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c.epfd < 0 || c.sigfd < 0 || c.timerfd < 0) {
+		kprofctl_err("epoll/signalfd/timerfd: %s", strerror(errno));
+		goto out;
+	}
+	{
+		struct itimerspec it = {
+			.it_interval = { 0, TICK_MS * 1000000L },
+			.it_value = { 0, TICK_MS * 1000000L },
+		};
+
+		timerfd_settime(c.timerfd, 0, &it, NULL);
+	}
+	if (o.duration) {
+		struct itimerspec it = { 0 };
+
+		c.durfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (c.durfd < 0) {
+			kprofctl_err("timerfd: %s", strerror(errno));
+			goto out;
+		}
+		it.it_value.tv_sec = (time_t)o.duration;
+		it.it_value.tv_nsec = (long)((o.duration - (double)(time_t)o.duration) * 1e9);
+		if (!it.it_value.tv_sec && !it.it_value.tv_nsec)
+			it.it_value.tv_nsec = 1;
+		timerfd_settime(c.durfd, 0, &it, NULL);
+		epoll_add(c.epfd, c.durfd, EPOLLIN);
+	}
+	epoll_add(c.epfd, c.dev.fd, EPOLLIN);
+	epoll_add(c.epfd, c.sigfd, EPOLLIN);
+	epoll_add(c.epfd, c.timerfd, EPOLLIN);
+	if (c.bpf)
+		epoll_add(c.epfd, kprof_bpf_fd(c.bpf), EPOLLIN);
+
+	if (o.paused)
+		fprintf(stderr, "kprofctl: capture starts paused; 'kill -USR1 %d' resumes it\n",
+			(int)getpid());
+	clock_gettime(CLOCK_MONOTONIC, &c.t_start);
+	if (o.cmd_argc) {
+		r = release_cmd(&c, go_fd, ex_fd);
+		go_fd = ex_fd = -1;
+		if (r) {
+			if (r == ENOENT)
+				kprofctl_err("%s: command not found", o.cmd[0]);
+			else
+				kprofctl_err("%s: cannot execute: %s", o.cmd[0], strerror(r));
+		}
+	}
+	if (!c.exec_errno)
+		run_loop(&c);
+	clock_gettime(CLOCK_MONOTONIC, &c.t_end);
+
+	final_drain(&c);
+	/* The command may still run (stopped by a second signal): reap it
+	 * if it has finished, never wait for it. */
+	reap_child(&c);
+	capture_perf_read(&c.perf);
+	if (kprof_dev_clock_get(&c.dev, &c.clk_end))
+		c.clk_end = c.clk_start;
+	if (c.device_gone)
+		kprofctl_err("device %u was removed during the capture; results so far are kept",
+			     o.dev_id);
+	close_spools(&c);
+	rc = write_results(&c) ? KPROFCTL_EXIT_FAIL : 0;
+	/* A --duration capture stopped early by Ctrl-C still succeeded. */
+	if (o.cmd_argc)
+		rc = exit_status(&c) ? exit_status(&c) : rc;
+	if (c.device_gone || c.ring_error || c.spool_error)
+		rc = rc ? rc : KPROFCTL_EXIT_FAIL;
+
+out:
+	if (go_fd >= 0) {
+		/* Set-up failed before CMD was released: it exits 125 unrun. */
+		close(go_fd);
+		if (c.child > 0)
+			waitpid(c.child, NULL, 0);
+	}
+	if (ex_fd >= 0)
+		close(ex_fd);
+	if (!started && c.dev.fd >= 0)
+		kprof_dev_capture_stop(&c.dev);
+	close_spools(&c);
+	capture_perf_close(&c.perf);
+	if (c.bpf)
+		kprof_bpf_close(c.bpf);
+	if (c.epfd >= 0)
+		close(c.epfd);
+	if (c.sigfd >= 0)
+		close(c.sigfd);
+	if (c.timerfd >= 0)
+		close(c.timerfd);
+	if (c.durfd >= 0)
+		close(c.durfd);
+	kprof_dev_close(&c.dev);
+	free(c.buf);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return rc;
+}

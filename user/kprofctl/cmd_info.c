@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* kprofctl info --device N [--json]: one device in detail. */
+#include "kprofctl.h"
+#include "kprof_dev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <string.h>
+#include <json-c/json.h>
+
+static void info_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kprofctl info --device N [--json]\n"
+		"Show device N (/dev/kprofN): backend, core grid, RISCs, PMU counters,\n"
+		"clock (current, locked, saved pre-lock state), capture holder and\n"
+		"markers dropped. Needs read access to /dev/kprofN only.\n"
+		"  -d, --device N   device number\n"
+		"  -j, --json       machine-readable output\n");
+}
+
+void kprofctl_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
+			      size_t len)
+{
+	if (!(cs->flags & KPROF_CLOCK_SAVED))
+		snprintf(buf, len, "none");
+	else
+		kprof_dev_clock_str(cs->saved_flags, cs->saved_mhz, buf, len);
+}
+
+const char *kprofctl_clock_error(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "changing clocks needs CAP_SYS_ADMIN (run as root)";
+	case -ERANGE:
+		return "frequency outside the device's range (kprofctl info shows min/max)";
+	case -EOPNOTSUPP:
+		return "this device's backend cannot change its clock";
+	case -ENODEV:
+		return "device was removed";
+	default:
+		return strerror(-err);
+	}
+}
+
+struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
+					 const struct kprof_counter_info *ci,
+					 const struct kprof_clock_state *cs)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *clk = json_object_new_object();
+	struct json_object *saved, *cap, *arr;
+	unsigned int i;
+
+	json_object_object_add(o, "device", json_object_new_int(info->device_id));
+	json_object_object_add(o, "name", json_object_new_string(info->name));
+	json_object_object_add(o, "backend", json_object_new_string(info->backend));
+	json_object_object_add(o, "uapi_version", json_object_new_int(info->version));
+	json_object_object_add(o, "cores", json_object_new_int(info->num_cores));
+	json_object_object_add(o, "grid_x", json_object_new_int(info->grid_x));
+	json_object_object_add(o, "grid_y", json_object_new_int(info->grid_y));
+	json_object_object_add(o, "riscs_per_core",
+			       json_object_new_int(info->riscs_per_core));
+	arr = json_object_new_array();
+	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++)
+		json_object_array_add(arr, json_object_new_string_len(info->risc_names[i],
+			strnlen(info->risc_names[i], sizeof(info->risc_names[i]))));
+	json_object_object_add(o, "riscs", arr);
+	json_object_object_add(o, "ref_clock_hz", json_object_new_int64(info->ref_clock_hz));
+	json_object_object_add(o, "l1_ring_entries",
+			       json_object_new_int(info->l1_ring_entries));
+	arr = json_object_new_array();
+	for (i = 0; ci && i < ci->num_counters; i++) {
+		struct json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "name", json_object_new_string(ci->desc[i].name));
+		json_object_object_add(c, "unit", json_object_new_string(ci->desc[i].unit));
+		json_object_array_add(arr, c);
+	}
+	json_object_object_add(o, "counters", arr);
+
+	json_object_object_add(clk, "mhz", json_object_new_int(cs ? cs->mhz : info->clock_mhz));
+	json_object_object_add(clk, "min_mhz", json_object_new_int(info->clock_min_mhz));
+	json_object_object_add(clk, "base_mhz", json_object_new_int(info->clock_base_mhz));
+	json_object_object_add(clk, "max_mhz", json_object_new_int(info->clock_max_mhz));
+	json_object_object_add(clk, "locked",
+			       json_object_new_boolean(!!(info->clock_flags & KPROF_CLOCK_LOCKED)));
+	if (cs && (cs->flags & KPROF_CLOCK_LOCKED)) {
+		json_object_object_add(clk, "locked_mhz", json_object_new_int(cs->locked_mhz));
+		json_object_object_add(clk, "locked_by_pid", json_object_new_int(cs->locked_by_pid));
+	}
+	if (cs && (cs->flags & KPROF_CLOCK_SAVED)) {
+		saved = json_object_new_object();
+		json_object_object_add(saved, "mhz", json_object_new_int(cs->saved_mhz));
+		json_object_object_add(saved, "locked",
+				       json_object_new_boolean(!!(cs->saved_flags & KPROF_CLOCK_LOCKED)));
+		json_object_object_add(clk, "saved", saved);
+	} else {
+		json_object_object_add(clk, "saved", NULL);
+	}
+	json_object_object_add(o, "clock", clk);
+
+	if (info->capture_pid) {
+		cap = json_object_new_object();
+		json_object_object_add(cap, "pid", json_object_new_int(info->capture_pid));
+		json_object_object_add(cap, "comm", json_object_new_string_len(info->capture_comm,
+			strnlen(info->capture_comm, sizeof(info->capture_comm))));
+		json_object_object_add(o, "capture", cap);
+	} else {
+		json_object_object_add(o, "capture", NULL);
+	}
+	json_object_object_add(o, "markers_dropped",
+			       json_object_new_int64(info->markers_dropped));
+	return o;
+}
+
+static void print_text(const struct kprof_device_info *info,
+		       const struct kprof_counter_info *ci,
+		       const struct kprof_clock_state *cs)
+{
+	char buf[64];
+	unsigned int i;
+
+	printf("device %u: %s (backend %s, uapi %u)\n", info->device_id,
+	       info->name, info->backend, info->version);
+	printf("  cores:        %u (grid %ux%u), %u RISCs per core:", info->num_cores,
+	       info->grid_x, info->grid_y, info->riscs_per_core);
+	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++)
+		printf(" %.8s", info->risc_names[i]);
+	printf("\n  ref clock:    %llu Hz\n", (unsigned long long)info->ref_clock_hz);
+	printf("  L1 ring:      %u markers per RISC\n", info->l1_ring_entries);
+	printf("  clock:        %s (min %u, base %u, max %u MHz)\n",
+	       kprof_dev_clock_str(cs->flags, cs->mhz, buf, sizeof(buf)),
+	       info->clock_min_mhz, info->clock_base_mhz, info->clock_max_mhz);
+	if (cs->flags & KPROF_CLOCK_LOCKED)
+		printf("  locked:       at %u MHz by pid %d\n", cs->locked_mhz,
+		       cs->locked_by_pid);
+	kprofctl_clock_saved_str(cs, buf, sizeof(buf));
+	printf("  saved state:  %s%s\n", buf,
+	       (cs->flags & KPROF_CLOCK_SAVED) ? " (reset-clock restores it)" : "");
+	if (info->capture_pid)
+		printf("  capture:      held by pid %d (%.16s)\n", info->capture_pid,
+		       info->capture_comm);
+	else
+		printf("  capture:      idle\n");
+	printf("  dropped:      %llu markers (device lifetime)\n",
+	       (unsigned long long)info->markers_dropped);
+	printf("  counters:     %u\n", ci->num_counters);
+	for (i = 0; i < ci->num_counters; i++)
+		printf("    %2u %-32.32s %.16s\n", i, ci->desc[i].name,
+		       ci->desc[i].unit);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kprof_device_info info;
+	struct kprof_counter_info ci;
+	struct kprof_clock_state cs;
+	struct kprof_dev dev;
+	uint32_t id = 0;
+	int have_dev = 0, json = 0, c, r;
+	char msg[256];
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+d:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &id))
+				return kprofctl_usage_error("info", "bad device number '%s'", optarg);
+			have_dev = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			info_usage(stdout);
+			return 0;
+		default:
+			return kprofctl_usage_error("info", "unknown or incomplete option '%s'",
+						    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return kprofctl_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	if (!have_dev)
+		return kprofctl_usage_error("info", "--device N is required");
+
+	r = kprof_dev_open(&dev, (int)id, O_RDONLY);
+	if (r) {
+		kprofctl_err("%s", kprof_dev_open_error((int)id, r, msg, sizeof(msg)));
+		return KPROFCTL_EXIT_FAIL;
+	}
+	r = kprof_dev_info(&dev, &info);
+	if (!r)
+		r = kprof_dev_counter_info(&dev, &ci);
+	if (!r)
+		r = kprof_dev_clock_get(&dev, &cs);
+	kprof_dev_close(&dev);
+	if (r) {
+		kprofctl_err("%s: query failed: %s", dev.path, strerror(-r));
+		return KPROFCTL_EXIT_FAIL;
+	}
+	if (json) {
+		struct json_object *o = kprofctl_device_json(&info, &ci, &cs);
+
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+	} else {
+		print_text(&info, &ci, &cs);
+	}
+	return 0;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kprofctl report DIR [-o OUT]: re-make every output from DIR/raw/.
+ * kprofctl report --from-ttmetal FILE -o DIR: the same outputs from a
+ * tt-metal profile_log_device.csv. All the work is libkprof's.
+ */
+#include "kprofctl.h"
+#include "kprof.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kprofctl report DIR [-o OUTDIR]\n"
+		"       kprofctl report --from-ttmetal FILE -o OUTDIR [--force]\n"
+		"Re-make ops.csv, counters.csv, device_log.csv, host_events.csv,\n"
+		"params.json and summary.txt from a capture's raw spool (DIR/raw/),\n"
+		"written to DIR (or OUTDIR). The same spool always gives the same\n"
+		"ops.csv, byte for byte.\n"
+		"With --from-ttmetal, read a tt-metal profile_log_device.csv (12, 13\n"
+		"or 15 column layouts) and write ops.csv (DEVICE FW / KERNEL DURATION\n"
+		"per run host ID, converted with the file's CHIP_FREQ), device_log.csv,\n"
+		"summary.txt and params.json to OUTDIR.\n"
+		"  -o, --output DIR       where the outputs go\n"
+		"      --from-ttmetal F   input is a tt-metal device log\n"
+		"  -f, --force            write into a non-empty OUTDIR\n");
+}
+
+int kprofctl_dir_usable(const char *dir, int force)
+{
+	struct dirent *de;
+	int empty = 1;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return empty || force ? 0 : -EEXIST;
+}
+
+/* "outputs: DIR/{a,b,...}" for the output files that exist. */
+static void print_outputs(const char *dir)
+{
+	static const char *const names[] = {
+		"ops.csv", "counters.csv", "device_log.csv", "host_events.csv",
+		"params.json", "summary.txt", "trace.json",
+	};
+	char path[4096];
+	struct stat st;
+	size_t i;
+	int first = 1;
+
+	printf("outputs:    %s/{", dir);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (stat(path, &st))
+			continue;
+		printf("%s%s", first ? "" : ",", names[i]);
+		first = 0;
+	}
+	printf("}\n");
+}
+
+void kprofctl_print_result(const char *dir, const struct kprof_report_result *res,
+			   int ttmetal)
+{
+	printf("ops:        %llu (%llu markers, %llu markers lost)\n",
+	       (unsigned long long)res->ops, (unsigned long long)res->markers,
+	       (unsigned long long)res->lost_markers);
+	if (!ttmetal) {
+		if (isnan(res->sync_err_bound_ns))
+			printf("time sync:  none (no sync samples: device times not mapped to host time)\n");
+		else
+			printf("time sync:  error bound %.0f ns\n", res->sync_err_bound_ns);
+	}
+	if (res->truncated_bytes)
+		printf("spool:      %llu bytes of a truncated last record ignored\n",
+		       (unsigned long long)res->truncated_bytes);
+	print_outputs(dir);
+}
+
+enum { OPT_TTMETAL = 256 };
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "from-ttmetal", required_argument, NULL, OPT_TTMETAL },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kprof_report_opts ro = { .version = KPROF_VERSION };
+	struct kprof_report_result res;
+	struct kprof_err err = { 0 };
+	const char *out = NULL, *tt = NULL, *dir = NULL;
+	int force = 0, c, r;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_TTMETAL:
+			tt = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		default:
+			return kprofctl_usage_error("report", "unknown or incomplete option '%s'",
+						    argv[optind - 1]);
+		}
+	}
+	if (tt) {
+		if (optind < argc)
+			return kprofctl_usage_error("report", "unexpected argument '%s' with --from-ttmetal",
+						    argv[optind]);
+		if (!out)
+			return kprofctl_usage_error("report", "--from-ttmetal needs -o DIR");
+	} else {
+		if (optind >= argc)
+			return kprofctl_usage_error("report", "give a capture directory (or --from-ttmetal FILE)");
+		if (optind + 1 < argc)
+			return kprofctl_usage_error("report", "one capture directory at a time");
+		dir = argv[optind];
+	}
+
+	if (out && (r = kprofctl_dir_usable(out, force || (dir && !strcmp(out, dir))))) {
+		if (r == -EEXIST)
+			kprofctl_err("%s is not empty; use --force to write into it", out);
+		else
+			kprofctl_err("%s: %s", out, strerror(-r));
+		return KPROFCTL_EXIT_FAIL;
+	}
+	memset(&res, 0, sizeof(res));
+	if (tt) {
+		r = kprof_report_ttmetal(tt, out, &ro, &res, &err);
+	} else {
+		char spool[4096];
+		struct stat st;
+
+		snprintf(spool, sizeof(spool), "%s/" KPROF_SPOOL_DEVICE_FILE, dir);
+		if (stat(spool, &st)) {
+			kprofctl_err("%s: no raw device spool (%s): not a kprof capture directory",
+				     dir, spool);
+			return KPROFCTL_EXIT_FAIL;
+		}
+		r = out ? kprof_report_build_to(dir, out, &ro, &res, &err)
+			: kprof_report_build(dir, &ro, &res, &err);
+	}
+	if (r) {
+		kprofctl_err("report failed: %s", err.msg[0] ? err.msg : strerror(-r));
+		return KPROFCTL_EXIT_FAIL;
+	}
+	kprofctl_print_result(out ? out : dir, &res, !!tt);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* kprofctl: subcommand entry points and the helpers they share. */
+#ifndef _KPROFCTL_H
+#define _KPROFCTL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/kprof.h>
+
+#ifndef KPROF_VERSION
+#define KPROF_VERSION "0.1.0"
+#endif
+
+/* Exit codes beside a command's own status. */
+#define KPROFCTL_EXIT_OK	0
+#define KPROFCTL_EXIT_FAIL	1
+#define KPROFCTL_EXIT_USAGE	2
+
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_lock_clock(int argc, char **argv);
+int cmd_reset_clock(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* "kprofctl CMD: <msg>\nTry 'kprofctl CMD --help'." and returns 2. */
+int kprofctl_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "kprofctl: <msg>" on stderr. */
+void kprofctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kprofctl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Strict number parsing: whole string, in range. 0 or -1. */
+int kprofctl_parse_u32(const char *s, uint32_t max, uint32_t *out);
+/* Size with optional K/M/G suffix (powers of 1024). */
+int kprofctl_parse_size(const char *s, uint64_t *out);
+
+/* Device description shared by list and info (text and JSON). */
+struct json_object;
+struct kprof_dev;
+struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
+					 const struct kprof_counter_info *ci,
+					 const struct kprof_clock_state *cs);
+void kprofctl_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
+			      size_t len);
+/* 0 if dir is missing or empty (or force), -EEXIST if it holds files. */
+int kprofctl_dir_usable(const char *dir, int force);
+struct kprof_report_result;
+/* The few lines printed after a report or capture. */
+void kprofctl_print_result(const char *dir, const struct kprof_report_result *res,
+			   int ttmetal);
+/* Message for a failed clock ioctl. */
+const char *kprofctl_clock_error(int err);
+
+#endif /* _KPROFCTL_H */
