@@ -879,7 +879,7 @@ static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 	/* cores: remember distinct ones (sorted insert; files list cores in runs) */
 	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
 		return 0;
-	if (bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core))
+	if (t->ncores && bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core))
 		return 0;
 	if (t->ncores == t->cap) {
 		size_t n = t->cap ? t->cap * 2 : 64;
@@ -933,7 +933,7 @@ static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
 		t->other_rows++;
 		return 0;
 	}
-	c = bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core);
+	c = t->ncores ? bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core) : NULL;
 	r = tt_risc_index(t, row->risc);
 	if (!c || r < 0)	/* file changed between the passes */
 		return kprof_err_set(t->err, EAGAIN, "line %lu: file changed while reading",

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tt-metal device log parser and report, on the three real files in
+ * /work/shared/data/ttmetal ($KPROF_TTMETAL_DATA) and on synthetic
+ * 12/13/15-column variants and garbage. Expected figures were computed
+ * independently with awk over the real files (see docs/formats.md).
+ */
+#include "kt.h"
+#include "kprof_report.h"
+#include "kprof_ttmetal.h"
+
+#include <unistd.h>
+
+static const char *datadir(void)
+{
+	const char *d = getenv("KPROF_TTMETAL_DATA");
+
+#ifdef KPROF_TEST_DATA
+	if (!d)
+		d = KPROF_TEST_DATA;
+#endif
+	return d;
+}
+
+struct collect {
+	uint64_t rows, sum_time, last_id;
+	char first_risc[16], first_zone[32], first_type[16];
+};
+
+static int on_row(void *ctx, const struct kprof_tt_info *info, const struct kprof_tt_row *r)
+{
+	struct collect *c = ctx;
+
+	(void)info;
+	if (!c->rows) {
+		snprintf(c->first_risc, sizeof(c->first_risc), "%s", r->risc);
+		snprintf(c->first_zone, sizeof(c->first_zone), "%s", r->zone_name);
+		snprintf(c->first_type, sizeof(c->first_type), "%s", r->type);
+	}
+	c->rows++;
+	c->sum_time += r->time % 1000;
+	c->last_id = r->run_host_id;
+	return 0;
+}
+
+static int parse_str(const char *text, struct collect *c, struct kprof_tt_info *info,
+		     struct kprof_err *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = kprof_tt_parse(f, "t.csv", on_row, c, info, err);
+	fclose(f);
+	return r;
+}
+
+/* value of column `col` (header name) in the row whose first field is key */
+static char *csv_cell(const char *csv, const char *key_col, const char *key,
+		      const char *col, char *out, size_t len)
+{
+	char *dup = strdup(csv), *save = NULL, *line, *hdr;
+	int kc = -1, cc = -1;
+
+	out[0] = '\0';
+	hdr = strtok_r(dup, "\n", &save);
+	{
+		char *s2 = NULL, *h = strdup(hdr), *tok;
+		int i = 0;
+
+		for (tok = strtok_r(h, ",", &s2); tok; tok = strtok_r(NULL, ",", &s2), i++) {
+			if (!strcmp(tok, key_col))
+				kc = i;
+			if (!strcmp(tok, col))
+				cc = i;
+		}
+		free(h);
+	}
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *fields[64];
+		int n = 0;
+		char *p = line;
+
+		fields[n++] = p;
+		for (; *p && n < 64; p++)
+			if (*p == ',') {
+				*p = '\0';
+				fields[n++] = p + 1;
+			}
+		if (kc >= 0 && cc >= 0 && kc < n && cc < n && !strcmp(fields[kc], key)) {
+			snprintf(out, len, "%s", fields[cc]);
+			break;
+		}
+	}
+	free(dup);
+	return out;
+}
+
+static void check_cell(const char *csv, const char *id, const char *col, const char *want)
+{
+	char got[64];
+
+	csv_cell(csv, "GLOBAL CALL COUNT", id, col, got, sizeof(got));
+	KT_CHECK(!strcmp(got, want), "op %s %s = '%s', expected '%s'", id, col, got, want);
+}
+
+int main(void)
+{
+	const char *dd = datadir();
+	char path[1024], *dir = kt_tmpdir(), out[400], *csv;
+	struct kprof_tt_info info;
+	struct kprof_err err;
+	struct kprof_report_result res;
+	struct collect c;
+
+	KT_CHECK(dd != NULL, "set KPROF_TTMETAL_DATA");
+	if (!dd)
+		return kt_done("test_ttmetal");
+
+	/* 1. wormhole, 15 columns: figures from awk (first FW start to last
+	 * FW end over all cores and RISCs per run host ID) */
+	snprintf(path, sizeof(path), "%s/wormhole_b0_profile_log_device.csv", dd);
+	snprintf(out, sizeof(out), "%s/wh", dir);
+	KT_CHECK(kprof_report_ttmetal(path, out, NULL, &res, &err) == 0, "wormhole: %s", err.msg);
+	KT_EQ_U64(res.ops, 4);
+	KT_EQ_U64(res.markers, 2704);
+	snprintf(path, sizeof(path), "%s/ops.csv", out);
+	csv = kt_slurp(path, NULL);
+	KT_CHECK(csv != NULL, "ops.csv");
+	if (csv) {
+		check_cell(csv, "1027", "DEVICE FW DURATION [ns]", "5356");
+		check_cell(csv, "2051", "DEVICE FW DURATION [ns]", "610216");
+		check_cell(csv, "3075", "DEVICE FW DURATION [ns]", "624944");
+		check_cell(csv, "4099", "DEVICE FW DURATION [ns]", "169822");
+		check_cell(csv, "1027", "DEVICE KERNEL DURATION [ns]", "4505");
+		check_cell(csv, "2051", "DEVICE KERNEL DURATION [ns]", "608762");
+		check_cell(csv, "3075", "DEVICE KERNEL DURATION [ns]", "624094");
+		check_cell(csv, "4099", "DEVICE KERNEL DURATION [ns]", "169181");
+		check_cell(csv, "2051", "DEVICE FW START CYCLE", "11018334781158");
+		check_cell(csv, "2051", "DEVICE FW END CYCLE", "11018335391374");
+		check_cell(csv, "2051", "OP TO OP LATENCY [ns]", "811889096");
+		check_cell(csv, "1027", "CORE COUNT", "2");
+		check_cell(csv, "2051", "CORE COUNT", "56");
+		check_cell(csv, "2051", "DEVICE KERNEL DURATION PER CORE MIN [ns]", "504847");
+		check_cell(csv, "2051", "DEVICE KERNEL DURATION PER CORE MAX [ns]", "608578");
+		check_cell(csv, "2051", "DEVICE KERNEL DURATION PER CORE AVG [ns]", "565389");
+		check_cell(csv, "4099", "DEVICE KERNEL DURATION PER CORE AVG [ns]", "164195");
+		check_cell(csv, "2051", "DEVICE BRISC KERNEL DURATION [ns]", "608690");
+		check_cell(csv, "2051", "DEVICE NCRISC KERNEL DURATION [ns]", "508134");
+		check_cell(csv, "2051", "DEVICE TRISC0 KERNEL DURATION [ns]", "512928");
+		check_cell(csv, "2051", "DEVICE TRISC1 KERNEL DURATION [ns]", "513714");
+		check_cell(csv, "2051", "DEVICE TRISC2 KERNEL DURATION [ns]", "513845");
+		check_cell(csv, "3075", "DEVICE TRISC0 KERNEL DURATION [ns]", "");
+		check_cell(csv, "1027", "MARKERS", "16");
+		free(csv);
+	}
+	/* our device_log.csv re-parses and gives the same ops.csv */
+	{
+		char p2[1200], o2[600], *a, *b;
+
+		snprintf(p2, sizeof(p2), "%s/device_log.csv", out);
+		snprintf(o2, sizeof(o2), "%s/wh2", dir);
+		KT_CHECK(kprof_report_ttmetal(p2, o2, NULL, &res, &err) == 0, "re-read: %s", err.msg);
+		snprintf(p2, sizeof(p2), "%s/ops.csv", out);
+		a = kt_slurp(p2, NULL);
+		snprintf(p2, sizeof(p2), "%s/ops.csv", o2);
+		b = kt_slurp(p2, NULL);
+		KT_CHECK(a && b && !strcmp(a, b), "device_log.csv round trip changes ops.csv");
+		free(a);
+		free(b);
+	}
+
+	/* 2. ttnn-visualizer fixture, 13 columns with TS_DATA rows. Its
+	 * ops_perf_results.csv (same run) gives DEVICE FW DURATION 8608 for
+	 * 2048 and 8533 for 4096 and BRISC kernel 7467 / 7380; those ops are
+	 * complete in the trimmed log (others are not: one core only). */
+	snprintf(path, sizeof(path), "%s/ttnn_visualizer_smoke_profile_log_device.csv", dd);
+	snprintf(out, sizeof(out), "%s/smoke", dir);
+	KT_CHECK(kprof_report_ttmetal(path, out, NULL, &res, &err) == 0, "smoke: %s", err.msg);
+	KT_EQ_U64(res.ops, 5);
+	KT_EQ_U64(res.markers, 18);
+	snprintf(path, sizeof(path), "%s/ops.csv", out);
+	csv = kt_slurp(path, NULL);
+	if (csv) {
+		check_cell(csv, "2048", "DEVICE FW DURATION [ns]", "8608");
+		check_cell(csv, "4096", "DEVICE FW DURATION [ns]", "8533");
+		check_cell(csv, "2048", "DEVICE BRISC KERNEL DURATION [ns]", "7467");
+		check_cell(csv, "4096", "DEVICE BRISC KERNEL DURATION [ns]", "7380");
+		/* last run: starts only, no ends -> no durations, not a crash */
+		check_cell(csv, "5120", "DEVICE FW DURATION [ns]", "");
+		free(csv);
+	}
+	KT_CHECK(kprof_tt_parse_file(path, on_row, &c, &info, &err) < 0 &&
+		 strstr(err.msg, ":1:"), "ops.csv is not a device log: %s", err.msg);
+	snprintf(path, sizeof(path), "%s/ttnn_visualizer_smoke_profile_log_device.csv", dd);
+	memset(&c, 0, sizeof(c));
+	KT_CHECK(kprof_tt_parse_file(path, on_row, &c, &info, &err) == 0, "smoke parse");
+	KT_EQ_U64(info.ncols, 13);
+	KT_EQ_U64(c.rows, 200);
+	KT_NEAR(info.chip_freq_mhz, 1000, 0);
+	KT_STR(info.arch, "wormhole_b0");
+
+	/* 3. the ops_perf CSV (CRLF, 109 columns) is not a device log */
+	snprintf(path, sizeof(path), "%s/ttnn_visualizer_smoke_ops_perf_results.csv", dd);
+	KT_CHECK(kprof_tt_parse_file(path, on_row, &c, &info, &err) < 0 &&
+		 strstr(err.msg, "CHIP_FREQ"), "ops_perf rejected: %s", err.msg);
+
+	/* 4. 12-column layout (grayskull era): begin/end, padded fields, CRLF */
+	{
+		static const char t12[] =
+			"ARCH: grayskull, CHIP_FREQ[MHz]: 1202\r\n"
+			"PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\r\n"
+			"0,1,1,BRISC,53427 ,11233712278980,0,7,BRISC-FW    ,begin,315,brisc.cc\r\n"
+			"0,1,1,BRISC,25255 ,11233712280182,0,7,BRISC-KERNEL,begin,315,brisc.cc\r\n"
+			"0,1,1,BRISC,25255 ,11233712290000,0,7,BRISC-KERNEL,end  ,315,brisc.cc\r\n"
+			"0,1,1,BRISC,118963,11233712334431,0,7,BRISC-FW    ,end  ,315,brisc.cc\r\n";
+		char p12[600];
+		FILE *f;
+
+		KT_CHECK(parse_str(t12, &c, &info, &err) == 0, "12: %s", err.msg);
+		KT_EQ_U64(info.ncols, 12);
+		KT_EQ_U64(c.rows, 4);
+		KT_EQ_U64(c.last_id, 7);
+		KT_STR(c.first_zone, "BRISC-FW");
+		KT_STR(c.first_type, "begin");
+		KT_NEAR(info.chip_freq_mhz, 1202, 0);
+		snprintf(p12, sizeof(p12), "%s/t12.csv", dir);
+		f = fopen(p12, "w");
+		fputs(t12, f);
+		fclose(f);
+		snprintf(out, sizeof(out), "%s/o12", dir);
+		KT_CHECK(kprof_report_ttmetal(p12, out, NULL, &res, &err) == 0, "12 report: %s", err.msg);
+		snprintf(path, sizeof(path), "%s/ops.csv", out);
+		csv = kt_slurp(path, NULL);
+		if (csv) {
+			/* (11233712334431 - 11233712278980) = 55451 cycles / 1.202 GHz = 46132.3 ns */
+			check_cell(csv, "7", "DEVICE FW DURATION [ns]", "46132");
+			/* 9818 cycles / 1.202 = 8168.05 ns */
+			check_cell(csv, "7", "DEVICE KERNEL DURATION [ns]", "8168");
+			free(csv);
+		}
+	}
+	/* 13-column variant with run ID and run host ID: run host ID wins;
+	 * quoted fields with commas; Max Compute Cores */
+	{
+		static const char t13[] =
+			"ARCH: blackhole, CHIP_FREQ[MHz]: 1350, Max Compute Cores: 120\n"
+			"PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, run ID, run host ID,  zone name, zone phase, source line, source file\n"
+			"0, 2, 3, \"NCRISC\", 1, 500, 0, 1, 480, \"NCRISC-FW\", begin, 396, \"a,b.cc\"\n"
+			"0, 2, 3, NCRISC, 1, 900, 0, 1, 480, NCRISC-FW, end, 396, \"say \"\"hi\"\"\"\n";
+
+		KT_CHECK(parse_str(t13, &c, &info, &err) == 0, "13: %s", err.msg);
+		KT_EQ_U64(info.ncols, 13);
+		KT_EQ_U64(info.max_compute_cores, 120);
+		KT_EQ_U64(c.last_id, 480);
+		KT_STR(c.first_risc, "NCRISC");
+		KT_EQ_U64(c.rows, 2);
+	}
+	/* 15 columns, extra commas in the free-text last column are tolerated */
+	{
+		static const char t15[] =
+			"ARCH: wormhole_b0, CHIP_FREQ[MHz]: 1000\n"
+			"PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], data, run host ID, trace id, trace id counter, zone name, type, source line, source file, meta data\n"
+			"3,1,1,BRISC,61457,100,0,1027,,,BRISC-FW,ZONE_START,412,b.cc,{'a': 1, 'b': 2}\n"
+			"\n"
+			"3,1,1,BRISC,61457,200,0,1027,,,BRISC-FW,ZONE_END,412,b.cc,\n";
+
+		KT_CHECK(parse_str(t15, &c, &info, &err) == 0, "15: %s", err.msg);
+		KT_EQ_U64(info.ncols, 15);
+		KT_EQ_U64(c.rows, 2);
+	}
+	/* garbage: each must fail with the right line number, never crash */
+	{
+		static const struct { const char *text, *want; } bad[] = {
+			{ "", "empty file" },
+			{ "hello\n", ":1:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: fast\n", ":1:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: -5\n", ":1:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\n", "only one line" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\na,b,c\n", ":2:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			  "0,1,1,BRISC,1,100,0,7,BRISC-FW,begin,1,x\n0,1,1,BRISC,1,1e5,0,7,BRISC-FW,end,1,x\n", ":4:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			  "0,1,1,BRISC,1,100,0,7\n", ":3:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			  "0,1,1,BRISC,1,100,0,7,\"BRISC-FW,begin,1,x\n", ":3:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			  "0,-1,1,BRISC,1,100,0,7,BRISC-FW,begin,1,x\n", ":3:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			  "0,1,1,BRISC,1,99999999999999999999999,0,7,BRISC-FW,begin,1,x\n", ":3:" },
+			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			  "0,1,1,,1,100,0,7,BRISC-FW,begin,1,x\n", ":3:" },
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			int r = parse_str(bad[i].text, &c, &info, &err);
+
+			KT_CHECK(r < 0 && strstr(err.msg, bad[i].want),
+				 "bad[%zu]: ret %d msg '%s', want '%s'", i, r, err.msg, bad[i].want);
+		}
+		/* random bytes after a valid header: error or rows, never a crash */
+		uint64_t x = 12345;
+		for (int round = 0; round < 2000; round++) {
+			char buf[600];
+			size_t n = strlen("ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n");
+
+			memcpy(buf, "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n", n);
+			for (size_t i = n; i < sizeof(buf) - 1; i++) {
+				static const char alpha[] = "0123456789,,,,\"\n\r ab-FW";
+
+				x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+				buf[i] = alpha[x % (sizeof(alpha) - 1)];
+			}
+			buf[sizeof(buf) - 1] = '\0';
+			(void)parse_str(buf, &c, &info, &err);
+		}
+	}
+	kt_rmrf(dir);
+	return kt_done("test_ttmetal");
+}
