@@ -255,9 +255,13 @@ TEST_F(cap, stop_drain_eof)
 		if (h->type == KPROF_REC_STATE)
 			last = (const void *)h;
 	ASSERT_NE(NULL, last);
-	/* The stop record is the last record of the stream. */
-	EXPECT_EQ((const uint8_t *)last + last->hdr.size,
-		  self->recs.buf + self->recs.len);
+	/* Only a closing SYNC sample may follow the stop record. */
+	for (const struct kprof_rec_hdr *h = (const void *)((const uint8_t *)last +
+							     last->hdr.size);
+	     (const uint8_t *)h < self->recs.buf + self->recs.len;
+	     h = (const void *)((const uint8_t *)h + h->size)) {
+		EXPECT_EQ(KPROF_REC_SYNC, h->type);
+	}
 	EXPECT_EQ(KPROF_STATE_STOPPED, last->state);
 	EXPECT_EQ(KPROF_REASON_STOP, last->reason);
 	/* Drained and stopped: read() says EOF, twice. */

@@ -219,9 +219,10 @@ TEST_F_TIMEOUT(lost, lost_per_risc_matches_truth, 180)
 /* LOST names the ops whose markers were lost, in order. */
 TEST_F_TIMEOUT(lost, lost_records_name_ops, 180)
 {
-	uint64_t first = self->ops[0].seq;
+	uint64_t first;
 
 	overflow(_metadata, self);
+	first = self->ops[0].seq;
 	kt_recs_for_each(h, &self->recs) {
 		const struct kprof_rec_lost *l = (const void *)h;
 

@@ -204,7 +204,7 @@ TEST_F_TIMEOUT(sim, markers_equal_truth, 120)
 TEST_F(sim, new_device_bad_input)
 {
 	static const char * const bad[] = {
-		"", "\n", "abc", "-1", "1 0", "1 257", "1 4 0", "1 4 9",
+		"\n", " ", "abc", "-1", "1 0", "1 257", "1 4 0", "1 4 9",
 		"1 4 2 7", "1x", "99999999999", "1024",
 	};
 
@@ -218,7 +218,7 @@ TEST_F(sim, new_device_bad_input)
 
 TEST_F(sim, del_device_bad_input)
 {
-	EXPECT_EQ(-EINVAL, kt_write_file(DEL_DEV, ""));
+	EXPECT_EQ(-EINVAL, kt_write_file(DEL_DEV, "\n"));
 	EXPECT_EQ(-EINVAL, kt_write_file(DEL_DEV, "abc"));
 	EXPECT_EQ(-EINVAL, kt_write_file(DEL_DEV, "0 1"));
 	EXPECT_EQ(-ENOENT, kt_write_file(DEL_DEV, "1000"));
