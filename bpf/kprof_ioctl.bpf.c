@@ -33,7 +33,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Filters, set by the loader before load (rodata: verifier prunes). */
 const volatile __u32 targ_dev;		/* kernel dev_t: major << 20 | minor */
 const volatile __u32 targ_tgid;		/* 0: any process */
-const volatile __u32 launch_cmd;
+const volatile __u32 cmd_mask = ~0U;	/* bits of cmd that must match */
+const volatile __u32 launch_cmd;	/* already masked */
 const volatile __u32 sync_cmd;
 const volatile __u32 launch_seq_off;	/* launch arg: seq written by driver */
 const volatile __u32 launch_seq_size;	/* 0: none, else 4 or 8 */
@@ -80,11 +81,17 @@ static __always_inline void stat_inc(__u32 idx)
 		(*v)++;
 }
 
+/*
+ * DRM drivers dispatch on the command's type and number only (the size
+ * bits vary with the header version an application was built against),
+ * so their profiles mask the rest; the sim matches exactly.
+ */
 static __always_inline __u32 cmd_role(__u32 cmd)
 {
+	cmd &= cmd_mask;
 	if (cmd == launch_cmd)
 		return KPROF_ROLE_LAUNCH;
-	if (cmd == sync_cmd)
+	if (sync_cmd && cmd == sync_cmd)
 		return KPROF_ROLE_SYNC;
 	return 0;
 }

@@ -159,11 +159,14 @@ static void detach(struct kprof_bpf *b)
 
 static void set_filters(struct kprof_ioctl_bpf *s, const struct kprof_bpf_target *t)
 {
+	uint32_t mask = t->cmd_mask ? t->cmd_mask : ~0U;
+
 	/* The kernel's dev_t encoding (MKDEV), not glibc's. */
 	s->rodata->targ_dev = (major(t->dev) << 20) | minor(t->dev);
 	s->rodata->targ_tgid = (uint32_t)t->tgid;
-	s->rodata->launch_cmd = t->launch_cmd;
-	s->rodata->sync_cmd = t->sync_cmd;
+	s->rodata->cmd_mask = mask;
+	s->rodata->launch_cmd = t->launch_cmd & mask;
+	s->rodata->sync_cmd = t->sync_cmd & mask;
 	s->rodata->launch_seq_off = t->launch_seq_off;
 	s->rodata->launch_seq_size = t->launch_seq_size;
 	s->rodata->sync_seq_off = t->sync_seq_off;

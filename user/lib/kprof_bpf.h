@@ -29,6 +29,7 @@ struct kprof_bpf_target {
 	dev_t dev;			/* st_rdev of the device node */
 	uint32_t launch_cmd;
 	uint32_t sync_cmd;		/* 0: no sync ioctl traced */
+	uint32_t cmd_mask;		/* bits that must match; 0: all (exact) */
 	uint32_t launch_seq_off;	/* launch arg: where the driver writes the op seq */
 	uint32_t launch_seq_size;	/* 0 (not read), 4 or 8 */
 	uint32_t sync_seq_off;		/* sync arg: the seq waited for */
