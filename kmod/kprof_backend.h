@@ -93,6 +93,15 @@ struct kprof_backend_ops {
 	 */
 	int (*cross_timestamp)(struct kprof_device *kd, u64 *host_before_ns,
 			       u64 *device_cycles, u64 *host_after_ns);
+
+	/*
+	 * Optional. Complete the in-flight descriptor soon with what has been
+	 * written so far (res->bytes may be 0): the core has records of its
+	 * own (STATE, CLOCK, SYNC) waiting, and an idle device would
+	 * otherwise hold the span indefinitely. Callable in atomic context;
+	 * must not call kprof_dma_complete() itself (do it from the engine).
+	 */
+	void (*dma_flush)(struct kprof_device *kd);
 };
 
 /* Registration; parent provides the DMA API (dma_alloc_coherent). */
