@@ -143,6 +143,7 @@ static void kprof_submit(struct kprof_capture *cap)
 	cap->dma_len = desc.len;
 	cap->dma_submit_jiffies = jiffies;
 	cap->dma_timeout_reported = false;
+	cap->dma_flush_requested = false;
 	kprof_arm_watchdog(cap);
 }
 
@@ -177,7 +178,13 @@ static void kprof_queue_record(struct kprof_capture *cap, const void *rec,
 	memcpy(slot->data, rec, size);
 	slot->size = size;
 	cap->queue_len++;
-	kprof_produce(cap);
+	if (!cap->dma_inflight) {
+		kprof_produce(cap);
+	} else if (!cap->dma_flush_requested && cap->kd->ops->dma_flush) {
+		/* An idle device would sit on the span: ask for it back. */
+		cap->dma_flush_requested = true;
+		cap->kd->ops->dma_flush(cap->kd);
+	}
 }
 
 void kprof_capture_queue_record(struct kprof_capture *cap, const void *rec,

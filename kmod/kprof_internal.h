@@ -82,6 +82,7 @@ struct kprof_capture {
 	bool stopping;			/* no new descriptors */
 	bool dma_inflight;
 	bool dma_timeout_reported;
+	bool dma_flush_requested;
 	u32 dma_len;
 	unsigned long dma_submit_jiffies;
 	u32 queue_head, queue_len;
