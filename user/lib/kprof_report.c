@@ -987,7 +987,9 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &t->fit;
 	cfg.num_riscs = t->nriscs;
-	cfg.slack_ns = opts ? opts->slack_ns : 0;
+	/* tt-metal writes the log core by core, not in time order: no op is
+	 * complete before the end of the file, so none retires earlier */
+	cfg.slack_ns = KPROF_AGG_NEVER;
 	cfg.emit = kprof_out_op;
 	cfg.ctx = &out;
 	t->agg = kprof_agg_new(&cfg, err);
