@@ -210,6 +210,12 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 		ret = bpf_program__set_attach_target(progs[0], 0, t->handler);
 		if (!ret)
 			ret = bpf_program__set_attach_target(progs[1], 0, t->handler);
+		if (ret == -ESRCH) {
+			snprintf(why, whylen, "no BTF for %s in the kernel or any loaded module "
+				 "(a module built without BTF, e.g. no pahole or no vmlinux in "
+				 "its KDIR, has none)", t->handler);
+			goto fail_quiet;
+		}
 		if (ret)
 			goto fail;
 		snprintf(b->hook_name, sizeof(b->hook_name), "fentry/fexit:%s", t->handler);
