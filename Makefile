@@ -12,10 +12,10 @@ KDIR        ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64))
 
 export KPROF_ROOT BUILD KPROF_CACHE KDIR
 
-.PHONY: all kmod bpf user kselftest deps check check-unit check-style \
+.PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
 	check-vm demo bench install clean help
 
-all: kmod bpf user
+all: kmod bpf user examples
 
 kmod:
 	@test -n "$(KDIR)" || { echo "no kernel headers in /usr/src: run 'make deps' or set KDIR" >&2; exit 1; }
@@ -29,6 +29,9 @@ user: bpf
 
 kselftest:
 	$(MAKE) -C tests/kselftest
+
+examples:
+	$(MAKE) -C examples
 
 deps:
 	./scripts/deps.sh
@@ -47,7 +50,7 @@ check-style:
 check-vm: kmod user kselftest
 	./tests/vm/run --suite
 
-demo: kmod user
+demo: kmod user examples
 	./tests/vm/run --exec examples/demo.sh
 
 bench: all
