@@ -115,6 +115,7 @@ static int kprof_sim_stats_show(struct seq_file *m, void *v)
 		{ "markers_drained", &s->markers_drained },
 		{ "markers_corrupted", &s->corrupted },
 		{ "markers_discarded_at_stop", &s->discarded_at_stop },
+		{ "markers_lost_unreported", &s->lost_unreported },
 		{ "storm_markers", &s->storm_markers },
 		{ "queue_records", &s->fifo_records },
 		{ "queue_records_dropped", &s->fifo_dropped },

@@ -5,6 +5,7 @@
  * interrupt" by calling kprof_dma_complete() from its own work item.
  */
 #include <linux/hrtimer.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/random.h>
 #include <linux/string.h>
@@ -16,7 +17,8 @@
 
 /* Interrupt moderation: the engine runs this long after new data. */
 #define KPROF_SIM_KICK_NS	(250 * NSEC_PER_USEC)
-#define KPROF_SIM_FIFO_MASK	(KPROF_SIM_FIFO_SIZE - 1)
+/* An idle engine retires an empty descriptor after this long. */
+#define KPROF_SIM_IDLE_FLUSH_NS	(100 * NSEC_PER_MSEC)
 
 static u32 kprof_sim_nr_rings(const struct kprof_sim_dev *sd)
 {
@@ -46,6 +48,15 @@ static enum hrtimer_restart kprof_sim_kick_fn(struct hrtimer *t)
 						kick_timer);
 
 	atomic_set(&sd->kick_armed, 0);
+	queue_work(system_highpri_wq, &sd->engine_work);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart kprof_sim_idle_fn(struct hrtimer *t)
+{
+	struct kprof_sim_dev *sd = container_of(t, struct kprof_sim_dev,
+						idle_timer);
+
 	queue_work(system_highpri_wq, &sd->engine_work);
 	return HRTIMER_NORESTART;
 }
@@ -106,10 +117,10 @@ void kprof_sim_fifo_put(struct kprof_sim_dev *sd, const void *rec, u32 size,
 {
 	/* Pairs with the engine's release of fifo_tail. */
 	u32 head = sd->fifo_head, tail = smp_load_acquire(&sd->fifo_tail);
-	u32 off = head & KPROF_SIM_FIFO_MASK, n;
+	u32 off = head & (sd->fifo_size - 1), n;
 	unsigned long flags;
 
-	if (KPROF_SIM_FIFO_SIZE - (head - tail) < size) {
+	if (sd->fifo_size - (head - tail) < size) {
 		spin_lock_irqsave(&sd->lost_lock, flags);
 		if (!sd->fifo_lost)
 			sd->fifo_lost_first = op_seq;
@@ -120,7 +131,7 @@ void kprof_sim_fifo_put(struct kprof_sim_dev *sd, const void *rec, u32 size,
 		kprof_sim_engine_kick(sd, true);
 		return;
 	}
-	n = min(size, KPROF_SIM_FIFO_SIZE - off);
+	n = min(size, sd->fifo_size - off);
 	memcpy(sd->fifo + off, rec, n);
 	memcpy(sd->fifo, rec + n, size - n);
 	/* Publish the record before the new head. */
@@ -170,13 +181,13 @@ static void kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
 	u64 first, last;
 
 	while (tail != head) {
-		u32 off = tail & KPROF_SIM_FIFO_MASK;
+		u32 off = tail & (sd->fifo_size - 1);
 		const struct kprof_rec_hdr *h = (void *)(sd->fifo + off);
 		u32 size = h->size, n;
 
 		if (o->len - o->pos < size)
 			break;
-		n = min(size, KPROF_SIM_FIFO_SIZE - off);
+		n = min(size, sd->fifo_size - off);
 		memcpy(o->buf + o->pos, sd->fifo + off, n);
 		memcpy(o->buf + o->pos + n, sd->fifo, size - n);
 		o->pos += size;
@@ -261,6 +272,7 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	struct kprof_sim_out o;
 	unsigned long flags;
 	bool deliver = true;
+	u64 submitted, now;
 
 	spin_lock_irqsave(&sd->dma_lock, flags);
 	if (!sd->dma_have || sd->dma_done) {
@@ -281,6 +293,7 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	}
 	o.buf = sd->dma_desc.cpu_addr;
 	o.len = sd->dma_desc.len;
+	submitted = sd->dma_submit_ns;
 	spin_unlock_irqrestore(&sd->dma_lock, flags);
 
 	if (READ_ONCE(sd->fault_dma_stall)) {
@@ -294,16 +307,29 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 
 	o.pos = 0;
 	memset(&o.res, 0, sizeof(o.res));
+	now = ktime_get_ns();
 	kprof_sim_tref_snapshot(sd, &ref);
-	o.now_cycles = kprof_sim_ns_to_cycles(&ref, ktime_get_ns());
+	o.now_cycles = kprof_sim_ns_to_cycles(&ref, now);
 	kprof_sim_drain_fifo(sd, &o);
 	kprof_sim_drain_l1(sd, &o);
 	o.res.bytes = o.pos;
 
+	/*
+	 * Nothing to move. Like a NIC's receive timeout, an engine that has
+	 * held a descriptor idle for a while retires it empty, so that the
+	 * host can tell an idle device from a stalled one.
+	 */
+	if (!o.res.bytes && !final &&
+	    now - submitted < KPROF_SIM_IDLE_FLUSH_NS) {
+		hrtimer_start(&sd->idle_timer,
+			      ns_to_ktime(KPROF_SIM_IDLE_FLUSH_NS -
+					  (now - submitted)),
+			      HRTIMER_MODE_REL_SOFT);
+		return;
+	}
 	spin_lock_irqsave(&sd->dma_lock, flags);
-	if (!o.res.bytes) {
-		if (final)
-			sd->dma_have = false;
+	if (!o.res.bytes && final) {
+		sd->dma_have = false;
 		spin_unlock_irqrestore(&sd->dma_lock, flags);
 		return;
 	}
@@ -340,12 +366,19 @@ static void kprof_sim_engine_work(struct work_struct *work)
 void kprof_sim_engine_cancel(struct kprof_sim_dev *sd)
 {
 	hrtimer_cancel(&sd->kick_timer);
+	hrtimer_cancel(&sd->idle_timer);
 	cancel_work_sync(&sd->engine_work);
+	/* The work may have re-armed the idle timer. */
+	hrtimer_cancel(&sd->idle_timer);
 	atomic_set(&sd->kick_armed, 0);
 }
 
-/* Empties rings and FIFO; the caller excludes producer and consumer. */
-static u64 kprof_sim_l1_clear(struct kprof_sim_dev *sd)
+/*
+ * Empties rings and FIFO; the caller excludes producer and consumer.
+ * Returns the markers still in L1 and adds the overflow counts that never
+ * made it into a LOST record to *unreported.
+ */
+static u64 kprof_sim_l1_clear(struct kprof_sim_dev *sd, u64 *unreported)
 {
 	u32 i, nr = kprof_sim_nr_rings(sd);
 	unsigned long flags;
@@ -354,6 +387,7 @@ static u64 kprof_sim_l1_clear(struct kprof_sim_dev *sd)
 	spin_lock_irqsave(&sd->lost_lock, flags);
 	for (i = 0; i < nr; i++) {
 		left += sd->l1[i].head - sd->l1[i].tail;
+		*unreported += sd->l1[i].lost;
 		sd->l1[i].head = 0;
 		sd->l1[i].tail = 0;
 		sd->l1[i].lost = 0;
@@ -369,10 +403,11 @@ int kprof_sim_capture_start(struct kprof_device *kd, u64 counter_mask)
 {
 	struct kprof_sim_dev *sd = kprof_device_priv(kd);
 	u64 all = GENMASK_ULL(KPROF_SIM_NUM_COUNTERS - 1, 0);
+	u64 unreported = 0;
 
 	mutex_lock(&sd->exec_mutex);
 	mutex_lock(&sd->engine_mutex);
-	kprof_sim_l1_clear(sd);
+	kprof_sim_l1_clear(sd, &unreported);
 	counter_mask &= all;
 	WRITE_ONCE(sd->counter_mask, counter_mask ? counter_mask : all);
 	WRITE_ONCE(sd->paused, false);
@@ -385,8 +420,8 @@ int kprof_sim_capture_start(struct kprof_device *kd, u64 counter_mask)
 void kprof_sim_capture_stop(struct kprof_device *kd)
 {
 	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+	u64 left, unreported = 0;
 	unsigned long flags;
-	u64 left;
 
 	/* After this no marker or record is produced. */
 	mutex_lock(&sd->exec_mutex);
@@ -396,8 +431,10 @@ void kprof_sim_capture_stop(struct kprof_device *kd)
 	kprof_sim_engine_cancel(sd);
 	mutex_lock(&sd->engine_mutex);
 	kprof_sim_engine_run(sd, true);
-	left = kprof_sim_l1_clear(sd);
+	/* What the final drain could not fit is gone; say how much. */
+	left = kprof_sim_l1_clear(sd, &unreported);
 	atomic64_add(left, &sd->stats.discarded_at_stop);
+	atomic64_add(unreported, &sd->stats.lost_unreported);
 	spin_lock_irqsave(&sd->dma_lock, flags);
 	sd->dma_have = false;
 	sd->dma_done = false;
@@ -426,6 +463,7 @@ int kprof_sim_dma_submit(struct kprof_device *kd,
 		return -EBUSY;
 	}
 	sd->dma_desc = *desc;
+	sd->dma_submit_ns = ktime_get_ns();
 	sd->dma_have = true;
 	sd->dma_done = false;
 	spin_unlock_irqrestore(&sd->dma_lock, flags);
@@ -463,12 +501,24 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 	INIT_WORK(&sd->engine_work, kprof_sim_engine_work);
 	hrtimer_init(&sd->kick_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	sd->kick_timer.function = kprof_sim_kick_fn;
+	hrtimer_init(&sd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	sd->idle_timer.function = kprof_sim_idle_fn;
 	atomic_set(&sd->kick_armed, 0);
 
 	sd->l1 = vzalloc(array_size(nr, sizeof(*sd->l1)));
 	sd->l1_mem = vmalloc(array3_size(nr, sd->l1_entries,
 					 sizeof(*sd->l1_mem)));
-	sd->fifo = vmalloc(KPROF_SIM_FIFO_SIZE);
+	/*
+	 * Per core and op a COUNTERS record is 96 bytes against 640 bytes
+	 * of markers (5 RISCs, no zones); one marker's worth per L1 entry
+	 * and core lets the FIFO ride out as long a DMA gap as L1 does.
+	 */
+	sd->fifo_size = roundup_pow_of_two(clamp_t(size_t,
+						   (size_t)sd->num_cores *
+						   sd->l1_entries * 32,
+						   KPROF_SIM_FIFO_MIN,
+						   KPROF_SIM_FIFO_MAX));
+	sd->fifo = vmalloc(sd->fifo_size);
 	if (!sd->l1 || !sd->l1_mem || !sd->fifo)
 		return -ENOMEM;
 	return 0;

@@ -45,7 +45,8 @@
 #define KPROF_SIM_MAX_CORES	256
 #define KPROF_SIM_QUEUE_LEN	1024		/* launched, not dispatched */
 #define KPROF_SIM_TRUTH_LEN	65536		/* ops of history kept */
-#define KPROF_SIM_FIFO_SIZE	(256U << 10)	/* OP/COUNTERS record bytes */
+#define KPROF_SIM_FIFO_MIN	(64U << 10)	/* OP/COUNTERS record bytes */
+#define KPROF_SIM_FIFO_MAX	(16U << 20)
 #define KPROF_SIM_NUM_COUNTERS	8
 #define KPROF_SIM_MAX_ZONES	8
 #define KPROF_SIM_LOST_RISC_QUEUE 0xFF		/* LOST risc for FIFO loss */
@@ -156,6 +157,7 @@ struct kprof_sim_stats {
 	atomic64_t dma_polled;
 	atomic64_t dma_bytes;
 	atomic64_t discarded_at_stop;
+	atomic64_t lost_unreported;	/* overflow never put in a LOST */
 	atomic64_t clock_changes;
 };
 
@@ -202,6 +204,7 @@ struct kprof_sim_dev {
 
 	/* OP/COUNTERS record FIFO, same SPSC scheme as L1 */
 	u8 *fifo;
+	u32 fifo_size;			/* power of two */
 	u32 fifo_head, fifo_tail;
 	u32 fifo_lost;			/* records, under lost_lock */
 	u64 fifo_lost_first, fifo_lost_last;
@@ -214,7 +217,9 @@ struct kprof_sim_dev {
 	struct kprof_dma_desc dma_desc;
 	struct kprof_dma_result dma_res;
 	struct work_struct engine_work;
+	u64 dma_submit_ns;
 	struct hrtimer kick_timer;
+	struct hrtimer idle_timer;	/* retires an empty descriptor */
 	atomic_t kick_armed;
 	u32 rr;				/* round-robin start ring */
 
