@@ -236,9 +236,14 @@ static double dev_key(struct feed *fd, const struct kprof_rec_hdr *r)
 	case KPROF_REC_LOST:
 		k = kprof_tsfit_to_host(fit, ((const struct kprof_rec_lost *)r)->timestamp);
 		break;
-	case KPROF_REC_SYNC:
-		k = (double)((const struct kprof_rec_sync *)r)->host_before_ns;
+	case KPROF_REC_SYNC: {
+		const struct kprof_rec_sync *s = (const void *)r;
+
+		/* a broken triple must not push the merge ahead of everything */
+		if (s->host_after_ns >= s->host_before_ns)
+			k = (double)s->host_before_ns;
 		break;
+	}
 	case KPROF_REC_CLOCK:
 		k = (double)((const struct kprof_rec_clock *)r)->host_ns;
 		break;
@@ -256,7 +261,8 @@ static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, struct kprof
 {
 	int ret;
 
-	if (r->type == KPROF_REC_MARKER && !(r->flags & KPROF_RECF_CORRUPT)) {
+	if (fd->out->devlog && r->type == KPROF_REC_MARKER &&
+	    !(r->flags & KPROF_RECF_CORRUPT)) {
 		ret = devlog_marker(fd, (const void *)r);
 		if (ret)
 			return ret;
@@ -744,8 +750,9 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	if (out.ncounters > KPROF_MAX_COUNTERS)
 		out.ncounters = KPROF_MAX_COUNTERS;
 	memcpy(out.cdesc, c->dev_hdr.counters.desc, sizeof(out.cdesc));
-	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS | KPROF_OUT_COUNTERS |
-			     KPROF_OUT_DEVLOG | KPROF_OUT_HOST, opts ? opts->top_n : 0, err);
+	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
+			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
+			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		goto out;
 	out_open = 1;
@@ -975,8 +982,9 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		goto out;
 	out.nriscs = t->nriscs;
 	memcpy(out.risc_names, t->riscs, sizeof(out.risc_names));
-	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS | KPROF_OUT_DEVLOG,
-			     opts ? opts->top_n : 0, err);
+	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS |
+			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
+			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		goto out;
 	out_open = 1;

@@ -24,11 +24,16 @@ struct kprof_report_opts {
 	const char *version;		/* kprofctl version for params.json */
 	uint64_t slack_ns;		/* retirement slack; 0 = default */
 	unsigned int top_n;		/* summary.txt top ops; 0 = 10 */
+	unsigned int flags;		/* KPROF_REPORT_* */
 	/* Progress callback (may be NULL): records done, bytes done/total. */
 	void (*progress)(void *ctx, uint64_t records, uint64_t bytes,
 			 uint64_t total);
 	void *progress_ctx;
 };
+
+/* kprof_report_opts.flags */
+#define KPROF_REPORT_NO_DEVICE_LOG	(1U << 0)	/* skip device_log.csv (one
+							 * row per marker: large) */
 
 struct kprof_report_result {
 	uint64_t ops;

@@ -193,6 +193,12 @@ static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
 
 	if (fit->nseg == 0)
 		return &fit->one;
+	/* timestamps come nearly in order: try the last segment used first */
+	lo = fit->hint;
+	if (lo < fit->nseg && fit->seg[lo].dev0 <= cycles &&
+	    (lo + 1 == fit->nseg || cycles < fit->seg[lo + 1].dev0))
+		return &fit->seg[lo];
+	lo = 0;
 	/* last segment with dev0 <= cycles; the first one extends backwards */
 	hi = fit->nseg;
 	while (hi - lo > 1) {
@@ -203,6 +209,9 @@ static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
 		else
 			hi = m;
 	}
+	/* the cache is not part of the fit's value: writing it through a
+	 * const pointer is fine, the object itself is never const */
+	((struct kprof_tsfit *)fit)->hint = lo;
 	return &fit->seg[lo];
 }
 

@@ -61,6 +61,7 @@ struct kprof_tsfit {
 	double drift_ppm;		/* device rate vs nominal, first to last
 				 * sample; > 0: device timer fast */
 	uint64_t first_dev, last_dev;	/* cycles range covered by samples */
+	size_t hint;			/* lookup cache: last segment used */
 };
 
 /* The fits own seg memory: release with kprof_tsfit_free(). */
