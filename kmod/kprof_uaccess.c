@@ -43,8 +43,6 @@ int kprof_copy_struct_in(void *dst, size_t ksize, void __user *uptr)
 	}
 	if (copy_from_user(dst, uptr, ksize))
 		return -EFAULT;
-	/* The caller validates against the size it read, not a re-read. */
-	*(u32 *)dst = usize;
 	return 0;
 }
 
