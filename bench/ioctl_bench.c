@@ -212,22 +212,23 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("# ns per call, median of %d rounds x %ld calls, pinned to CPU %d\n",
+	printf("# ns per call over %d rounds x %ld calls, pinned to CPU %d; median (min)\n",
 	       rounds, calls, cpu);
 	printf("# events delivered: %llu\n", (unsigned long long)events_seen);
-	printf("%-8s %-16s %10s %10s %8s\n", "hook", "op", "ns/call", "added ns", "ratio");
+	printf("%-7s %-16s %16s %18s %7s\n", "hook", "op", "ns/call", "added ns", "ratio");
+	for (size_t c = 0; c < NCONF; c++)
+		for (int op = 0; op < OP_NR && avail[c]; op++)
+			qsort(res[c][op], rounds, sizeof(double), cmp_double);
 	for (size_t c = 0; c < NCONF; c++) {
 		if (!avail[c])
 			continue;
 		for (int op = 0; op < OP_NR; op++) {
-			double base, v;
+			double med = res[c][op][rounds / 2], lo = res[c][op][0];
+			double bmed = res[0][op][rounds / 2], blo = res[0][op][0];
 
-			qsort(res[c][op], rounds, sizeof(double), cmp_double);
-			v = res[c][op][rounds / 2];
-			base = res[0][op][rounds / 2];	/* sorted already (c = 0 first) */
-			printf("%-8s %-16s %10.1f %10.1f %8.3f\n",
-			       c ? kprof_bpf_hook_kind_name(hooks[c]) : "none",
-			       op_names[op], v, v - base, v / base);
+			printf("%-7s %-16s %7.1f (%6.1f) %8.1f (%6.1f) %7.3f\n",
+			       c ? kprof_bpf_hook_kind_name(hooks[c]) : "none", op_names[op],
+			       med, lo, med - bmed, lo - blo, med / bmed);
 		}
 	}
 	for (size_t c = 1; c < NCONF; c++)

@@ -147,17 +147,18 @@ static __always_inline void on_enter(__u32 cmd, __u32 role, __u64 arg)
 /* expected: this exit is known to be a matching ioctl (handler hook). */
 static __always_inline void on_exit(long ret, bool expected)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct kprof_host_event *e;
 	struct inflight *v;
-	__u64 id;
+	__u64 now, id;
 
+	/* Syscall-level hooks get here for every ioctl: look up first. */
 	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
 	if (!v || !v->enter_ns) {
 		if (expected)
 			stat_inc(KPROF_BPF_STAT_UNMATCHED_EXIT);
 		return;
 	}
+	now = bpf_ktime_get_ns();
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(KPROF_BPF_STAT_RESERVE_FAILED);

@@ -2,8 +2,8 @@
 /*
  * Driver profiles: which device node, ioctl handler, LAUNCH and SYNC
  * commands and seq fields the BPF tracer uses for a driver. One JSON file
- * per driver in data/profiles/ (format in docs/formats.md, "Driver
- * profiles"), or built from `--dev-node/--launch-ioctl/--sync-ioctl`.
+ * per driver in data/profiles/ (format in data/profiles/README.md), or
+ * built from `--dev-node/--launch-ioctl/--sync-ioctl`.
  */
 #ifndef KPROF_PROFILE_H
 #define KPROF_PROFILE_H
