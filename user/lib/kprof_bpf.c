@@ -301,6 +301,9 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 		return kprof_err_set(err, EINVAL,
 				     "BPF ring size %u is not a power of two >= the page size",
 				     t->ring_bytes);
+	/* Tracing programs need these whatever the hook: say so up front. */
+	if (!bpf_capable_now())
+		return eperm_error(err);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return kprof_err_set(err, ENOMEM, "out of memory");
