@@ -91,17 +91,33 @@ static int db_knob_read(const char *knob, const char *key, uint64_t *v)
 	return ret;
 }
 
-static void db_storm(uint64_t rate)
+static void db_knob_set(const char *knob, uint64_t v)
 {
 	char path[256], val[32];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/marker_storm", db_knob_dir);
-	snprintf(val, sizeof(val), "%" PRIu64, rate);
+	snprintf(path, sizeof(path), "%s/%s", db_knob_dir, knob);
+	snprintf(val, sizeof(val), "%" PRIu64, v);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
 		db_die(path);
 	close(fd);
+}
+
+static void db_storm(uint64_t rate)
+{
+	db_knob_set("marker_storm", rate);
+}
+
+static uint64_t db_stat(const char *key)
+{
+	uint64_t v;
+
+	if (db_knob_read("stats", key, &v)) {
+		fprintf(stderr, "drain_bench: debugfs stats has no %s\n", key);
+		exit(1);
+	}
+	return v;
 }
 
 static void db_ring_map(struct db_ring *r, int fd)
@@ -234,6 +250,54 @@ static void db_run_rate(struct db_ring *r, uint64_t rate, double secs,
 	res->mps = res->secs > 0 ? (double)c.markers / res->secs : 0;
 }
 
+/*
+ * Burst: with the DMA engine stalled (fault knob), a storm fills the L1
+ * rings; then the engine is released and the time to deliver the whole
+ * backlog to the reader is the drain path's own throughput, free of the
+ * producer's speed.
+ */
+static void db_burst(struct db_ring *r, double *mps, uint64_t *backlog,
+		     uint64_t *lost)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	struct db_count c = { 0 };
+	uint64_t t0, t1, last = 0, start = db_now_ns();
+
+	db_drain(r, &c);
+	memset(&c, 0, sizeof(c));
+	db_knob_set("fault_dma_stall", 1);
+	db_storm(4000000);
+	/* Until the rings stop filling (full) or 10 s. */
+	for (;;) {
+		uint64_t held;
+
+		poll(NULL, 0, 200);
+		held = db_stat("markers_written") - db_stat("markers_drained");
+		if ((held && held == last) || db_now_ns() - start > 10000000000ULL)
+			break;
+		last = held;
+	}
+	db_storm(0);
+	*backlog = db_stat("markers_written") - db_stat("markers_drained");
+	t0 = db_now_ns();
+	db_knob_set("fault_dma_stall", 0);
+	t1 = t0;
+	while (c.markers < *backlog && db_now_ns() - t0 < 20000000000ULL) {
+		uint64_t before = c.markers;
+
+		db_drain(r, &c);
+		if (c.markers != before)
+			t1 = db_now_ns();
+		else
+			poll(&pfd, 1, 1);
+	}
+	*lost = c.lost;
+	*mps = t1 > t0 ? (double)c.markers * 1e9 / (double)(t1 - t0) : 0;
+	if (c.markers != *backlog)
+		printf("# burst: received %" PRIu64 " of %" PRIu64 " held markers\n",
+		       c.markers, *backlog);
+}
+
 static int db_parse_rates(char *s, uint64_t *rates)
 {
 	int n = 0;
@@ -338,6 +402,16 @@ int main(int argc, char **argv)
 			best = i;
 	}
 	db_storm(0);
+	{
+		double bmps;
+		uint64_t backlog, blost;
+
+		db_burst(&ring, &bmps, &backlog, &blost);
+		printf("burst: %" PRIu64 " markers held in L1, drained at %.0f markers/s"
+		       " = %.1f MB/s = %.2f%% of memcpy (LOST while stalled: %" PRIu64 ")\n",
+		       backlog, bmps, bmps * DB_MARKER_BYTES / 1e6,
+		       100.0 * bmps * DB_MARKER_BYTES / bw, blost);
+	}
 	ioctl(fd, KPROF_IOC_CAPTURE_STOP);
 	close(fd);
 
