@@ -450,10 +450,18 @@ static int grow_cores(struct kprof_agg *a, struct op *o, uint32_t core,
 	return 0;
 }
 
+static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
+		     struct kprof_err *err);
+
 int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
 		     struct kprof_err *err)
 {
-	double t = kprof_tsfit_to_host(a->cfg.fit, m->timestamp);
+	return marker_at(a, m, kprof_tsfit_to_host(a->cfg.fit, m->timestamp), err);
+}
+
+static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
+		     struct kprof_err *err)
+{
 	struct op *o;
 	struct core_span *cs;
 	uint64_t *crs;
@@ -558,6 +566,18 @@ static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
 int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
 			 struct kprof_err *err)
 {
+	return kprof_agg_device_rec_at(a, rec, NAN, err);
+}
+
+/* host time of a record's device timestamp: the caller's, or computed */
+static double rec_time(const struct kprof_agg *a, double t, uint64_t cycles)
+{
+	return isnan(t) ? kprof_tsfit_to_host(a->cfg.fit, cycles) : t;
+}
+
+int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
+			    double host_ns, struct kprof_err *err)
+{
 	int late;
 
 	if (rec->flags & KPROF_RECF_CORRUPT) {
@@ -572,11 +592,11 @@ int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
 			.core = r->core, .risc = r->risc, .kind = r->kind,
 			.zone_id = r->zone_id,
 		};
-		return kprof_agg_marker(a, &m, err);
+		return marker_at(a, &m, rec_time(a, host_ns, r->timestamp), err);
 	}
 	case KPROF_REC_OP: {
 		const struct kprof_rec_op *r = (const void *)rec;
-		double t = kprof_tsfit_to_host(a->cfg.fit, r->timestamp);
+		double t = rec_time(a, host_ns, r->timestamp);
 		struct op *o;
 
 		a->st.ops_records++;
@@ -624,7 +644,7 @@ int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
 		const struct kprof_rec_lost *r = (const void *)rec;
 
 		add_lost(a, r);
-		return tick(a, kprof_tsfit_to_host(a->cfg.fit, r->timestamp), err);
+		return tick(a, rec_time(a, host_ns, r->timestamp), err);
 	}
 	case KPROF_REC_SYNC: {
 		const struct kprof_rec_sync *r = (const void *)rec;

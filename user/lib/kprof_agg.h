@@ -114,6 +114,10 @@ void kprof_agg_free(struct kprof_agg *a);
  * (allocation failure, or the emit callback's error). */
 int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
 			 struct kprof_err *err);
+/* Same, with the record's device timestamp already converted to host ns
+ * by the caller (MARKER, OP, LOST records; ignored for others). */
+int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
+			    double host_ns, struct kprof_err *err);
 int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
 		     struct kprof_err *err);
 /* Sets the op name (tt-metal logs have no OP records). */

@@ -7,21 +7,32 @@
 #include <errno.h>
 #include <string.h>
 
+/* device types by number: the hot path, no switch */
+static const uint16_t dev_min[KPROF_REC_MAX + 1] = {
+	[KPROF_REC_PAD] = sizeof(struct kprof_rec_hdr),
+	[KPROF_REC_MARKER] = sizeof(struct kprof_rec_marker),
+	[KPROF_REC_LOST] = sizeof(struct kprof_rec_lost),
+	[KPROF_REC_OP] = sizeof(struct kprof_rec_op),
+	[KPROF_REC_COUNTERS] = sizeof(struct kprof_rec_counters),
+	[KPROF_REC_SYNC] = sizeof(struct kprof_rec_sync),
+	[KPROF_REC_CLOCK] = sizeof(struct kprof_rec_clock),
+	[KPROF_REC_STATE] = sizeof(struct kprof_rec_state),
+};
+
+static inline size_t min_size(unsigned int type)
+{
+	if (type <= KPROF_REC_MAX)
+		return dev_min[type];
+	if (type == KPROF_HREC_IOCTL)
+		return sizeof(struct kprof_host_event);
+	if (type == KPROF_HREC_BPF_STATS)
+		return sizeof(struct kprof_host_bpf_stats);
+	return 0;
+}
+
 size_t kprof_rec_min_size(unsigned int type)
 {
-	switch (type) {
-	case KPROF_REC_PAD:		return sizeof(struct kprof_rec_hdr);
-	case KPROF_REC_MARKER:		return sizeof(struct kprof_rec_marker);
-	case KPROF_REC_LOST:		return sizeof(struct kprof_rec_lost);
-	case KPROF_REC_OP:		return sizeof(struct kprof_rec_op);
-	case KPROF_REC_COUNTERS:	return sizeof(struct kprof_rec_counters);
-	case KPROF_REC_SYNC:		return sizeof(struct kprof_rec_sync);
-	case KPROF_REC_CLOCK:		return sizeof(struct kprof_rec_clock);
-	case KPROF_REC_STATE:		return sizeof(struct kprof_rec_state);
-	case KPROF_HREC_IOCTL:		return sizeof(struct kprof_host_event);
-	case KPROF_HREC_BPF_STATS:	return sizeof(struct kprof_host_bpf_stats);
-	default:			return 0;
-	}
+	return min_size(type);
 }
 
 const char *kprof_rec_type_name(unsigned int type)
@@ -71,7 +82,7 @@ int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
 				      (unsigned long long)at, h.size, h.type);
 			return KPROF_REC_BAD;
 		}
-		min = kprof_rec_min_size(h.type);
+		min = min_size(h.type);
 		if (h.size < min) {
 			kprof_err_set(err, EBADMSG,
 				      "record at offset %llu: %s record of %u bytes, shorter than its minimum %zu",

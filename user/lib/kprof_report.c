@@ -257,7 +257,8 @@ static double dev_key(struct feed *fd, const struct kprof_rec_hdr *r)
 	return k;
 }
 
-static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, struct kprof_err *err)
+static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, double key,
+		    struct kprof_err *err)
 {
 	int ret;
 
@@ -267,7 +268,8 @@ static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, struct kprof
 		if (ret)
 			return ret;
 	}
-	return kprof_agg_device_rec(fd->agg, r, err);
+	/* dev_key() converted this record's timestamp already */
+	return kprof_agg_device_rec_at(fd->agg, r, key, err);
 }
 
 static int feed_host(struct feed *fd, const struct kprof_rec_hdr *r, struct kprof_err *err)
@@ -310,7 +312,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	}
 	while (dret == KPROF_REC_OK || hret == KPROF_REC_OK) {
 		if (dret == KPROF_REC_OK && (hret != KPROF_REC_OK || dk <= hk)) {
-			ret = feed_dev(fd, dr, err);
+			ret = feed_dev(fd, dr, dk, err);
 			dret = kprof_spool_next(fd->c->dev, &dr, err);
 			if (dret == KPROF_REC_OK)
 				dk = dev_key(fd, dr);
