@@ -137,9 +137,17 @@ struct capture {
 	int ring_error;
 	int spool_error;
 	uint64_t host_events;
+	uint64_t drains;		/* drain rounds that found data */
+	uint64_t max_pending;		/* fullest the ring was seen, bytes */
 	uint64_t pause_toggles;
 	struct timespec t_start, t_end;
 	char bpf_target_desc[640];
+	/* BPF state kept after the programs are detached at the end. */
+	int bpf_used;
+	int have_bst;
+	struct kprof_host_bpf_stats bst;
+	char bpf_hook[128];
+	char bpf_fallback[1024];
 };
 
 /* ------------------------------------------------------------------ */
@@ -290,6 +298,14 @@ static void drain_device(struct capture *c)
 
 	if (c->ring_error || !c->dev.ctrl)
 		return;
+	{
+		uint64_t p = kprof_dev_ring_pending(&c->dev);
+
+		if (p > c->max_pending)
+			c->max_pending = p;
+		if (p)
+			c->drains++;
+	}
 	for (;;) {
 		n = kprof_dev_ring_read(&c->dev, c->buf, DRAIN_BUF);
 		if (n == 0)
@@ -511,6 +527,10 @@ static int setup_bpf(struct capture *c)
 			     "; --no-bpf captures without host ioctl timestamps");
 		return -1;
 	}
+	c->bpf_used = 1;
+	snprintf(c->bpf_hook, sizeof(c->bpf_hook), "%s", kprof_bpf_hook_name(c->bpf));
+	snprintf(c->bpf_fallback, sizeof(c->bpf_fallback), "%s",
+		 kprof_bpf_fallback_log(c->bpf));
 	if (kprof_bpf_fallback_log(c->bpf)[0])
 		kprofctl_warn("BPF hook %s (cheaper hooks failed: %s)",
 			      kprof_bpf_hook_name(c->bpf), kprof_bpf_fallback_log(c->bpf));
@@ -832,7 +852,17 @@ static void final_drain(struct capture *c)
 		}
 		poll(&pfd, 1, 20);
 	}
-	drain_bpf(c);
+	/*
+	 * Counters first, then the last events: everything the counters
+	 * count is then in the spool. Detach right away so that the stats
+	 * describe the capture window, not whatever runs after it.
+	 */
+	if (c->bpf) {
+		c->have_bst = !kprof_bpf_stats(c->bpf, &c->bst);
+		drain_bpf(c);
+		kprof_bpf_close(c->bpf);
+		c->bpf = NULL;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -886,7 +916,6 @@ static struct json_object *clock_json(const struct kprof_clock_state *cs)
 static char *config_json(struct capture *c)
 {
 	struct json_object *o = json_object_new_object(), *a, *x;
-	struct kprof_host_bpf_stats bst;
 	unsigned int i;
 	char *s;
 
@@ -926,18 +955,18 @@ static char *config_json(struct capture *c)
 		json_object_object_add(o, "host_perf_notes", json_object_new_string(c->perf.notes));
 
 	x = json_object_new_object();
-	json_object_object_add(x, "enabled", json_object_new_boolean(c->bpf != NULL));
-	if (c->bpf) {
-		json_object_object_add(x, "hook", json_object_new_string(kprof_bpf_hook_name(c->bpf)));
-		json_object_object_add(x, "fallback_log",
-				       json_object_new_string(kprof_bpf_fallback_log(c->bpf)));
+	json_object_object_add(x, "enabled", json_object_new_boolean(c->bpf_used));
+	if (c->bpf_used) {
+		json_object_object_add(x, "hook", json_object_new_string(c->bpf_hook));
+		json_object_object_add(x, "fallback_log", json_object_new_string(c->bpf_fallback));
 		json_object_object_add(x, "target", json_object_new_string(c->bpf_target_desc));
-		if (!kprof_bpf_stats(c->bpf, &bst)) {
-			json_object_object_add(x, "events", json_object_new_int64((int64_t)bst.events));
+		json_object_object_add(x, "events_spooled", json_object_new_int64((int64_t)c->host_events));
+		if (c->have_bst) {
+			json_object_object_add(x, "events", json_object_new_int64((int64_t)c->bst.events));
 			json_object_object_add(x, "reserve_failed",
-					       json_object_new_int64((int64_t)bst.reserve_failed));
+					       json_object_new_int64((int64_t)c->bst.reserve_failed));
 			json_object_object_add(x, "unmatched_exit",
-					       json_object_new_int64((int64_t)bst.unmatched_exit));
+					       json_object_new_int64((int64_t)c->bst.unmatched_exit));
 		}
 	}
 	json_object_object_add(o, "bpf", x);
@@ -958,6 +987,9 @@ static char *config_json(struct capture *c)
 	}
 	json_object_object_add(x, "bytes_read", json_object_new_int64((int64_t)c->dev.bytes_read));
 	json_object_object_add(x, "records_read", json_object_new_int64((int64_t)c->dev.records_read));
+	json_object_object_add(x, "drains", json_object_new_int64((int64_t)c->drains));
+	/* Close to ring_size means the reader fell behind. */
+	json_object_object_add(x, "max_pending_bytes", json_object_new_int64((int64_t)c->max_pending));
 	json_object_object_add(x, "device_removed", json_object_new_boolean(c->device_gone));
 	json_object_object_add(x, "ring_error", json_object_new_boolean(c->ring_error));
 	json_object_object_add(o, "ring", x);
@@ -987,13 +1019,12 @@ static char *config_json(struct capture *c)
 
 static void close_spools(struct capture *c)
 {
-	struct kprof_host_bpf_stats bst;
 	struct kprof_err err = { 0 };
 
 	if (c->hspool) {
 		/* Loss counters go in the spool: nothing lost silently. */
-		if (c->bpf && !kprof_bpf_stats(c->bpf, &bst) && !c->spool_error &&
-		    kprof_spool_append(c->hspool, &bst, sizeof(bst), &err))
+		if (c->have_bst && !c->spool_error &&
+		    kprof_spool_append(c->hspool, &c->bst, sizeof(c->bst), &err))
 			spool_fail(c, &err);
 		if (kprof_spool_close(c->hspool, &err))
 			spool_fail(c, &err);
@@ -1010,7 +1041,6 @@ static int write_results(struct capture *c)
 {
 	struct kprof_report_opts ro = { .version = KPROF_VERSION };
 	struct kprof_report_result res;
-	struct kprof_host_bpf_stats bst;
 	struct kprof_err err = { 0 };
 	char *cfg = config_json(c);
 	unsigned int i;
@@ -1027,10 +1057,13 @@ static int write_results(struct capture *c)
 	}
 	printf("kprof capture of device %u: %s\n", c->o->dev_id, c->dir);
 	kprofctl_print_result(c->dir, &res, 0);
-	if (c->bpf && !kprof_bpf_stats(c->bpf, &bst))
-		printf("host:       %llu launch/sync ioctls traced (%s), %llu lost (ring full)\n",
-		       (unsigned long long)bst.events, kprof_bpf_hook_name(c->bpf),
-		       (unsigned long long)bst.reserve_failed);
+	if (c->bpf_used && c->have_bst)
+		printf("host:       %llu launch/sync ioctls traced (%s), %llu lost (BPF ring full)\n",
+		       (unsigned long long)c->bst.events, c->bpf_hook,
+		       (unsigned long long)c->bst.reserve_failed);
+	else if (c->bpf_used)
+		printf("host:       %llu launch/sync ioctls traced (%s)\n",
+		       (unsigned long long)c->host_events, c->bpf_hook);
 	else
 		printf("host:       no ioctl tracing (--no-bpf)\n");
 	if (c->perf.n) {
