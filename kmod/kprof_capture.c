@@ -166,9 +166,13 @@ static void kprof_produce(struct kprof_capture *cap)
 static void kprof_queue_record(struct kprof_capture *cap, const void *rec,
 			       u16 size)
 {
+	const struct kprof_rec_hdr *hdr = rec;
 	struct kprof_core_rec *slot;
+	u32 limit = KPROF_CORE_QUEUE_LEN;
 
-	if (cap->queue_len == KPROF_CORE_QUEUE_LEN ||
+	if (hdr->type != KPROF_REC_STATE)
+		limit -= KPROF_CORE_QUEUE_STATE_RESERVE;
+	if (cap->queue_len >= limit ||
 	    WARN_ON_ONCE(size > KPROF_CORE_REC_MAX)) {
 		cap->ring->ctrl->lost_records++;
 		return;

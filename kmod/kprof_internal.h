@@ -31,8 +31,13 @@
 
 /* Smallest span worth lending the backend; less ring tail is padded. */
 #define KPROF_MIN_SPAN		4096U
-/* Core records (SYNC, CLOCK, STATE) waiting for the ring. */
-#define KPROF_CORE_QUEUE_LEN	32
+/*
+ * Core records (SYNC, CLOCK, STATE) waiting for the ring, e.g. while the
+ * DMA engine stalls. The last slots are kept for STATE records, so that a
+ * flood of CLOCK steps cannot hide a state change.
+ */
+#define KPROF_CORE_QUEUE_LEN	128
+#define KPROF_CORE_QUEUE_STATE_RESERVE	16
 #define KPROF_CORE_REC_MAX	40
 #define KPROF_DMA_WATCHDOG_MS	50
 #define KPROF_DMA_TIMEOUT_MS	1000
