@@ -7,8 +7,13 @@ KPROF_ROOT  := $(CURDIR)
 BUILD       ?= $(KPROF_ROOT)/build
 # Downloads and unpacked Debian packages live outside the tree.
 KPROF_CACHE ?= $(HOME)/.cache/kprof
-# Kernel to build the module against: the installed Debian 6.1 amd64 headers.
-KDIR        ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+# Kernel to build the module against: the installed Debian 6.1 amd64 headers,
+# through the tree `make deps` makes beside them in the cache (the same
+# headers plus vmlinux and resolve_btfids, so kprof.ko carries its own BTF
+# for BPF); the bare headers when that is missing.
+HEADERS     := $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+KDIR        ?= $(firstword $(wildcard $(KPROF_CACHE)/kbuild-$(patsubst linux-headers-%,%,$(notdir $(HEADERS)))/vmlinux) $(HEADERS))
+KDIR        := $(patsubst %/vmlinux,%,$(KDIR))
 
 export KPROF_ROOT BUILD KPROF_CACHE KDIR
 

@@ -6,6 +6,9 @@
 #   linux-source-6.1/         checkpatch.pl, kselftest_harness.h
 #   linux-image-<release>/    the stock kernel matching the installed headers,
 #                             unpacked (never installed) for tests/vm/run
+#   kbuild-<release>/         the installed headers plus that kernel's vmlinux
+#                             and resolve_btfids, so kprof.ko gets its own BTF
+#                             (the top-level Makefile's default KDIR)
 # Idempotent: re-running installs nothing and unpacks nothing new.
 #
 #   scripts/deps.sh            packages + caches
@@ -18,7 +21,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential pkg-config
 	linux-headers-amd64 linux-source-6.1
-	clang llvm libclang-rt-14-dev sparse
+	clang llvm libclang-rt-14-dev sparse dwarves
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	libpfm4-dev libjson-c-dev
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd file
@@ -114,6 +117,34 @@ fetch_image() {
 	mv "$dst.tmp" "$dst"
 }
 
+# Kbuild writes a module's BTF (split against vmlinux, with pahole) only when
+# $(objtree)/vmlinux exists, and then runs tools/bpf/resolve_btfids; Debian's
+# headers ship neither. This tree is the headers, by symlink, plus both.
+make_kbuild() {
+	local rel hdr dst img e
+	rel=$(headers_release)
+	hdr=/usr/src/linux-headers-$rel
+	dst=$KPROF_CACHE/kbuild-$rel
+	img=$KPROF_CACHE/linux-image-$rel/boot/vmlinuz-$rel
+	[ -f "$dst/vmlinux" ] && [ -x "$dst/tools/bpf/resolve_btfids/resolve_btfids" ] && return
+	say "making $dst (headers + vmlinux + resolve_btfids, for module BTF)"
+	rm -rf "$dst.tmp"
+	mkdir -p "$dst.tmp/tools/bpf/resolve_btfids"
+	for e in "$hdr"/* "$hdr"/.config "$hdr"/.kernelvariables; do
+		[ "${e##*/}" = tools ] || ln -s "$e" "$dst.tmp/"
+	done
+	for e in "$hdr"/tools/*; do
+		ln -s "$e" "$dst.tmp/tools/"
+	done
+	"$KPROF_CACHE/linux-source-6.1/scripts/extract-vmlinux" "$img" >"$dst.tmp/vmlinux"
+	readelf -S "$dst.tmp/vmlinux" | grep -q '\.BTF ' || die "no .BTF section in the vmlinux of $img"
+	make -s -C "$KPROF_CACHE/linux-source-6.1/tools/bpf/resolve_btfids" -j2 \
+		OUTPUT="$dst.tmp/tools/bpf/resolve_btfids/" >"$dst.tmp/resolve_btfids.log" 2>&1 ||
+		die "building resolve_btfids failed: see $dst.tmp/resolve_btfids.log"
+	rm -rf "$dst"
+	mv "$dst.tmp" "$dst"
+}
+
 prepare_caches() {
 	mkdir -p "$KPROF_CACHE"
 	# Several users of one cache may run this at once.
@@ -121,6 +152,7 @@ prepare_caches() {
 	flock 9
 	unpack_source
 	fetch_image
+	make_kbuild
 	exec 9>&-
 	say "caches ready in $KPROF_CACHE"
 }
