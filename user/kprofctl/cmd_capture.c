@@ -14,10 +14,13 @@
 #include "kprof_bpf.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
+#include "kprof_profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
+#include <glob.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -32,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include <linux/kprof_sim.h>
 
 /*
  * kprof_bpf.c is in libkprof.a only when the BPF skeletons were built
@@ -81,9 +83,12 @@ static void capture_usage(FILE *f)
 		"      --duration SEC    capture for SEC seconds with no command\n"
 		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
 		"      --bpf-hook KIND   force a BPF hook kind (handler, lsm, tp, ...)\n"
-		"      --dev-node PATH   trace another driver's node instead of the sim's\n"
-		"      --launch-ioctl C  its launch ioctl command (number, e.g. 0xc0b80101)\n"
-		"      --sync-ioctl C    its sync ioctl command (optional)\n"
+		"      --profile NAME    driver profile (data/profiles/NAME.json) for the\n"
+		"                        ioctls to trace; default: the device backend's\n"
+		"      --dev-node PATH   device node to trace (e.g. /dev/accel/accel0)\n"
+		"      --launch-ioctl C  with --dev-node and no profile: the launch ioctl\n"
+		"                        (0xc060b801 or _IOWR('d', 0x40, 64))\n"
+		"      --sync-ioctl C    ... and the sync ioctl (optional)\n"
 		"\n"
 		"Signals: Ctrl-C or SIGTERM stops cleanly (CMD gets the signal too) and\n"
 		"the results are still written; a second one stops at once. SIGUSR1\n"
@@ -93,7 +98,7 @@ static void capture_usage(FILE *f)
 enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
-	OPT_SYNC_IOCTL,
+	OPT_SYNC_IOCTL, OPT_PROFILE,
 };
 
 struct capture_opts {
@@ -109,7 +114,8 @@ struct capture_opts {
 	int no_bpf;
 	const char *bpf_hook;
 	const char *dev_node;
-	uint32_t launch_ioctl, sync_ioctl;
+	const char *launch_ioctl, *sync_ioctl;
+	const char *profile;
 	char **cmd;
 	int cmd_argc;
 };
@@ -154,19 +160,6 @@ struct capture {
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
 
-static int parse_ioctl_cmd(const char *s, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || v > UINT32_MAX || !v)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct capture_opts *o)
 {
 	static const struct option opts[] = {
@@ -183,9 +176,12 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "dev-node", required_argument, NULL, OPT_DEV_NODE },
 		{ "launch-ioctl", required_argument, NULL, OPT_LAUNCH_IOCTL },
 		{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct kprof_err err = { 0 };
+	uint32_t cmd;
 	uint64_t sz;
 	char *end;
 	int c;
@@ -246,12 +242,18 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 			o->dev_node = optarg;
 			break;
 		case OPT_LAUNCH_IOCTL:
-			if (parse_ioctl_cmd(optarg, &o->launch_ioctl))
-				return kprofctl_usage_error("capture", "bad ioctl command '%s'", optarg);
-			break;
 		case OPT_SYNC_IOCTL:
-			if (parse_ioctl_cmd(optarg, &o->sync_ioctl))
-				return kprofctl_usage_error("capture", "bad ioctl command '%s'", optarg);
+			if (kprof_ioctl_cmd_parse(optarg, &cmd, &err))
+				return kprofctl_usage_error("capture", "%s: %s",
+					c == OPT_LAUNCH_IOCTL ? "--launch-ioctl" : "--sync-ioctl",
+					err.msg);
+			if (c == OPT_LAUNCH_IOCTL)
+				o->launch_ioctl = optarg;
+			else
+				o->sync_ioctl = optarg;
+			break;
+		case OPT_PROFILE:
+			o->profile = optarg;
 			break;
 		case 'h':
 			capture_usage(stdout);
@@ -269,12 +271,14 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		return kprofctl_usage_error("capture", "give a command after '--', or --duration SEC");
 	if (o->cmd_argc && o->duration)
 		return kprofctl_usage_error("capture", "--duration is for captures without a command");
-	if (o->dev_node && !o->launch_ioctl)
-		return kprofctl_usage_error("capture", "--dev-node needs --launch-ioctl");
 	if ((o->launch_ioctl || o->sync_ioctl) && !o->dev_node)
 		return kprofctl_usage_error("capture", "--launch-ioctl/--sync-ioctl need --dev-node");
-	if (o->no_bpf && (o->dev_node || o->bpf_hook))
-		return kprofctl_usage_error("capture", "--no-bpf excludes --dev-node and --bpf-hook");
+	if (o->sync_ioctl && !o->launch_ioctl)
+		return kprofctl_usage_error("capture", "--sync-ioctl needs --launch-ioctl");
+	if (o->launch_ioctl && o->profile)
+		return kprofctl_usage_error("capture", "--profile or --launch-ioctl, not both");
+	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
+		return kprofctl_usage_error("capture", "--no-bpf excludes --dev-node, --profile and --bpf-hook");
 	return 0;
 }
 
@@ -471,55 +475,112 @@ static int start_capture(struct capture *c)
 }
 
 /*
- * What BPF traces. The sim's vendor node is /dev/<device name>, e.g.
- * /dev/kprof_sim0; its commands and the seq fields come from
- * <linux/kprof_sim.h>.
+ * The node to trace for a profile: --dev-node if given; else the node of
+ * this very device (the sim's vendor node is kprof_<device name>, e.g.
+ * kprof_sim0) when it matches the profile's glob; else the glob's only
+ * match.
  */
+static int profile_node(struct capture *c, const struct kprof_profile *p,
+			char *node, size_t len)
+{
+	const char *base = strrchr(p->node, '/');
+	glob_t g;
+	int r;
+
+	if (c->o->dev_node) {
+		snprintf(node, len, "%s", c->o->dev_node);
+		return 0;
+	}
+	snprintf(node, len, "%s/kprof_%.32s", kprof_dev_dir(), c->info.name);
+	if (!fnmatch(base ? base + 1 : p->node, strrchr(node, '/') + 1, 0))
+		return 0;
+	r = glob(p->node, 0, NULL, &g);
+	if (r == 0 && g.gl_pathc == 1) {
+		snprintf(node, len, "%s", g.gl_pathv[0]);
+		globfree(&g);
+		return 0;
+	}
+	kprofctl_err("profile %s: %s nodes match %s; pick one with --dev-node",
+		     p->name, r == 0 ? "several" : "no", p->node);
+	if (r == 0)
+		globfree(&g);
+	return -1;
+}
+
+/* Which driver profile applies: --profile, --dev-node, or the backend's. */
+static int pick_profile(struct capture *c, struct kprof_profile *out)
+{
+	struct kprof_profile *all = NULL;
+	const struct kprof_profile *p = NULL;
+	struct kprof_err err = { 0 };
+	char dir[4096];
+	size_t n = 0;
+	int r;
+
+	if (c->o->launch_ioctl) {
+		r = kprof_profile_from_cli(c->o->dev_node, c->o->launch_ioctl,
+					   c->o->sync_ioctl, out, &err);
+		if (r)
+			kprofctl_err("%s", err.msg);
+		return r ? -1 : 0;
+	}
+	if (kprof_profiles_dir(dir, sizeof(dir)) == 0) {
+		r = kprof_profiles_load_dir(dir, &all, &n, &err);
+		if (r) {
+			kprofctl_err("driver profiles: %s", err.msg);
+			return -1;
+		}
+	}
+	if (c->o->profile) {
+		p = kprof_profile_find(all, n, c->o->profile);
+		if (!p) {
+			kprofctl_err("no driver profile '%s' in %s",
+				     c->o->profile, n ? dir : "(no profile directory)");
+			free(all);
+			return -1;
+		}
+	} else {
+		p = kprof_profile_for_backend(all, n, c->info.backend);
+	}
+	if (p) {
+		*out = *p;
+	} else if (!c->o->profile && !strcmp(c->info.backend, "sim")) {
+		kprof_profile_builtin_sim(out);	/* no data files installed */
+	} else {
+		kprofctl_err("device %u (backend %s): no driver profile; give --profile, or --dev-node with --launch-ioctl [--sync-ioctl], or --no-bpf",
+			     c->o->dev_id, c->info.backend);
+		free(all);
+		return -1;
+	}
+	free(all);
+	return 0;
+}
+
 static int setup_bpf(struct capture *c)
 {
+	struct kprof_profile prof;
 	struct kprof_bpf_target t;
 	struct kprof_err err = { 0 };
 	char node[512];
-	struct stat st;
 	int r;
 
 	if (c->o->no_bpf)
 		return 0;
-	memset(&t, 0, sizeof(t));
-	if (c->o->dev_node) {
-		snprintf(node, sizeof(node), "%s", c->o->dev_node);
-		t.launch_cmd = c->o->launch_ioctl;
-		t.sync_cmd = c->o->sync_ioctl;
-	} else if (!strcmp(c->info.backend, "sim")) {
-		/* The sim's vendor node is kprof_<device name>: kprof_sim0. */
-		snprintf(node, sizeof(node), "%s/kprof_%.32s", kprof_dev_dir(), c->info.name);
-		t.launch_cmd = KPROF_SIM_IOC_LAUNCH;
-		t.sync_cmd = KPROF_SIM_IOC_SYNC;
-		t.launch_seq_off = offsetof(struct kprof_sim_launch, seq);
-		t.launch_seq_size = sizeof(((struct kprof_sim_launch *)0)->seq);
-		t.sync_seq_off = offsetof(struct kprof_sim_sync, seq);
-		t.sync_seq_size = sizeof(((struct kprof_sim_sync *)0)->seq);
-		/* kmod/sim/kprof_sim_vendor.c: its .unlocked_ioctl */
-		t.handler = "kprof_sim_vendor_ioctl";
-	} else {
-		kprofctl_err("device %u (backend %s): no built-in driver profile; give --dev-node, --launch-ioctl and --sync-ioctl, or --no-bpf",
-			     c->o->dev_id, c->info.backend);
+	if (pick_profile(c, &prof) || profile_node(c, &prof, node, sizeof(node)))
+		return -1;
+	r = kprof_profile_target(&prof, node, &t, &err);
+	if (r) {
+		kprofctl_err("%s; --no-bpf captures without host ioctl timestamps", err.msg);
 		return -1;
 	}
-	if (stat(node, &st) || !S_ISCHR(st.st_mode)) {
-		kprofctl_err("%s: %s; the launch/sync ioctls are traced on this node (--no-bpf skips host events)",
-			     node, errno ? strerror(errno) : "not a character device");
-		return -1;
-	}
-	t.dev = st.st_rdev;
 	t.tgid = 0;	/* whole device: CMD's children are traced too */
 	if (c->o->bpf_hook && kprof_bpf_hook_parse(c->o->bpf_hook, &t.hook)) {
 		kprofctl_err("unknown --bpf-hook '%s'", c->o->bpf_hook);
 		return -1;
 	}
 	snprintf(c->bpf_target_desc, sizeof(c->bpf_target_desc),
-		 "%s (%u:%u) launch 0x%08x sync 0x%08x", node, major(st.st_rdev),
-		 minor(st.st_rdev), t.launch_cmd, t.sync_cmd);
+		 "%s (%u:%u) profile %s launch 0x%08x sync 0x%08x", node,
+		 major(t.dev), minor(t.dev), prof.name, t.launch_cmd, t.sync_cmd);
 	r = kprof_bpf_open(&t, on_host_event, c, &c->bpf, &err);
 	if (r) {
 		kprofctl_err("cannot load the BPF ioctl tracer: %s%s",
