@@ -52,7 +52,7 @@ check-unit:
 check-style:
 	MAKE="$(MAKE)" ./scripts/check-style.sh
 
-check-vm: kmod user kselftest
+check-vm: kmod user examples kselftest
 	./tests/vm/run --suite
 
 demo: kmod user examples
@@ -68,6 +68,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(KPROF_ROOT) clean
 	-$(MAKE) -C bpf clean
 	-$(MAKE) -C user clean
+	-$(MAKE) -C examples clean
 	-$(MAKE) -C tests/kselftest clean
 	rm -rf $(BUILD)
 
