@@ -36,6 +36,7 @@ FIXTURE_SETUP(cap)
 
 FIXTURE_TEARDOWN(cap)
 {
+	kt_clock_set(self->fd, KPROF_CLOCK_OP_RESET, 0);
 	kt_ring_unmap(&self->ring);
 	kt_recs_free(&self->recs);
 	kt_stop(self->fd);
@@ -378,8 +379,10 @@ TEST_F_TIMEOUT(cap, poll_wakes_on_markers, 60)
 	uint64_t t0, dt;
 	char buf[65536];
 
+	/* Quiet stream: no SYNC for 10 s, no DVFS CLOCK records (locked). */
+	ASSERT_EQ(0, kt_clock_set(self->fd, KPROF_CLOCK_OP_LOCK_BASE, 0));
 	kt_params_init(&p);
-	p.sync_period_ms = 10000;	/* no SYNC record for 10 s */
+	p.sync_period_ms = 10000;
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_CAPTURE_START, &p));
 	kt_sleep_ms(100);
 	while (read(self->fd, buf, sizeof(buf)) > 0 && poll(&pfd, 1, 0) > 0)
@@ -394,6 +397,7 @@ TEST_F_TIMEOUT(cap, poll_wakes_on_markers, 60)
 	EXPECT_LE(250000000ULL, dt);
 	EXPECT_GT(2000000000ULL, dt);
 	pthread_join(th, NULL);
+	kt_clock_set(self->fd, KPROF_CLOCK_OP_RESET, 0);
 }
 
 /* After stop and drain, poll reports POLLHUP (or readable EOF) at once. */
