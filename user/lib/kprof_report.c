@@ -374,6 +374,9 @@ static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 {
 	fprintf(f, "ops: %" PRIu64 " (%" PRIu64 " with FW markers)\n", o->nops,
 		o->ops_with_fw);
+	if (o->op_filter)
+		fprintf(f, "op filter '%s': %" PRIu64 " ops left out\n", o->op_filter,
+			o->ops_filtered);
 	fprintf(f, "device FW time, sum over ops: %.0f ns%s\n", o->fw_sum_ns, unit_note);
 	fprintf(f, "device kernel time, sum over ops: %.0f ns\n", o->kernel_sum_ns);
 	if (!isnan(o->first_fw_ns) && !isnan(o->last_fw_end_ns))
@@ -559,6 +562,7 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 
 #define ADD(k, v) json_object_object_add(j, k, json_object_new_int64((int64_t)(v)))
 	ADD("ops", o->nops);
+	ADD("ops_filtered", o->ops_filtered);
 	ADD("markers", as->markers);
 	ADD("op_records", as->ops_records);
 	ADD("counter_records", as->counter_records);
@@ -674,8 +678,9 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 
 /* ---------------------------------------------------------------- */
 
-static int load_config(const char *capture_dir, const struct kprof_report_opts *opts,
-		       char **config, struct kprof_err *err)
+static int load_config(const char *capture_dir, const char *outdir,
+		       const struct kprof_report_opts *opts, char **config,
+		       struct kprof_err *err)
 {
 	char path[PATH_MAX];
 	json_object *o;
@@ -689,12 +694,41 @@ static int load_config(const char *capture_dir, const struct kprof_report_opts *
 			return kprof_err_set(err, EINVAL, "report: config is not a JSON object");
 		}
 		json_object_put(o);
-		if (write_file_atomic(path, opts->config_json, err))
+		/* saved with the capture's own report only: a report written
+		 * elsewhere leaves the capture directory alone */
+		if (!strcmp(capture_dir, outdir) &&
+		    write_file_atomic(path, opts->config_json, err))
 			return -(err ? err->code : EIO);
 		*config = strdup(opts->config_json);
 		return *config ? 0 : kprof_err_set(err, ENOMEM, "out of memory");
 	}
 	*config = slurp(path);	/* absent: params.json has "config": null */
+	return 0;
+}
+
+/* The op filter: the caller's, else the capture config's "op_filter". */
+static int pick_filter(const struct kprof_report_opts *opts, const char *config,
+		       char **filter, struct kprof_err *err)
+{
+	json_object *o, *v;
+
+	*filter = NULL;
+	if (opts && opts->op_filter) {
+		*filter = strdup(opts->op_filter);
+		return *filter ? 0 : kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	if (!config)
+		return 0;
+	o = json_tokener_parse(config);
+	if (o && json_object_object_get_ex(o, "op_filter", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		*filter = strdup(json_object_get_string(v));
+		if (!*filter) {
+			json_object_put(o);
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		}
+	}
+	json_object_put(o);
 	return 0;
 }
 
@@ -707,7 +741,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	struct kprof_agg *agg = NULL;
 	struct kprof_agg_config cfg;
 	struct feed fd;
-	char path[PATH_MAX], *config = NULL, freq[32];
+	char path[PATH_MAX], *config = NULL, freq[32], *filter = NULL;
 	int ret, out_open = 0;
 
 	if (!c)
@@ -732,7 +766,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 			goto out;
 		}
 	}
-	ret = load_config(capture_dir, opts, &config, err);
+	ret = load_config(capture_dir, outdir, opts, &config, err);
 	if (ret)
 		goto out;
 	ret = mkdir_one(outdir, err);
@@ -748,6 +782,10 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		out.nriscs = KPROF_MAX_RISCS;
 	for (unsigned int r = 0; r < out.nriscs; r++)
 		risc_label(&c->dev_hdr, r, out.risc_names[r], sizeof(out.risc_names[r]));
+	ret = pick_filter(opts, config, &filter, err);
+	if (ret)
+		goto out;
+	out.op_filter = filter;
 	out.ncounters = c->dev_hdr.counters.num_counters;
 	if (out.ncounters > KPROF_MAX_COUNTERS)
 		out.ncounters = KPROF_MAX_COUNTERS;
@@ -804,8 +842,10 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		res->truncated_bytes = kprof_spool_reader_stats(c->dev)->truncated_bytes +
 			(c->host ? kprof_spool_reader_stats(c->host)->truncated_bytes : 0);
 		res->sync_err_bound_ns = c->fit.err_bound_ns;
+		res->ops_filtered = out.ops_filtered;
 	}
 out:
+	free(filter);
 	if (out_open)
 		kprof_out_close(&out, NULL);
 	free(out.top);
@@ -984,6 +1024,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		goto out;
 	out.nriscs = t->nriscs;
 	memcpy(out.risc_names, t->riscs, sizeof(out.risc_names));
+	out.op_filter = opts ? opts->op_filter : NULL;
 	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
@@ -1070,6 +1111,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		memset(res, 0, sizeof(*res));
 		res->ops = out.nops;
 		res->markers = t->markers;
+		res->ops_filtered = out.ops_filtered;
 		res->sync_err_bound_ns = NAN;
 	}
 out:

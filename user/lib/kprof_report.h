@@ -17,14 +17,21 @@ struct kprof_report_opts {
 	/*
 	 * Capture configuration as a JSON object text (command line, events,
 	 * ring size, op filter, ...): put in params.json under "config".
-	 * kprof_report_build() saves it to raw/config.json so a later
-	 * report (config_json NULL) finds it again.
+	 * kprof_report_build() (outputs in the capture directory) saves it
+	 * to raw/config.json so a later report (config_json NULL) finds it
+	 * again; kprof_report_build_to() elsewhere does not touch raw/.
 	 */
 	const char *config_json;
 	const char *version;		/* kprofctl version for params.json */
 	uint64_t slack_ns;		/* retirement slack; 0 = default */
 	unsigned int top_n;		/* summary.txt top ops; 0 = 10 */
 	unsigned int flags;		/* KPROF_REPORT_* */
+	/*
+	 * fnmatch(3) pattern: ops.csv, counters.csv and the summary keep only
+	 * ops whose OP CODE matches (others are counted as filtered). NULL:
+	 * the "op_filter" string of the capture config, if any.
+	 */
+	const char *op_filter;
 	/* Progress callback (may be NULL): records done, bytes done/total. */
 	void (*progress)(void *ctx, uint64_t records, uint64_t bytes,
 			 uint64_t total);
@@ -40,6 +47,7 @@ struct kprof_report_result {
 	uint64_t markers;
 	uint64_t lost_markers;
 	uint64_t truncated_bytes;	/* tolerated truncated spool tails */
+	uint64_t ops_filtered;		/* ops left out by op_filter */
 	double sync_err_bound_ns;	/* NAN when no time sync */
 };
 

@@ -5,6 +5,7 @@
 #include "kprof_writers.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 		   unsigned int top_n, struct kprof_err *err)
 {
 	int nr = o->nriscs, nc = o->ncounters;
+	const char *filter = o->op_filter;
 	char names[KPROF_MAX_RISCS][16];
 	struct kprof_counter_desc cd[KPROF_MAX_COUNTERS];
 
@@ -41,6 +43,7 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 	memset(o, 0, sizeof(*o));
 	o->nriscs = nr;
 	o->ncounters = nc;
+	o->op_filter = filter;
 	memcpy(o->risc_names, names, sizeof(names));
 	memcpy(o->cdesc, cd, sizeof(cd));
 	snprintf(o->dir, sizeof(o->dir), "%s", dir);
@@ -218,6 +221,10 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 	struct kprof_out *o = ctx;
 	FILE *f = o->ops;
 
+	if (o->op_filter && fnmatch(o->op_filter, row->op_code, 0)) {
+		o->ops_filtered++;
+		return 0;
+	}
 	account(o, row);
 	if (f) {
 		if (o->ops == f && o->ops && ftell(f) == 0)

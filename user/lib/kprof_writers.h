@@ -37,6 +37,8 @@ struct kprof_out {
 	FILE *ops, *counters, *devlog, *host;
 	char dir[4096];
 	int err_code;			/* first write error */
+	const char *op_filter;		/* fnmatch pattern or NULL */
+	uint64_t ops_filtered;
 	unsigned int nriscs;
 	char risc_names[KPROF_MAX_RISCS][16];
 	unsigned int ncounters;
