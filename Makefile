@@ -17,6 +17,10 @@ KDIR        := $(patsubst %/vmlinux,%,$(KDIR))
 
 export KPROF_ROOT BUILD KPROF_CACHE KDIR
 
+# Goals run in the order given, also under -j: `make -j2 deps check` must
+# finish deps before building. Sub-makes still run their recipes in parallel.
+.NOTPARALLEL:
+
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
 	check-vm demo bench install clean help
 
