@@ -42,7 +42,7 @@ for f in "$ROOT"/docs/*.md; do
 done
 if [ -d "$ROOT/data/profiles" ]; then
 	install -d "$DESTDIR$PREFIX/share/kprof/profiles"
-	for f in "$ROOT"/data/profiles/*; do
+	for f in "$ROOT"/data/profiles/*.json; do
 		[ -f "$f" ] && install -m 0644 "$f" "$DESTDIR$PREFIX/share/kprof/profiles/"
 	done
 fi
