@@ -19,10 +19,13 @@ static struct {
 } mem __attribute__((aligned(64)));
 
 static int consumed_calls;
+static int gone_after;		/* >0: consume fails with ENODEV from then on */
 
 static int fake_consume(struct kprof_dev *dev, uint64_t pos)
 {
 	consumed_calls++;
+	if (gone_after && consumed_calls >= gone_after)
+		return -ENODEV;
 	if (pos < dev->ctrl->tail || pos > dev->ctrl->head)
 		return -EINVAL;
 	dev->ctrl->tail = pos;
@@ -63,7 +66,9 @@ static void reset(struct kprof_dev *dev, uint64_t pos)
 	dev->ring_data = mem.data;
 	dev->ring_size = RING;
 	dev->consume = fake_consume;
+	dev->pos = pos;
 	consumed_calls = 0;
+	gone_after = 0;
 }
 
 static uint32_t tag_at(const uint8_t *buf, size_t off)
@@ -181,6 +186,18 @@ int main(void)
 	n = kprof_dev_ring_read(&dev, buf, sizeof(buf));
 	KT_CHECK(n == -EPROTO, "bad second record: %zd", n);
 	KT_EQ_U64(mem.ctrl.tail, 32);
+
+	/* Device removed: records copied before are delivered once, then
+	 * -ENODEV, never the same bytes twice. */
+	reset(&dev, 0);
+	produce(32, 60);
+	produce(32, 61);
+	gone_after = 1;
+	n = kprof_dev_ring_read(&dev, buf, sizeof(buf));
+	KT_EQ_U64(n, 64);
+	KT_EQ_U64(tag_at(buf, 32), 61);
+	KT_EQ_U64(kprof_dev_ring_pending(&dev), 0);
+	KT_EQ_U64(kprof_dev_ring_read(&dev, buf, sizeof(buf)), (uint64_t)-ENODEV);
 
 	return kt_done("test_dev_ring");
 }

@@ -321,7 +321,7 @@ static void drain_device(struct capture *c)
 			}
 			kprofctl_err("device ring: %s at position %llu; stopping (data before it kept)",
 				     n == -EPROTO ? "malformed record" : strerror((int)-n),
-				     (unsigned long long)c->dev.ctrl->tail);
+				     (unsigned long long)c->dev.pos);
 			c->ring_error = 1;
 			break;
 		}
@@ -899,7 +899,7 @@ static void final_drain(struct capture *c)
 		uint32_t st;
 
 		drain_device(c);
-		if (c->ring_error || !c->dev.ctrl)
+		if (c->ring_error || !c->dev.ctrl || c->dev.gone)
 			break;
 		st = kprof_dev_ring_state(&c->dev);
 		if ((st == KPROF_STATE_STOPPED || st == KPROF_STATE_GONE) &&

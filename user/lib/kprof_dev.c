@@ -244,6 +244,8 @@ int kprof_dev_ring_map(struct kprof_dev *dev)
 	dev->ctrl = m;
 	dev->ring_data = (const uint8_t *)m + off;
 	dev->ring_size = size;
+	dev->pos = dev->ctrl->tail;
+	dev->gone = 0;
 	return 0;
 }
 
@@ -266,7 +268,7 @@ uint64_t kprof_dev_ring_pending(const struct kprof_dev *dev)
 {
 	if (!dev->ctrl)
 		return 0;
-	return load_acquire(&dev->ctrl->head) - dev->ctrl->tail;
+	return load_acquire(&dev->ctrl->head) - dev->pos;
 }
 
 uint32_t kprof_dev_ring_state(const struct kprof_dev *dev)
@@ -286,7 +288,7 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 		return -EINVAL;
 	/* Pairs with the kernel's release store of head after the data. */
 	head = load_acquire(&dev->ctrl->head);
-	start = tail = dev->ctrl->tail;
+	start = tail = dev->pos;
 	if (head - tail > dev->ring_size)
 		return -EPROTO;
 
@@ -324,11 +326,21 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 		tail += h.size;
 		dev->records_read++;
 	}
+	if (dev->gone) {
+		/* Nothing will be produced now: read what is left, no consume. */
+		dev->pos = tail;
+		dev->bytes_read += n;
+		return n ? (ssize_t)n : -ENODEV;
+	}
 	if (tail != start) {
 		r = dev->consume ? dev->consume(dev, tail)
 				 : xioctl(dev, KPROF_IOC_RING_CONSUME, &tail);
-		if (r < 0)
+		/* Gone: what was copied is still good; deliver it once. */
+		if (r == -ENODEV)
+			dev->gone = 1;
+		else if (r < 0)
 			return r;
+		dev->pos = tail;
 	}
 	dev->bytes_read += n;
 	return n;

@@ -26,6 +26,13 @@ struct kprof_dev {
 	volatile struct kprof_ring_ctrl *ctrl;
 	const uint8_t *ring_data;
 	uint32_t ring_size;
+	/*
+	 * Our consumer position. Normally equal to ctrl->tail; kept apart so
+	 * that records copied out just before the device went away (consume
+	 * fails with ENODEV) are delivered once, not read again.
+	 */
+	uint64_t pos;
+	int gone;			/* consume saw ENODEV: device removed */
 	/* Counter block mapping, valid after kprof_dev_counters_map(). */
 	void *cnt_map;
 	size_t cnt_map_len;
@@ -86,7 +93,8 @@ uint32_t kprof_dev_ring_state(const struct kprof_dev *dev);
  * PAD records, then hand the space back to the kernel with
  * KPROF_IOC_RING_CONSUME. Returns bytes copied (0: ring empty), -ENOSPC if
  * cap cannot hold the next record, -EPROTO on a malformed record header
- * (the ring is then unusable).
+ * (the ring is then unusable), -ENODEV once the device is gone and
+ * everything copied before has been returned.
  */
 ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap);
 
