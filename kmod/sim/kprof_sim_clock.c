@@ -27,7 +27,11 @@ void kprof_sim_clock_init(struct kprof_sim_dev *sd)
 	c->mhz = KPROF_SIM_MHZ_BASE;
 	c->locked = false;
 	c->heat = 0;
-	c->busy_ns = 0;
+	c->busy_done_ns = 0;
+	c->busy_start_ns = 0;
+	c->busy_end_ns = 0;
+	c->busy_last = 0;
+	c->tick_last_ns = ktime_get_ns();
 	/* The timer starts counting when the device powers up. */
 	c->ref.base_ns = ktime_get_ns();
 	c->ref.base_cycles = 0;
@@ -85,14 +89,30 @@ u32 kprof_sim_clock_mhz(struct kprof_sim_dev *sd)
 	return READ_ONCE(sd->clk.mhz);
 }
 
-/* The exec thread reports busy time so that DVFS can throttle. */
-void kprof_sim_clock_add_busy(struct kprof_sim_dev *sd, u64 ns)
+/*
+ * The exec thread reports each op's modelled interval at dispatch. Ops do
+ * not overlap, so busy time up to t is the previous ops' total plus the
+ * part of the current op before t.
+ */
+void kprof_sim_clock_op_start(struct kprof_sim_dev *sd, u64 start, u64 end)
 {
+	struct kprof_sim_clock *c = &sd->clk;
 	unsigned long flags;
 
-	spin_lock_irqsave(&sd->clk.lock, flags);
-	sd->clk.busy_ns += ns;
-	spin_unlock_irqrestore(&sd->clk.lock, flags);
+	spin_lock_irqsave(&c->lock, flags);
+	c->busy_done_ns += c->busy_end_ns - c->busy_start_ns;
+	c->busy_start_ns = start;
+	c->busy_end_ns = end;
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+static u64 kprof_sim_busy_until(const struct kprof_sim_clock *c, u64 t)
+{
+	u64 cur = 0;
+
+	if (t > c->busy_start_ns)
+		cur = min(t, c->busy_end_ns) - c->busy_start_ns;
+	return c->busy_done_ns + cur;
 }
 
 /*
@@ -106,15 +126,21 @@ static void kprof_sim_dvfs_work(struct work_struct *work)
 						struct kprof_sim_dev,
 						dvfs_work);
 	struct kprof_sim_clock *c = &sd->clk;
-	const u64 period = KPROF_SIM_DVFS_MS * NSEC_PER_MSEC;
+	u64 now, busy, busy_now;
 	unsigned long flags;
 	bool changed = false;
 	u32 load, ceiling, mhz;
 	int step;
 
 	spin_lock_irqsave(&c->lock, flags);
-	load = (u32)div64_u64(min(c->busy_ns, period) * 100, period);
-	c->busy_ns = 0;
+	now = ktime_get_ns();
+	busy_now = kprof_sim_busy_until(c, now);
+	busy = busy_now - c->busy_last;
+	load = now > c->tick_last_ns ?
+	       (u32)div64_u64(min(busy, now - c->tick_last_ns) * 100,
+			      now - c->tick_last_ns) : 0;
+	c->busy_last = busy_now;
+	c->tick_last_ns = now;
 	if (load > 80)
 		c->heat = min(c->heat + 5, 100U);
 	else if (load < 50)

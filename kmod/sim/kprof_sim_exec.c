@@ -30,6 +30,7 @@
 #define KPROF_SIM_SLACK_NS		10000	/* exec thread wake-up slack */
 #define KPROF_SIM_STORM_TICK_NS		1000000
 #define KPROF_SIM_STORM_CHUNK		8192
+#define KPROF_SIM_STORM_BATCH		16	/* markers per ring visit */
 
 /* Small fixed per-core slowdown: cores are not all equal. */
 static u32 kprof_sim_core_skew_ppm(u32 core)
@@ -65,25 +66,34 @@ void kprof_sim_core_model(const struct kprof_sim_plan *p, u32 core,
  * traffic; the TRISCs compute. A core with fewer than three RISCs has no
  * split and each RISC runs the whole kernel.
  */
+static void kprof_sim_times_cm(const struct kprof_sim_dev *sd,
+			       const struct kprof_sim_plan *p,
+			       const struct kprof_sim_core_model *cm, u32 risc,
+			       struct kprof_sim_risc_times *t)
+{
+	u64 own;
+
+	if (sd->num_riscs < 3)
+		own = cm->kernel_ns;
+	else if (risc < 2)
+		own = cm->mem_ns;
+	else
+		own = cm->compute_ns;
+	t->fw_start = p->start_ns + risc * KPROF_SIM_RISC_STAGGER_NS;
+	t->kernel_start = t->fw_start + cm->pre_ns;
+	t->kernel_end = t->kernel_start + own;
+	/* Firmware signals done only once the whole core's kernel is over. */
+	t->fw_end = t->fw_start + cm->pre_ns + cm->kernel_ns + cm->post_ns;
+}
+
 void kprof_sim_risc_times(const struct kprof_sim_dev *sd,
 			  const struct kprof_sim_plan *p, u32 core, u32 risc,
 			  struct kprof_sim_risc_times *t)
 {
 	struct kprof_sim_core_model cm;
-	u64 own;
 
 	kprof_sim_core_model(p, core, &cm);
-	if (sd->num_riscs < 3)
-		own = cm.kernel_ns;
-	else if (risc < 2)
-		own = cm.mem_ns;
-	else
-		own = cm.compute_ns;
-	t->fw_start = p->start_ns + risc * KPROF_SIM_RISC_STAGGER_NS;
-	t->kernel_start = t->fw_start + cm.pre_ns;
-	t->kernel_end = t->kernel_start + own;
-	/* Firmware signals done only once the whole core's kernel is over. */
-	t->fw_end = t->fw_start + cm.pre_ns + cm.kernel_ns + cm.post_ns;
+	kprof_sim_times_cm(sd, p, &cm, risc, t);
 }
 
 static u64 kprof_sim_plan_end(const struct kprof_sim_dev *sd,
@@ -218,6 +228,7 @@ static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 			  sd->prev_end_ns);
 	p->end_ns = kprof_sim_plan_end(sd, p);
 	sd->running = true;
+	kprof_sim_clock_op_start(sd, p->start_ns, p->end_ns);
 
 	if (kprof_sim_emitting(sd)) {
 		kprof_sim_tref_snapshot(sd, &ref);
@@ -235,6 +246,21 @@ static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 	return true;
 }
 
+static void kprof_sim_marker(struct kprof_rec_marker *m, u32 core, u32 risc,
+			     u8 kind, u64 op_seq, u64 cycles, u32 zone_id)
+{
+	m->hdr.type = KPROF_REC_MARKER;
+	m->hdr.size = sizeof(*m);
+	m->hdr.flags = 0;
+	m->core = core;
+	m->risc = risc;
+	m->kind = kind;
+	m->op_seq = (u32)op_seq;
+	m->timestamp = cycles;
+	m->zone_id = zone_id;
+	m->reserved = 0;
+}
+
 /* Writes one RISC's markers for the op, in time order. */
 static void kprof_sim_write_markers(struct kprof_sim_dev *sd,
 				    const struct kprof_sim_plan *p,
@@ -242,33 +268,36 @@ static void kprof_sim_write_markers(struct kprof_sim_dev *sd,
 				    u32 core, u32 risc,
 				    const struct kprof_sim_risc_times *t)
 {
+	struct kprof_rec_marker m[4 + 2 * KPROF_SIM_MAX_ZONES];
 	u64 seq = p->op.seq, len = t->kernel_end - t->kernel_start;
-	u32 z, nz = p->op.num_zones;
+	u32 z, nz = p->op.num_zones, n = 0;
 
-	kprof_sim_l1_write(sd, core, risc, KPROF_MARK_FW_START, seq,
-			   kprof_sim_ns_to_cycles(ref, t->fw_start), 0);
-	kprof_sim_l1_write(sd, core, risc, KPROF_MARK_KERNEL_START, seq,
-			   kprof_sim_ns_to_cycles(ref, t->kernel_start), 0);
+	kprof_sim_marker(&m[n++], core, risc, KPROF_MARK_FW_START, seq,
+			 kprof_sim_ns_to_cycles(ref, t->fw_start), 0);
+	kprof_sim_marker(&m[n++], core, risc, KPROF_MARK_KERNEL_START, seq,
+			 kprof_sim_ns_to_cycles(ref, t->kernel_start), 0);
 	/* Zones split the kernel evenly, back to back. */
 	for (z = 0; z < nz; z++) {
 		u64 zs = t->kernel_start + div_u64(len * z, nz);
 		u64 ze = t->kernel_start + div_u64(len * (z + 1), nz);
 
-		kprof_sim_l1_write(sd, core, risc, KPROF_MARK_ZONE_START, seq,
-				   kprof_sim_ns_to_cycles(ref, zs), z);
-		kprof_sim_l1_write(sd, core, risc, KPROF_MARK_ZONE_END, seq,
-				   kprof_sim_ns_to_cycles(ref, ze), z);
+		kprof_sim_marker(&m[n++], core, risc, KPROF_MARK_ZONE_START,
+				 seq, kprof_sim_ns_to_cycles(ref, zs), z);
+		kprof_sim_marker(&m[n++], core, risc, KPROF_MARK_ZONE_END,
+				 seq, kprof_sim_ns_to_cycles(ref, ze), z);
 	}
-	kprof_sim_l1_write(sd, core, risc, KPROF_MARK_KERNEL_END, seq,
-			   kprof_sim_ns_to_cycles(ref, t->kernel_end), 0);
-	kprof_sim_l1_write(sd, core, risc, KPROF_MARK_FW_END, seq,
-			   kprof_sim_ns_to_cycles(ref, t->fw_end), 0);
+	kprof_sim_marker(&m[n++], core, risc, KPROF_MARK_KERNEL_END, seq,
+			 kprof_sim_ns_to_cycles(ref, t->kernel_end), 0);
+	kprof_sim_marker(&m[n++], core, risc, KPROF_MARK_FW_END, seq,
+			 kprof_sim_ns_to_cycles(ref, t->fw_end), 0);
+	kprof_sim_l1_put(sd, core * sd->num_riscs + risc, m, n, seq);
 }
 
 /* The op's end time has come: markers, counters, truth, completion. */
 static void kprof_sim_finish(struct kprof_sim_dev *sd)
 {
 	const struct kprof_sim_plan *p = &sd->cur;
+	struct kprof_sim_core_model cm;
 	struct kprof_sim_risc_times t;
 	struct kprof_sim_truth tr;
 	struct kprof_sim_tref ref;
@@ -278,8 +307,9 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 
 	kprof_sim_tref_snapshot(sd, &ref);
 	for (c = p->op.first_core; c < p->op.first_core + p->op.num_cores; c++) {
+		kprof_sim_core_model(p, c, &cm);
 		for (r = 0; r < sd->num_riscs; r++) {
-			kprof_sim_risc_times(sd, p, c, r, &t);
+			kprof_sim_times_cm(sd, p, &cm, r, &t);
 			ks = min(ks, t.kernel_start);
 			ke = max(ke, t.kernel_end);
 			if (emit)
@@ -303,7 +333,6 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 	tr.kernel_end = kprof_sim_ns_to_cycles(&ref, ke);
 	kprof_sim_truth_add(sd, &tr);
 
-	kprof_sim_clock_add_busy(sd, p->end_ns - p->start_ns);
 	sd->prev_end_ns = p->end_ns;
 	sd->running = false;
 	atomic64_inc(&sd->stats.ops_completed);
@@ -320,10 +349,10 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
  */
 static u64 kprof_sim_storm(struct kprof_sim_dev *sd, u64 now)
 {
-	u32 nr = sd->num_cores * sd->num_riscs;
+	struct kprof_rec_marker m[KPROF_SIM_STORM_BATCH];
+	u32 nr = sd->num_cores * sd->num_riscs, k;
 	struct kprof_sim_tref ref;
-	u64 due, n, i, cycles;
-	bool emit;
+	u64 due, n, left, cycles;
 
 	due = mul_u64_u64_div_u64(now - sd->storm_start_ns, sd->storm_rate,
 				  NSEC_PER_SEC);
@@ -331,17 +360,21 @@ static u64 kprof_sim_storm(struct kprof_sim_dev *sd, u64 now)
 	if (due > sd->storm_done + sd->storm_rate)
 		sd->storm_done = due - sd->storm_rate;
 	n = min_t(u64, due - sd->storm_done, KPROF_SIM_STORM_CHUNK);
-	emit = kprof_sim_emitting(sd);
-	kprof_sim_tref_snapshot(sd, &ref);
-	cycles = kprof_sim_ns_to_cycles(&ref, now);
-	for (i = 0; i < n && emit; i++) {
-		u32 ring = sd->storm_pos++ % nr;
-		u8 kind = (sd->storm_done + i) & 1 ? KPROF_MARK_ZONE_END :
-						     KPROF_MARK_ZONE_START;
+	if (kprof_sim_emitting(sd)) {
+		kprof_sim_tref_snapshot(sd, &ref);
+		cycles = kprof_sim_ns_to_cycles(&ref, now);
+		for (left = n; left; left -= k) {
+			u32 ring = sd->storm_pos++ % nr, i;
 
-		kprof_sim_l1_write(sd, ring / sd->num_riscs,
-				   ring % sd->num_riscs, kind, 0, cycles,
-				   U32_MAX);
+			k = min_t(u64, left, KPROF_SIM_STORM_BATCH);
+			for (i = 0; i < k; i++)
+				kprof_sim_marker(&m[i], ring / sd->num_riscs,
+						 ring % sd->num_riscs,
+						 i & 1 ? KPROF_MARK_ZONE_END :
+							 KPROF_MARK_ZONE_START,
+						 0, cycles, U32_MAX);
+			kprof_sim_l1_put(sd, ring, m, k, 0);
+		}
 	}
 	sd->storm_done += n;
 	atomic64_add(n, &sd->stats.storm_markers);

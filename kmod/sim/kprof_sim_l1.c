@@ -61,54 +61,57 @@ static enum hrtimer_restart kprof_sim_idle_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/*
- * Producer side (exec thread only). A full ring drops the newest marker,
- * as the firmware would, and counts it for a LOST record.
- */
-void kprof_sim_l1_write(struct kprof_sim_dev *sd, u32 core, u32 risc,
-			u8 kind, u64 op_seq, u64 cycles, u32 zone_id)
+/* The next corrupt-fault markers get a flag and a garbage timestamp. */
+static void kprof_sim_corrupt(struct kprof_sim_dev *sd,
+			      struct kprof_rec_marker *m, u32 n)
 {
-	u32 ring = core * sd->num_riscs + risc;
+	u32 i;
+
+	for (i = 0; i < n && atomic_dec_if_positive(&sd->fault_corrupt) >= 0;
+	     i++) {
+		m[i].hdr.flags |= KPROF_RECF_CORRUPT;
+		m[i].timestamp = get_random_u64();
+		atomic64_inc(&sd->stats.corrupted);
+	}
+}
+
+/*
+ * Producer side (exec thread only): n markers of one op into one RISC's
+ * ring. A full ring drops the newest markers, as the firmware would, and
+ * counts them for a LOST record.
+ */
+void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
+		      struct kprof_rec_marker *m, u32 n, u64 op_seq)
+{
 	struct kprof_sim_l1 *r = &sd->l1[ring];
-	/* Pairs with the engine's release of tail: the slot is free. */
+	struct kprof_rec_marker *mem = kprof_sim_ring_mem(sd, ring);
+	u32 mask = sd->l1_entries - 1, half = sd->l1_entries / 2;
+	/* Pairs with the engine's release of tail: those slots are free. */
 	u32 head = r->head, tail = smp_load_acquire(&r->tail);
-	struct kprof_rec_marker *m;
+	u32 fit = min(n, sd->l1_entries - (head - tail)), i;
 	unsigned long flags;
 
-	if (head - tail >= sd->l1_entries) {
+	if (unlikely(atomic_read(&sd->fault_corrupt) > 0))
+		kprof_sim_corrupt(sd, m, fit);
+	for (i = 0; i < fit; i++)
+		mem[(head + i) & mask] = m[i];
+	/* Publish the markers before the engine can see the new head. */
+	smp_store_release(&r->head, head + fit);
+	atomic64_add(fit, &sd->stats.markers_written);
+
+	if (fit < n) {
 		spin_lock_irqsave(&sd->lost_lock, flags);
 		if (!r->lost)
 			r->lost_first_seq = op_seq;
-		r->lost++;
+		r->lost += n - fit;
 		r->lost_last_seq = op_seq;
-		r->dropped_total++;
+		r->dropped_total += n - fit;
 		spin_unlock_irqrestore(&sd->lost_lock, flags);
-		atomic64_inc(&sd->stats.markers_dropped);
-		kprof_sim_engine_kick(sd, true);
-		return;
+		atomic64_add(n - fit, &sd->stats.markers_dropped);
 	}
-	m = kprof_sim_ring_mem(sd, ring) + (head & (sd->l1_entries - 1));
-	m->hdr.type = KPROF_REC_MARKER;
-	m->hdr.size = sizeof(*m);
-	m->hdr.flags = 0;
-	m->core = core;
-	m->risc = risc;
-	m->kind = kind;
-	m->op_seq = (u32)op_seq;
-	m->timestamp = cycles;
-	m->zone_id = zone_id;
-	m->reserved = 0;
-	if (atomic_read(&sd->fault_corrupt) > 0 &&
-	    atomic_dec_if_positive(&sd->fault_corrupt) >= 0) {
-		m->hdr.flags = KPROF_RECF_CORRUPT;
-		m->timestamp = get_random_u64();
-		atomic64_inc(&sd->stats.corrupted);
-	}
-	/* Publish the marker before the engine can see the new head. */
-	smp_store_release(&r->head, head + 1);
-	atomic64_inc(&sd->stats.markers_written);
-	/* Past half full, do not wait for the moderation timer. */
-	kprof_sim_engine_kick(sd, head + 1 - tail >= sd->l1_entries / 2);
+	/* Past half full (or dropping), do not wait for moderation. */
+	kprof_sim_engine_kick(sd, head + fit - tail >= half &&
+			      (head - tail < half || fit < n));
 }
 
 /* Producer side of the record FIFO; size is a multiple of 8. */

@@ -136,7 +136,11 @@ struct kprof_sim_clock {
 	u32 mhz;
 	bool locked;
 	u32 heat;			/* 0..100, rises under sustained load */
-	u64 busy_ns;			/* exec busy time since last DVFS step */
+	/* busy time: all ops before cur, plus the current op's part */
+	u64 busy_done_ns;
+	u64 busy_start_ns, busy_end_ns;	/* current (last dispatched) op */
+	u64 busy_last;			/* busy total at the last DVFS step */
+	u64 tick_last_ns;
 	struct kprof_sim_tref ref;
 	u32 jitter_ns;
 };
@@ -262,7 +266,7 @@ void kprof_sim_tref_snapshot(struct kprof_sim_dev *sd,
 			     struct kprof_sim_tref *ref);
 u64 kprof_sim_ns_to_cycles(const struct kprof_sim_tref *ref, u64 ns);
 u32 kprof_sim_clock_mhz(struct kprof_sim_dev *sd);
-void kprof_sim_clock_add_busy(struct kprof_sim_dev *sd, u64 ns);
+void kprof_sim_clock_op_start(struct kprof_sim_dev *sd, u64 start, u64 end);
 void kprof_sim_set_drift(struct kprof_sim_dev *sd, s32 ppm);
 s32 kprof_sim_get_drift(struct kprof_sim_dev *sd);
 void kprof_sim_get_clock(struct kprof_device *kd, struct kprof_hw_clock *clk);
@@ -287,8 +291,8 @@ void kprof_sim_risc_times(const struct kprof_sim_dev *sd,
 /* kprof_sim_l1.c */
 int kprof_sim_l1_init(struct kprof_sim_dev *sd);
 void kprof_sim_l1_free(struct kprof_sim_dev *sd);
-void kprof_sim_l1_write(struct kprof_sim_dev *sd, u32 core, u32 risc,
-			u8 kind, u64 op_seq, u64 cycles, u32 zone_id);
+void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
+		      struct kprof_rec_marker *m, u32 n, u64 op_seq);
 void kprof_sim_fifo_put(struct kprof_sim_dev *sd, const void *rec, u32 size,
 			u64 op_seq);
 void kprof_sim_engine_kick(struct kprof_sim_dev *sd, bool now);
