@@ -5,7 +5,7 @@
 # events. qemu runs under TCG, so its ns are emulation costs, not hook
 # costs: do not quote them (docs/performance.md uses the native run).
 # Build first with bench/ioctl -r 1 -n 1.
-#   tests/vm/run --no-load --exec bench/ioctl_vm.sh [-r ROUNDS] [-n CALLS]
+#   tests/vm/run --no-load --exec bench/ioctl_vm.sh -- [-r ROUNDS] [-n CALLS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=${BUILD:-$here/../build}
