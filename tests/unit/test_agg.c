@@ -121,8 +121,12 @@ int main(void)
 		l2.enter_ns = 160; l2.exit_ns = 170; l2.seq = 2;
 		l3.enter_ns = 180; l3.exit_ns = 190; l3.seq = 3;
 		bad.ret = -16; bad.seq = 99;
+		struct kprof_host_event s0 = l1;
+
+		s0.role = KPROF_ROLE_SYNC; s0.enter_ns = 155; s0.exit_ns = 435; s0.seq = 1;
 		s1.role = KPROF_ROLE_SYNC; s1.enter_ns = 200; s1.exit_ns = 2000; s1.seq = 3;
 		KT_CHECK(!kprof_agg_host_event(a, &l1, &err), "l1");
+		KT_CHECK(!kprof_agg_host_event(a, &s0, &err), "s0");
 		KT_CHECK(!kprof_agg_host_event(a, &l2, &err), "l2");
 		KT_CHECK(!kprof_agg_host_event(a, &bad, &err), "failed launch");
 		KT_CHECK(!kprof_agg_host_event(a, &l3, &err), "l3");
@@ -143,8 +147,8 @@ int main(void)
 			KT_EQ_U64(r->host_start_ns, 100);
 			KT_EQ_U64(r->host_end_ns, 150);
 			KT_NEAR(r->launch_to_start_ns, 200, 1e-9);
-			KT_NEAR(r->sync_wait_ns, 1800, 1e-9);
-			KT_EQ_U64(r->sync_end_ns, 2000);
+			KT_NEAR(r->sync_wait_ns, 280, 1e-9);	/* s0 covered op 1 */
+			KT_EQ_U64(r->sync_end_ns, 435);
 			KT_EQ_U64(r->markers_lost, 0);
 			KT_EQ_U64(r->counter_mask, 0x5);
 			KT_EQ_U64(r->counter_cores[0], 2);
@@ -157,10 +161,12 @@ int main(void)
 		}
 		r = row_of(2);
 		KT_CHECK(r && r->markers_lost == 5, "op 2 lost");
+		KT_CHECK(r && r->sync_wait_ns == 1800 && r->sync_end_ns == 2000, "op 2 sync");
 		r = row_of(3);
 		KT_CHECK(r && r->markers_lost == 5 && r->sync_wait_ns == 1800, "op 3 lost/sync");
 		KT_EQ_U64(kprof_agg_stats(a)->lost_markers, 5);
 		KT_EQ_U64(kprof_agg_stats(a)->launches, 4);
+		KT_EQ_U64(kprof_agg_stats(a)->syncs, 2);
 	}
 	kprof_agg_free(a);
 

@@ -107,6 +107,23 @@ int main(void)
 		}
 	}
 
+	/* a marker of 36 bytes: long enough, but not a multiple of 8 */
+	{
+		struct kprof_rec_hdr h = { .type = KPROF_REC_MARKER, .size = 36 };
+		uint8_t tmp[80] = { 0 };
+
+		memcpy(tmp, &h, 8);
+		ret = count_all(tmp, sizeof(tmp), &nrec, &off, &err);
+		KT_CHECK(ret == KPROF_REC_BAD && nrec == 0 && off == 0 &&
+			 strstr(err.msg, "offset 1000: bad size 36"),
+			 "size 36: ret %d n %d %s", ret, nrec, err.msg);
+		/* a longer marker (40 bytes: a newer producer) is accepted */
+		h.size = 40;
+		memcpy(tmp, &h, 8);
+		ret = count_all(tmp, 40, &nrec, &off, &err);
+		KT_CHECK(ret == KPROF_REC_END && nrec == 1, "size 40: ret %d n %d", ret, nrec);
+	}
+
 	/* COUNTERS whose mask names more values than the record holds */
 	{
 		struct kprof_rec_counters c = { .hdr = { KPROF_REC_COUNTERS, 40, 0 },

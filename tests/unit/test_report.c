@@ -108,7 +108,7 @@ static void make_capture(const char *dir)
 				marker(d, (uint32_t)i, c, r, KPROF_MARK_FW_START, S + off);
 				marker(d, (uint32_t)i, c, r, KPROF_MARK_KERNEL_START, S + off + 1000);
 				marker(d, (uint32_t)i, c, r, KPROF_MARK_KERNEL_END,
-				       E - (3 - c) * 1000 - (1 - r) * 100 - 1000);
+				       E - (3 - c) * 1000 - (1 - r) * 100 - r * 500 - 1000);
 				marker(d, (uint32_t)i, c, r, KPROF_MARK_FW_END,
 				       E - (3 - c) * 1000 - (1 - r) * 100);
 			}
@@ -235,18 +235,23 @@ int main(void)
 	KT_STR(f, "4000");
 	field(l, col(hdr, "DEVICE FW DURATION [ns]"), f, sizeof(f));
 	KT_NEAR(atof(f), fw_len(7), 15);
+	/* kernel: first start S + 1000 (core 0 BRISC), last end E - 1100
+	 * (core 3 BRISC; NCRISC ends 500 earlier) */
 	field(l, col(hdr, "DEVICE KERNEL DURATION [ns]"), f, sizeof(f));
-	KT_NEAR(atof(f), fw_len(7) - 2000, 15);
-	/* per core kernel: core c from S + c*1000 + 1000 to E - (3-c)*1000 - 1000:
-	 * fw_len - 5000 on every core (test_agg covers unequal cores) */
+	KT_NEAR(atof(f), fw_len(7) - 2100, 15);
+	/* per core: from S + c*1000 + 1000 to E - (3-c)*1000 - 1100, i.e.
+	 * fw_len - 5100 on every core (test_agg covers unequal cores) */
 	field(l, col(hdr, "DEVICE KERNEL DURATION PER CORE MIN [ns]"), f, sizeof(f));
-	KT_NEAR(atof(f), fw_len(7) - 5000, 15);
+	KT_NEAR(atof(f), fw_len(7) - 5100, 15);
 	field(l, col(hdr, "DEVICE KERNEL DURATION PER CORE MAX [ns]"), f, sizeof(f));
-	KT_NEAR(atof(f), fw_len(7) - 5000, 15);
+	KT_NEAR(atof(f), fw_len(7) - 5100, 15);
 	field(l, col(hdr, "DEVICE KERNEL DURATION PER CORE AVG [ns]"), f, sizeof(f));
-	KT_NEAR(atof(f), fw_len(7) - 5000, 15);
+	KT_NEAR(atof(f), fw_len(7) - 5100, 15);
+	/* per RISC: BRISC S+1000 .. E-1100; NCRISC S+1100 .. E-1500 */
 	field(l, col(hdr, "DEVICE BRISC KERNEL DURATION [ns]"), f, sizeof(f));
-	KT_NEAR(atof(f), fw_len(7) - 2000 - 100, 15);
+	KT_NEAR(atof(f), fw_len(7) - 2100, 15);
+	field(l, col(hdr, "DEVICE NCRISC KERNEL DURATION [ns]"), f, sizeof(f));
+	KT_NEAR(atof(f), fw_len(7) - 2600, 15);
 	/* absolute times: within the fit's error bound (sync reads here have
 	 * up to +-60 ns asymmetric jitter) */
 	field(l, col(hdr, "LAUNCH TO START [ns]"), f, sizeof(f));

@@ -135,6 +135,35 @@ int main(void)
 			 "backwards window: used %zu", f.used);
 		kprof_tsfit_free(&f);
 	}
+	/* sparse samples (1 s) and a rate that changes fast (+-50 ppm over
+	 * 4 s): the error between samples is the model's, not the reads';
+	 * the bound must still cover it */
+	{
+		struct kprof_sync_pt sp[40];
+		struct kprof_tsfit f;
+		double maxe = 0;
+
+		for (int i = 0; i < 40; i++) {
+			double t = i * 1e9;
+			double c = t + 50e-6 * 4e9 / (2 * M_PI) * (1 - cos(2 * M_PI * t / 4e9));
+
+			sp[i].host_before_ns = (uint64_t)(t + 1e9) - 100;
+			sp[i].host_after_ns = (uint64_t)(t + 1e9) + 100;
+			sp[i].device_cycles = (uint64_t)c;
+		}
+		KT_CHECK(kprof_tsfit_piecewise(sp, 40, NOM_HZ, &f, &err) == 0, "sparse");
+		for (double t = 0.5e9; t < 38.5e9; t += 1.37e6) {
+			double c = t + 50e-6 * 4e9 / (2 * M_PI) * (1 - cos(2 * M_PI * t / 4e9));
+
+			maxe = fmax(maxe, fabs(kprof_tsfit_to_host(&f, (uint64_t)c) - (t + 1e9)));
+		}
+		printf("sparse: max error %.0f ns, bound %.0f ns\n", maxe, f.err_bound_ns);
+		KT_CHECK(maxe > 1000, "the model error should dominate here: %.0f", maxe);
+		KT_CHECK(maxe <= f.err_bound_ns, "error %.0f exceeds the bound %.0f", maxe,
+			 f.err_bound_ns);
+		kprof_tsfit_free(&f);
+	}
+
 	kprof_tsfit_linear(&lin, 1000.0 / 1202.0, 0);
 	KT_NEAR(kprof_tsfit_to_host(&lin, 1202000), 1e6, 1e-6);
 	KT_NEAR(kprof_tsfit_span_ns(&lin, 5, 1202), 1000.0, 1e-9);
