@@ -50,7 +50,7 @@ deps:
 check:
 	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-style check-vm
 
-check-unit:
+check-unit: bpf
 	$(MAKE) -C user check
 
 check-style:
