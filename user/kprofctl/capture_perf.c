@@ -13,6 +13,21 @@
 
 #define FALLBACK_EVENT	"perf::task-clock"
 
+/* The sysctl that decides what an unprivileged user may count. */
+static const char *paranoid(void)
+{
+	static char buf[16];
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	snprintf(buf, sizeof(buf), "?");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
 static int perf_open(struct perf_event_attr *attr, pid_t pid)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, -1, -1,
@@ -168,8 +183,12 @@ int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 				continue;
 			}
 		}
-		note(p, "%s: perf_event_open failed (%s); skipped", tok,
-		     strerror(-r));
+		if (r == -EACCES || r == -EPERM)
+			note(p, "%s: not permitted (kernel.perf_event_paranoid=%s; root or CAP_PERFMON counts it); skipped",
+			     tok, paranoid());
+		else
+			note(p, "%s: perf_event_open failed (%s); skipped", tok,
+			     strerror(-r));
 	}
 	free(list);
 	if (rc)

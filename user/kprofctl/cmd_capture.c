@@ -1137,6 +1137,12 @@ static int write_results(struct capture *c)
 	}
 	if (c->perf.notes[0])
 		kprofctl_warn("host perf: %s", c->perf.notes);
+	if (c->dev.ctrl && c->dev.ctrl->lost_records)
+		kprofctl_warn("the kernel dropped %llu records because the capture ring was full (params.json ring.lost_records); a larger --ring-size helps",
+			      (unsigned long long)c->dev.ctrl->lost_records);
+	if (c->have_bst && c->bst.reserve_failed)
+		kprofctl_warn("%llu host ioctl events were lost (BPF ring buffer full)",
+			      (unsigned long long)c->bst.reserve_failed);
 	if (res.lost_markers)
 		kprofctl_warn("%llu markers were lost (ring overflow); see summary.txt and ops.csv MARKERS LOST",
 			      (unsigned long long)res.lost_markers);

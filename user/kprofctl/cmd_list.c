@@ -26,7 +26,7 @@ int cmd_list(int argc, char **argv)
 	};
 	struct json_object *arr = NULL;
 	int ids[KPROF_DEV_MAX];
-	int json = 0, c, n, i, failed = 0;
+	int json = 0, c, n, i, failed = 0, rows = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -56,10 +56,6 @@ int cmd_list(int argc, char **argv)
 	}
 	if (json)
 		arr = json_object_new_array();
-	else if (n)
-		printf("%-4s %-14s %-8s %-10s %-5s %-5s %-20s %-24s %s\n", "DEV",
-		       "NAME", "BACKEND", "CORES", "RISCS", "CNTRS", "CLOCK",
-		       "CAPTURE", "DROPPED");
 	for (i = 0; i < n; i++) {
 		struct kprof_device_info info;
 		struct kprof_counter_info ci;
@@ -89,6 +85,10 @@ int cmd_list(int argc, char **argv)
 			json_object_array_add(arr, kprofctl_device_json(&info, &ci, &cs));
 			continue;
 		}
+		if (!rows++)
+			printf("%-4s %-14s %-8s %-10s %-5s %-5s %-20s %-24s %s\n", "DEV",
+			       "NAME", "BACKEND", "CORES", "RISCS", "CNTRS", "CLOCK",
+			       "CAPTURE", "DROPPED");
 		kprof_dev_clock_str(cs.flags, cs.mhz, clk, sizeof(clk));
 		snprintf(cores, sizeof(cores), "%u(%ux%u)", info.num_cores,
 			 info.grid_x, info.grid_y);
