@@ -239,6 +239,76 @@ TEST_F_TIMEOUT(cap, counters_values_nonzero, 120)
 	EXPECT_LT(0, n);
 }
 
+/* Index of the named counter, or -1. */
+static int counter_index(int fd, const char *name)
+{
+	struct kprof_counter_info c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	if (kt_ioctl(fd, KPROF_IOC_COUNTERS, &c))
+		return -1;
+	for (unsigned int k = 0; k < c.num_counters; k++)
+		if (!strcmp(c.desc[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+/*
+ * Counter values are the work launched: flops per core is the LAUNCH's
+ * per-core flops, bytes read + written the per-core bytes; the live
+ * block moves by exactly the sum of the records.
+ */
+TEST_F_TIMEOUT(cap, counters_exact_values, 120)
+{
+	int kf = counter_index(self->fd, "flops");
+	int kr = counter_index(self->fd, "bytes_read");
+	int kw = counter_index(self->fd, "bytes_written");
+	const uint64_t flops = 3000000, bytes = 999999;
+	size_t len = self->info.counter_block_size;
+	const struct kprof_counter_block *b;
+	uint64_t f0, f1, recs = 0;
+	unsigned int nc;
+	void *map;
+
+	ASSERT_LE(0, kf);
+	ASSERT_LE(0, kr);
+	ASSERT_LE(0, kw);
+	/* Mask: bit order is counter order, so values[] follow kf < kr < kw. */
+	ASSERT_LT(kf, kr);
+	ASSERT_LT(kr, kw);
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_COUNTERS);
+	ASSERT_NE(MAP_FAILED, map);
+	b = map;
+	nc = b->num_counters;
+	f0 = b->values[5 * nc + kf];
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0,
+			      (1ULL << kf) | (1ULL << kr) | (1ULL << kw)));
+	ASSERT_EQ(0, kt_ring_map(&self->ring, self->fd));
+	for (int i = 0; i < 6; i++)
+		ASSERT_LT(0, kt_launch(self->simfd, "cnt", 4, 3, flops, bytes, 0));
+	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
+	kt_sleep_ms(200);
+	ASSERT_EQ(0, kt_stop(self->fd));
+	ASSERT_TRUE(kt_drain_to_end(&self->ring, &self->recs, 3000));
+	f1 = b->values[5 * nc + kf];
+	kt_recs_for_each(h, &self->recs) {
+		const struct kprof_rec_counters *c = (const void *)h;
+
+		if (h->type != KPROF_REC_COUNTERS)
+			continue;
+		recs++;
+		EXPECT_LE(4, c->core);
+		EXPECT_GE(6, c->core);
+		EXPECT_EQ(flops, c->values[0]);
+		EXPECT_EQ(bytes, c->values[1] + c->values[2]);
+	}
+	EXPECT_EQ(6 * 3, recs);
+	/* Core 5 ran all six ops. */
+	EXPECT_EQ(6 * flops, f1 - f0);
+	munmap(map, len);
+}
+
 TEST_F(cap, stop_drain_eof)
 {
 	char buf[4096];

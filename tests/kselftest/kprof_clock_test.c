@@ -261,4 +261,38 @@ TEST_F_TIMEOUT(clk, ops_run_at_locked_clock, 60)
 	kt_recs_free(&rs);
 }
 
+/* Unlocked, the clock moves under load, and each step is in the stream. */
+TEST_F_TIMEOUT(clk, unlocked_clock_wanders, 60)
+{
+	struct kt_ring r;
+	struct kt_recs rs = { 0 };
+	uint64_t end;
+	size_t n = 0;
+
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_ring_map(&r, self->fd));
+	end = kt_now_ns() + 1500000000ULL;
+	while (kt_now_ns() < end) {
+		ASSERT_LT(0, kt_launch(self->simfd, "heat", 0, 0, 1ULL << 26,
+				       1ULL << 20, 0));
+		kt_drain_until(&r, &rs, NULL, NULL, 20);
+	}
+	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
+	kt_drain_until(&r, &rs, NULL, NULL, 200);
+	kt_recs_for_each(h, &rs) {
+		const struct kprof_rec_clock *c = (const void *)h;
+
+		if (h->type != KPROF_REC_CLOCK)
+			continue;
+		n++;
+		EXPECT_EQ(0, c->flags & KPROF_CLOCK_LOCKED);
+		EXPECT_LE(self->info.clock_min_mhz, c->mhz);
+		EXPECT_GE(self->info.clock_max_mhz, c->mhz);
+	}
+	/* Steps come every 20 ms; nine in ten move the clock. */
+	EXPECT_LE(5, n);
+	kt_ring_unmap(&r);
+	kt_recs_free(&rs);
+}
+
 TEST_HARNESS_MAIN

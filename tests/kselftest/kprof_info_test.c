@@ -314,4 +314,20 @@ TEST_F(dev, sysfs_clock_locked)
 	EXPECT_NE(NULL, strstr(buf, "locked=0"));
 }
 
+/* Device nodes are root:kprof 0660 (devtmpfs gets the same mode). */
+TEST_F(dev, node_modes)
+{
+	struct stat st;
+	char path[64];
+
+	snprintf(path, sizeof(path), KT_DEV_FMT, 0);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0660, st.st_mode & 07777);
+	snprintf(path, sizeof(path), KT_SIMDEV_FMT, 0);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0660, st.st_mode & 07777);
+}
+
 TEST_HARNESS_MAIN
