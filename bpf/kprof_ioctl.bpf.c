@@ -144,8 +144,13 @@ static __always_inline void on_enter(__u32 cmd, __u32 role, __u64 arg)
 	v->enter_ns = bpf_ktime_get_ns();
 }
 
-/* expected: this exit is known to be a matching ioctl (handler hook). */
-static __always_inline void on_exit(long ret, bool expected)
+/*
+ * expected: this exit is known to be a matching ioctl (handler hook).
+ * cmd: the exiting ioctl's command when the hook knows it, else 0; an
+ * entry for another command is then left alone (its own exit was missed,
+ * e.g. skipped by BPF recursion protection) instead of being mis-joined.
+ */
+static __always_inline void on_exit(long ret, bool expected, __u32 cmd)
 {
 	struct kprof_host_event *e;
 	struct inflight *v;
@@ -153,7 +158,7 @@ static __always_inline void on_exit(long ret, bool expected)
 
 	/* Syscall-level hooks get here for every ioctl: look up first. */
 	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
-	if (!v || !v->enter_ns) {
+	if (!v || !v->enter_ns || (cmd && cmd != v->cmd)) {
 		if (expected)
 			stat_inc(KPROF_BPF_STAT_UNMATCHED_EXIT);
 		return;
@@ -203,7 +208,7 @@ int BPF_PROG(kp_handler_exit, struct file *file, unsigned int cmd,
 	     unsigned long arg, long ret)
 {
 	if (cmd_role(cmd) && tgid_matches() && file_matches(file))
-		on_exit(ret, true);
+		on_exit(ret, true, cmd);
 	return 0;
 }
 
@@ -223,7 +228,7 @@ int BPF_PROG(kp_lsm_enter, struct file *file, unsigned int cmd,
 SEC("fexit/__x64_sys_ioctl")
 int BPF_PROG(kp_sys_ioctl_exit, const struct pt_regs *regs, long ret)
 {
-	on_exit(ret, false);
+	on_exit(ret, false, (__u32)regs->si);
 	return 0;
 }
 
@@ -261,7 +266,7 @@ int kp_tp_enter(struct trace_event_raw_sys_enter *ctx)
 SEC("tp/syscalls/sys_exit_ioctl")
 int kp_tp_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	on_exit(ctx->ret, false);
+	on_exit(ctx->ret, false, 0);	/* sys_exit carries no args */
 	return 0;
 }
 
@@ -282,6 +287,6 @@ int BPF_PROG(kp_raw_exit, struct pt_regs *regs, long ret)
 {
 	/* orig_ax keeps the syscall number: skip the map for the others. */
 	if (regs->orig_ax == KPROF_NR_IOCTL)
-		on_exit(ret, false);
+		on_exit(ret, false, (__u32)regs->si);
 	return 0;
 }
