@@ -86,9 +86,9 @@ static void kprof_sim_times_cm(const struct kprof_sim_dev *sd,
 	t->fw_end = t->fw_start + cm->pre_ns + cm->kernel_ns + cm->post_ns;
 }
 
-void kprof_sim_risc_times(const struct kprof_sim_dev *sd,
-			  const struct kprof_sim_plan *p, u32 core, u32 risc,
-			  struct kprof_sim_risc_times *t)
+static void kprof_sim_risc_times(const struct kprof_sim_dev *sd,
+				 const struct kprof_sim_plan *p, u32 core,
+				 u32 risc, struct kprof_sim_risc_times *t)
 {
 	struct kprof_sim_core_model cm;
 
@@ -210,7 +210,6 @@ static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 {
 	struct kprof_sim_plan *p = &sd->cur;
 	struct kprof_rec_op rec;
-	struct kprof_sim_tref ref;
 
 	spin_lock(&sd->queue_lock);
 	if (sd->q_head == sd->q_tail) {
@@ -222,6 +221,8 @@ static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 	spin_unlock(&sd->queue_lock);
 	wake_up(&sd->queue_wq);
 
+	/* All of the op's timestamps use the mapping of this moment. */
+	kprof_sim_tref_snapshot(sd, &p->ref);
 	p->mhz = kprof_sim_clock_mhz(sd);
 	p->noise_ppm = get_random_u32_below(KPROF_SIM_NOISE_PPM + 1);
 	p->start_ns = max(p->op.launch_ns + KPROF_SIM_DISPATCH_NS,
@@ -231,12 +232,11 @@ static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 	kprof_sim_clock_op_start(sd, p->start_ns, p->end_ns);
 
 	if (kprof_sim_emitting(sd)) {
-		kprof_sim_tref_snapshot(sd, &ref);
 		memset(&rec, 0, sizeof(rec));
 		rec.hdr.type = KPROF_REC_OP;
 		rec.hdr.size = sizeof(rec);
 		rec.op_seq = p->op.seq;
-		rec.timestamp = kprof_sim_ns_to_cycles(&ref, p->start_ns);
+		rec.timestamp = kprof_sim_ns_to_cycles(&p->ref, p->start_ns);
 		rec.first_core = p->op.first_core;
 		rec.num_cores = p->op.num_cores;
 		rec.clock_mhz = p->mhz;
@@ -299,13 +299,12 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 	const struct kprof_sim_plan *p = &sd->cur;
 	struct kprof_sim_core_model cm;
 	struct kprof_sim_risc_times t;
+	const struct kprof_sim_tref *ref = &p->ref;
 	struct kprof_sim_truth tr;
-	struct kprof_sim_tref ref;
 	bool emit = kprof_sim_emitting(sd);
 	u64 ks = U64_MAX, ke = 0;
 	u32 c, r;
 
-	kprof_sim_tref_snapshot(sd, &ref);
 	for (c = p->op.first_core; c < p->op.first_core + p->op.num_cores; c++) {
 		kprof_sim_core_model(p, c, &cm);
 		for (r = 0; r < sd->num_riscs; r++) {
@@ -313,7 +312,7 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 			ks = min(ks, t.kernel_start);
 			ke = max(ke, t.kernel_end);
 			if (emit)
-				kprof_sim_write_markers(sd, p, &ref, c, r, &t);
+				kprof_sim_write_markers(sd, p, ref, c, r, &t);
 		}
 	}
 	kprof_sim_pmu_op(sd, p, READ_ONCE(sd->counter_mask), emit);
@@ -327,10 +326,10 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 	tr.launch_ns = p->op.launch_ns;
 	tr.start_ns = p->start_ns;
 	tr.end_ns = p->end_ns;
-	tr.fw_start = kprof_sim_ns_to_cycles(&ref, p->start_ns);
-	tr.fw_end = kprof_sim_ns_to_cycles(&ref, p->end_ns);
-	tr.kernel_start = kprof_sim_ns_to_cycles(&ref, ks);
-	tr.kernel_end = kprof_sim_ns_to_cycles(&ref, ke);
+	tr.fw_start = kprof_sim_ns_to_cycles(ref, p->start_ns);
+	tr.fw_end = kprof_sim_ns_to_cycles(ref, p->end_ns);
+	tr.kernel_start = kprof_sim_ns_to_cycles(ref, ks);
+	tr.kernel_end = kprof_sim_ns_to_cycles(ref, ke);
 	kprof_sim_truth_add(sd, &tr);
 
 	sd->prev_end_ns = p->end_ns;

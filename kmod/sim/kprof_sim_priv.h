@@ -81,6 +81,13 @@ struct kprof_sim_op {
 	u32 num_zones;
 };
 
+/* Snapshot of the reference timer mapping. */
+struct kprof_sim_tref {
+	u64 base_ns;
+	u64 base_cycles;
+	s32 drift_ppm;
+};
+
 /* Everything the cost model decided about one dispatched op. */
 struct kprof_sim_plan {
 	struct kprof_sim_op op;
@@ -88,6 +95,7 @@ struct kprof_sim_plan {
 	u64 end_ns;			/* last FW_END of any core */
 	u32 mhz;			/* core clock at dispatch */
 	u32 noise_ppm;			/* per-op run-to-run variation */
+	struct kprof_sim_tref ref;	/* timer mapping at dispatch */
 };
 
 /* Times of one RISC for one op, host ns. */
@@ -122,13 +130,6 @@ struct kprof_sim_l1 {
 	u64 lost_first_seq;
 	u64 lost_last_seq;
 	u64 dropped_total;		/* ground truth, whole lifetime */
-};
-
-/* Snapshot of the reference timer mapping. */
-struct kprof_sim_tref {
-	u64 base_ns;
-	u64 base_cycles;
-	s32 drift_ppm;
 };
 
 struct kprof_sim_clock {
@@ -284,9 +285,6 @@ void kprof_sim_kill(struct kprof_sim_dev *sd);
 void kprof_sim_set_storm(struct kprof_sim_dev *sd, u64 rate);
 void kprof_sim_core_model(const struct kprof_sim_plan *p, u32 core,
 			  struct kprof_sim_core_model *cm);
-void kprof_sim_risc_times(const struct kprof_sim_dev *sd,
-			  const struct kprof_sim_plan *p, u32 core, u32 risc,
-			  struct kprof_sim_risc_times *t);
 
 /* kprof_sim_l1.c */
 int kprof_sim_l1_init(struct kprof_sim_dev *sd);
