@@ -22,7 +22,8 @@ static void kprof_capture_release(struct kref *ref)
 {
 	struct kprof_capture *cap = container_of(ref, struct kprof_capture, ref);
 
-	kprof_ring_put(cap->ring);
+	cap->ring->dirty = max(cap->hwm, cap->head);
+	kprof_ring_stash(cap->kd, cap->ring);
 	mutex_destroy(&cap->read_lock);
 	kfree(cap);
 }
@@ -141,6 +142,7 @@ static void kprof_submit(struct kprof_capture *cap)
 	}
 	cap->dma_inflight = true;
 	cap->dma_len = desc.len;
+	cap->hwm = max(cap->hwm, cap->head + desc.len);
 	cap->dma_submit_jiffies = jiffies;
 	cap->dma_timeout_reported = false;
 	cap->dma_flush_requested = false;
@@ -409,7 +411,7 @@ int kprof_capture_start(struct kprof_file *kf,
 	cap = kzalloc(sizeof(*cap), GFP_KERNEL);
 	if (!cap)
 		return -ENOMEM;
-	cap->ring = kprof_ring_alloc(kd, ring_size);
+	cap->ring = kprof_ring_get(kd, ring_size);
 	if (!cap->ring) {
 		kfree(cap);
 		return -ENOMEM;
@@ -474,22 +476,24 @@ void kprof_capture_stop_locked(struct kprof_device *kd, u32 state,
 	bool have_sync;
 
 	lockdep_assert_held(&kd->lock);
-	spin_lock_irqsave(&kd->prod_lock, flags);
+	/* kd->cap only changes under kd->lock, which we hold. */
 	cap = kd->cap;
-	if (cap)
-		cap->stopping = true;
-	spin_unlock_irqrestore(&kd->prod_lock, flags);
 	if (!cap)
 		return;
 
 	/* Nothing of ours calls the backend after this point but us. */
 	timer_shutdown_sync(&cap->watchdog);
 	kprof_timesync_stop(cap);
+	/*
+	 * Spans are still lent while the backend stops, so that it can
+	 * drain what the device holds; the one lent when it returns was
+	 * cancelled.
+	 */
 	kd->ops->capture_stop(kd);
 	have_sync = !kprof_sync_sample(kd, &sync);
 
 	spin_lock_irqsave(&kd->prod_lock, flags);
-	/* capture_stop either completed the descriptor or cancelled it. */
+	cap->stopping = true;
 	cap->dma_inflight = false;
 	kprof_queue_state(cap, state, reason);
 	if (have_sync)

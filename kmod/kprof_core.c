@@ -114,6 +114,7 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	mutex_init(&kd->lock);
 	init_rwsem(&kd->mmap_sem);
 	spin_lock_init(&kd->prod_lock);
+	spin_lock_init(&kd->cache_lock);
 	init_waitqueue_head(&kd->read_wq);
 	kd->parent = parent;
 	kd->ops = ops;
@@ -178,6 +179,7 @@ void kprof_device_unregister(struct kprof_device *kd)
 	mutex_unlock(&kd->lock);
 
 	wake_up_all(&kd->read_wq);
+	kprof_ring_cache_close(kd);
 	/* Waits for sysfs readers, which may still call ops under the lock. */
 	device_destroy(kprof_class, MKDEV(MAJOR(kprof_devt), kd->id));
 	kd->dev = NULL;

@@ -61,6 +61,7 @@ struct kprof_ring {
 	struct device *dma_dev;		/* get_device() held */
 	struct kprof_ring_ctrl *ctrl;	/* one zeroed page */
 	u32 size;			/* data bytes, power of two */
+	u64 dirty;			/* data bytes from 0 that may be written */
 	u32 chunk_shift;
 	u32 nr_chunks;
 	struct kprof_ring_chunk chunks[];
@@ -82,6 +83,7 @@ struct kprof_capture {
 
 	/* Under kd->prod_lock. */
 	u64 head, tail;
+	u64 hwm;			/* end of the furthest span lent */
 	u32 state;			/* KPROF_STATE_* */
 	bool active;			/* kd->cap == this */
 	bool stopping;			/* no new descriptors */
@@ -138,6 +140,14 @@ struct kprof_device {
 	u64 dma_missed_irqs;
 	u64 dma_timeouts;
 	u64 dma_submit_errors;
+
+	/*
+	 * The last capture's ring, kept for the next one: allocating
+	 * megabytes of contiguous DMA memory can take tens of ms.
+	 */
+	spinlock_t cache_lock;		/* protects the two below */
+	struct kprof_ring *ring_cache;
+	bool cache_closed;		/* unregistered: cache nothing */
 };
 
 /* Per open file. */
@@ -162,7 +172,9 @@ int kprof_copy_struct_out(void __user *uptr, const void *src, size_t ksize);
 bool kprof_mem_is_zero(const void *p, size_t len);
 
 /* kprof_ring.c */
-struct kprof_ring *kprof_ring_alloc(struct kprof_device *kd, u32 size);
+struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size);
+void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring);
+void kprof_ring_cache_close(struct kprof_device *kd);
 void kprof_ring_put(struct kprof_ring *ring);
 int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma);
 

@@ -74,7 +74,7 @@ static struct kprof_ring *kprof_ring_try_alloc(struct device *dev, u32 size,
 	return ring;
 }
 
-struct kprof_ring *kprof_ring_alloc(struct kprof_device *kd, u32 size)
+static struct kprof_ring *kprof_ring_alloc(struct kprof_device *kd, u32 size)
 {
 	struct device *dev = get_device(kd->parent);
 	struct kprof_ring *ring = NULL;
@@ -102,6 +102,76 @@ err:
 	free_page((unsigned long)ctrl);
 	put_device(dev);
 	return NULL;
+}
+
+/* Zero what the previous capture may have written, and the control page. */
+static void kprof_ring_scrub(struct kprof_ring *ring)
+{
+	u64 left = min_t(u64, ring->dirty, ring->size);
+	size_t chunk = 1UL << ring->chunk_shift;
+	size_t n;
+	u32 i;
+
+	for (i = 0; left; i++, left -= n) {
+		n = min_t(u64, left, chunk);
+		memset(ring->chunks[i].cpu, 0, n);
+	}
+	ring->dirty = 0;
+	clear_page(ring->ctrl);
+	ring->ctrl->data_size = ring->size;
+	ring->ctrl->data_offset = PAGE_SIZE;
+}
+
+/* A clean ring of size bytes: the cached one if it fits, else a new one. */
+struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size)
+{
+	struct kprof_ring *ring;
+
+	spin_lock(&kd->cache_lock);
+	ring = kd->ring_cache;
+	kd->ring_cache = NULL;
+	spin_unlock(&kd->cache_lock);
+
+	if (ring && ring->size == size) {
+		kprof_ring_scrub(ring);
+		return ring;
+	}
+	if (ring)
+		kprof_ring_put(ring);
+	return kprof_ring_alloc(kd, size);
+}
+
+/*
+ * Drop a capture's ring reference, keeping the ring for the next capture
+ * if nobody maps it. With no mapping left nothing can take a new
+ * reference (mappings come from the capture), so the check is stable.
+ */
+void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring)
+{
+	if (kref_read(&ring->ref) == 1) {
+		spin_lock(&kd->cache_lock);
+		if (!kd->cache_closed && !kd->ring_cache) {
+			kd->ring_cache = ring;
+			ring = NULL;
+		}
+		spin_unlock(&kd->cache_lock);
+	}
+	if (ring)
+		kprof_ring_put(ring);
+}
+
+/* At unregister: free the cached ring and cache nothing more. */
+void kprof_ring_cache_close(struct kprof_device *kd)
+{
+	struct kprof_ring *ring;
+
+	spin_lock(&kd->cache_lock);
+	kd->cache_closed = true;
+	ring = kd->ring_cache;
+	kd->ring_cache = NULL;
+	spin_unlock(&kd->cache_lock);
+	if (ring)
+		kprof_ring_put(ring);
 }
 
 static void kprof_ring_vm_open(struct vm_area_struct *vma)
