@@ -170,6 +170,36 @@ int main(void)
 	}
 	kprof_agg_free(a);
 
+	/* 2b. "sync all" (seq 0): covers the ops launched before it */
+	a = mk(0, 0);
+	{
+		struct kprof_host_event l = { .type = KPROF_HREC_IOCTL, .size = sizeof(l),
+			.role = KPROF_ROLE_LAUNCH };
+		struct kprof_host_event sa = l;
+
+		sa.role = KPROF_ROLE_SYNC;
+		for (uint64_t i = 1; i <= 4; i++) {
+			l.seq = i;
+			l.enter_ns = 100 * i;
+			l.exit_ns = 100 * i + 10;
+			kprof_agg_host_event(a, &l, &err);
+			op_on(a, i, 0, 0, 1000 * i, 100);
+			if (i == 2 || i == 4) {	/* sync all after ops 2 and 4 */
+				sa.enter_ns = 100 * i + 50;
+				sa.exit_ns = 100 * i + 50 + 7 * i;
+				kprof_agg_host_event(a, &sa, &err);
+			}
+		}
+		KT_CHECK(!kprof_agg_finish(a, &err), "finish");
+		KT_EQ_U64(nrows, 4);
+		KT_CHECK(nrows == 4 && rows[0].sync_wait_ns == 14 && rows[1].sync_wait_ns == 14 &&
+			 rows[2].sync_wait_ns == 28 && rows[3].sync_wait_ns == 28,
+			 "sync all waits %.0f %.0f %.0f %.0f", rows[0].sync_wait_ns,
+			 rows[1].sync_wait_ns, rows[2].sync_wait_ns, rows[3].sync_wait_ns);
+		KT_EQ_U64(kprof_agg_stats(a)->late_host_events, 0);
+	}
+	kprof_agg_free(a);
+
 	/* 3. paused gap: ops retire on timeout while the stream is quiet for
 	 * their cores; a marker for an op already written is counted late */
 	a = mk(1000, 1000000);

@@ -261,6 +261,15 @@ static double span(const struct kprof_agg *a, uint64_t s, uint64_t e)
 	return kprof_tsfit_span_ns(a->cfg.fit, s, e - s);
 }
 
+/* Syncs and ops both come in order: a sync that cannot cover this op
+ * cannot cover any later one either. */
+static int sync_covers(const struct sync_ev *s, const struct op *o)
+{
+	if (s->seq)
+		return s->seq >= o->seq;
+	return !o->have_launch || s->enter >= o->h_enter;
+}
+
 static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 {
 	struct kprof_op_row row;
@@ -317,9 +326,11 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	}
 	row.launch_to_start_ns = o->have_launch && !isnan(row.fw_start_ns) ?
 				 row.fw_start_ns - (double)o->h_enter : NAN;
-	/* the first sync ioctl that waited for this op or a later one */
+	/* the first sync ioctl that waited for this op: one that named
+	 * this op or a later one, or (seq 0: "wait for all", or no seq
+	 * known) one entered after the op's launch */
 	row.sync_wait_ns = NAN;
-	while (a->sync_n && a->syncs[a->sync_head].seq < o->seq) {
+	while (a->sync_n && !sync_covers(&a->syncs[a->sync_head], o)) {
 		a->sync_head = (a->sync_head + 1) % a->sync_cap;
 		a->sync_n--;
 	}
@@ -714,7 +725,7 @@ int kprof_agg_host_event(struct kprof_agg *a, const struct kprof_host_event *ev,
 		}
 	} else if (ev->role == KPROF_ROLE_SYNC) {
 		a->st.syncs++;
-		if (is_retired(a, ev->seq)) {
+		if (ev->seq && is_retired(a, ev->seq)) {
 			a->st.late_host_events++;
 		} else {
 			ret = push_sync(a, ev, err);
