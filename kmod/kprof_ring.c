@@ -148,7 +148,9 @@ struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size)
  */
 void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring)
 {
-	if (kref_read(&ring->ref) == 1) {
+	/* Pinning more than a default ring while idle is not worth it. */
+	if (kref_read(&ring->ref) == 1 &&
+	    ring->size <= KPROF_RING_SIZE_DEFAULT) {
 		spin_lock(&kd->cache_lock);
 		if (!kd->cache_closed && !kd->ring_cache) {
 			kd->ring_cache = ring;
