@@ -82,6 +82,7 @@ static void capture_usage(FILE *f)
 		"      --paused          start paused; send SIGUSR1 to kprofctl to resume\n"
 		"      --duration SEC    capture for SEC seconds with no command\n"
 		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
+		"      --no-device-log   skip device_log.csv (one row per marker: large)\n"
 		"      --bpf-hook KIND   force a BPF hook kind (handler, lsm, tp, ...)\n"
 		"      --profile NAME    driver profile (data/profiles/NAME.json) for the\n"
 		"                        ioctls to trace; default: the device backend's\n"
@@ -98,7 +99,7 @@ static void capture_usage(FILE *f)
 enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
-	OPT_SYNC_IOCTL, OPT_PROFILE,
+	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG,
 };
 
 struct capture_opts {
@@ -112,6 +113,7 @@ struct capture_opts {
 	int paused;
 	double duration;
 	int no_bpf;
+	int no_devlog;
 	const char *bpf_hook;
 	const char *dev_node;
 	const char *launch_ioctl, *sync_ioctl;
@@ -177,6 +179,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "launch-ioctl", required_argument, NULL, OPT_LAUNCH_IOCTL },
 		{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -254,6 +257,9 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 			break;
 		case OPT_PROFILE:
 			o->profile = optarg;
+			break;
+		case OPT_NO_DEVLOG:
+			o->no_devlog = 1;
 			break;
 		case 'h':
 			capture_usage(stdout);
@@ -1108,6 +1114,9 @@ static int write_results(struct capture *c)
 	int r;
 
 	ro.config_json = cfg;
+	ro.op_filter = c->o->op_filter;
+	if (c->o->no_devlog)
+		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
 	memset(&res, 0, sizeof(res));
 	r = kprof_report_build(c->dir, &ro, &res, &err);
 	free(cfg);

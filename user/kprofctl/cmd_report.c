@@ -29,7 +29,11 @@ static void report_usage(FILE *f)
 		"summary.txt and params.json to OUTDIR.\n"
 		"  -o, --output DIR       where the outputs go\n"
 		"      --from-ttmetal F   input is a tt-metal device log\n"
-		"  -f, --force            write into a non-empty OUTDIR\n");
+		"  -f, --force            write into a non-empty OUTDIR\n"
+		"      --op-filter GLOB   keep only ops whose OP CODE matches (fnmatch);\n"
+		"                         default: the capture's own --op-filter, if any\n"
+		"                         ('*' keeps everything)\n"
+		"      --no-device-log    skip device_log.csv (one row per marker)\n");
 }
 
 int kprofctl_dir_usable(const char *dir, int force)
@@ -79,6 +83,9 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 	printf("ops:        %llu (%llu markers, %llu markers lost)\n",
 	       (unsigned long long)res->ops, (unsigned long long)res->markers,
 	       (unsigned long long)res->lost_markers);
+	if (res->ops_filtered)
+		printf("op filter:  %llu ops did not match and were left out\n",
+		       (unsigned long long)res->ops_filtered);
 	if (!ttmetal) {
 		if (isnan(res->sync_err_bound_ns))
 			printf("time sync:  none (no sync samples: device times not mapped to host time)\n");
@@ -91,7 +98,7 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 	print_outputs(dir);
 }
 
-enum { OPT_TTMETAL = 256 };
+enum { OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG };
 
 int cmd_report(int argc, char **argv)
 {
@@ -99,6 +106,8 @@ int cmd_report(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "from-ttmetal", required_argument, NULL, OPT_TTMETAL },
 		{ "force", no_argument, NULL, 'f' },
+		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
+		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,6 +129,14 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'f':
 			force = 1;
+			break;
+		case OPT_OP_FILTER:
+			if (!*optarg)
+				return kprofctl_usage_error("report", "empty --op-filter");
+			ro.op_filter = optarg;
+			break;
+		case OPT_NO_DEVLOG:
+			ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
 			break;
 		case 'h':
 			report_usage(stdout);
