@@ -30,7 +30,7 @@
 #define KPROF_SIM_SLACK_NS		10000	/* exec thread wake-up slack */
 #define KPROF_SIM_STORM_TICK_NS		1000000
 #define KPROF_SIM_STORM_CHUNK		8192
-#define KPROF_SIM_STORM_BATCH		16	/* markers per ring visit */
+#define KPROF_SIM_STORM_BATCH		64	/* markers per ring visit */
 
 /* Small fixed per-core slowdown: cores are not all equal. */
 static u32 kprof_sim_core_skew_ppm(u32 core)
@@ -348,7 +348,7 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
  */
 static u64 kprof_sim_storm(struct kprof_sim_dev *sd, u64 now)
 {
-	struct kprof_rec_marker m[KPROF_SIM_STORM_BATCH];
+	struct kprof_rec_marker m[2];
 	u32 nr = sd->num_cores * sd->num_riscs, k;
 	struct kprof_sim_tref ref;
 	u64 due, n, left, cycles;
@@ -364,15 +364,26 @@ static u64 kprof_sim_storm(struct kprof_sim_dev *sd, u64 now)
 		cycles = kprof_sim_ns_to_cycles(&ref, now);
 		for (left = n; left; left -= k) {
 			u32 ring = sd->storm_pos++ % nr, i;
+			u32 core = ring / sd->num_riscs;
+			u32 risc = ring % sd->num_riscs;
 
 			k = min_t(u64, left, KPROF_SIM_STORM_BATCH);
-			for (i = 0; i < k; i++)
-				kprof_sim_marker(&m[i], ring / sd->num_riscs,
-						 ring % sd->num_riscs,
-						 i & 1 ? KPROF_MARK_ZONE_END :
-							 KPROF_MARK_ZONE_START,
-						 0, cycles, U32_MAX);
-			kprof_sim_l1_put(sd, ring, m, k, 0);
+			kprof_sim_marker(&m[0], core, risc,
+					 KPROF_MARK_ZONE_START, 0, cycles,
+					 U32_MAX);
+			kprof_sim_marker(&m[1], core, risc,
+					 KPROF_MARK_ZONE_END, 0, cycles,
+					 U32_MAX);
+			if (likely(!atomic_read(&sd->fault_corrupt))) {
+				kprof_sim_l1_put2(sd, ring, &m[0], &m[1], k);
+				continue;
+			}
+			/* Slow path: markers one by one so faults apply. */
+			for (i = 0; i < k; i++) {
+				struct kprof_rec_marker one = m[i & 1];
+
+				kprof_sim_l1_put(sd, ring, &one, 1, 0);
+			}
 		}
 	}
 	sd->storm_done += n;

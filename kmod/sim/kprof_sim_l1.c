@@ -114,6 +114,42 @@ void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
 			      (head - tail < half || fit < n));
 }
 
+/*
+ * Marker storm fast path: n markers alternating between two templates,
+ * straight into the ring, with no per-marker construction. Used only
+ * while no corrupt fault is pending.
+ */
+void kprof_sim_l1_put2(struct kprof_sim_dev *sd, u32 ring,
+		       const struct kprof_rec_marker *even,
+		       const struct kprof_rec_marker *odd, u32 n)
+{
+	struct kprof_sim_l1 *r = &sd->l1[ring];
+	struct kprof_rec_marker *mem = kprof_sim_ring_mem(sd, ring);
+	u32 mask = sd->l1_entries - 1, half = sd->l1_entries / 2;
+	/* Pairs with the engine's release of tail: those slots are free. */
+	u32 head = r->head, tail = smp_load_acquire(&r->tail);
+	u32 fit = min(n, sd->l1_entries - (head - tail)), i;
+	unsigned long flags;
+
+	for (i = 0; i < fit; i++)
+		mem[(head + i) & mask] = i & 1 ? *odd : *even;
+	/* Publish the markers before the engine can see the new head. */
+	smp_store_release(&r->head, head + fit);
+	atomic64_add(fit, &sd->stats.markers_written);
+	if (fit < n) {
+		spin_lock_irqsave(&sd->lost_lock, flags);
+		if (!r->lost)
+			r->lost_first_seq = 0;
+		r->lost += n - fit;
+		r->lost_last_seq = 0;
+		r->dropped_total += n - fit;
+		spin_unlock_irqrestore(&sd->lost_lock, flags);
+		atomic64_add(n - fit, &sd->stats.markers_dropped);
+	}
+	kprof_sim_engine_kick(sd, head + fit - tail >= half &&
+			      (head - tail < half || fit < n));
+}
+
 /* Producer side of the record FIFO; size is a multiple of 8. */
 void kprof_sim_fifo_put(struct kprof_sim_dev *sd, const void *rec, u32 size,
 			u64 op_seq)

@@ -291,6 +291,9 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd);
 void kprof_sim_l1_free(struct kprof_sim_dev *sd);
 void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
 		      struct kprof_rec_marker *m, u32 n, u64 op_seq);
+void kprof_sim_l1_put2(struct kprof_sim_dev *sd, u32 ring,
+		       const struct kprof_rec_marker *even,
+		       const struct kprof_rec_marker *odd, u32 n);
 void kprof_sim_fifo_put(struct kprof_sim_dev *sd, const void *rec, u32 size,
 			u64 op_seq);
 void kprof_sim_engine_kick(struct kprof_sim_dev *sd, bool now);
