@@ -5,8 +5,11 @@
 # the "# Totals:" lines; the kprof-suite start/end lines let it count a
 # binary that died before printing its totals as a failure.
 dir="$BUILD/tests/kselftest"
-set -- "$dir"/*
-if [ ! -x "$1" ]; then
+set --
+for t in "$dir"/*; do
+	[ -f "$t" ] && [ -x "$t" ] && set -- "$@" "$t"
+done
+if [ $# = 0 ]; then
 	echo "# no kselftest binaries in $dir: run 'make -C tests/kselftest'"
 	exit 1
 fi
