@@ -29,18 +29,23 @@ long kprof_ioctl_clock_get(struct kprof_device *kd, void __user *arg)
 	if (st.reserved0 || !kprof_mem_is_zero(st.reserved, sizeof(st.reserved)))
 		return -EINVAL;
 
-	kd->ops->get_clock(kd, &clk);
 	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	st.mhz = clk.mhz;
+	ret = kprof_lock_live(kd);
+	if (ret)
+		return ret;
+	kd->ops->get_clock(kd, &clk);
 	st.flags = kprof_clock_flags(kd, clk.locked);
-	if (clk.locked)
-		st.locked_mhz = clk.mhz;
 	if (kd->clk.valid) {
 		st.saved_flags = kd->clk.locked ? KPROF_CLOCK_LOCKED : 0;
 		st.saved_mhz = kd->clk.mhz;
 		st.locked_by_pid = kd->clk.pid;
 	}
+	mutex_unlock(&kd->lock);
+
+	st.size = sizeof(st);
+	st.mhz = clk.mhz;
+	if (clk.locked)
+		st.locked_mhz = clk.mhz;
 	return kprof_copy_struct_out(arg, &st, sizeof(st));
 }
 
@@ -152,7 +157,13 @@ long kprof_ioctl_clock_set(struct kprof_device *kd, void __user *arg)
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
+	ret = kprof_lock_live(kd);
+	if (ret)
+		return ret;
 	if (req.op == KPROF_CLOCK_OP_RESET)
-		return kprof_clock_reset(kd);
-	return kprof_clock_lock(kd, mhz);
+		ret = kprof_clock_reset(kd);
+	else
+		ret = kprof_clock_lock(kd, mhz);
+	mutex_unlock(&kd->lock);
+	return ret;
 }

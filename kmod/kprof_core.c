@@ -192,6 +192,22 @@ EXPORT_SYMBOL_GPL(kprof_device_unregister);
 /* Read-only ioctls                                                    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Take kd->lock for an operation on a live device. User memory is never
+ * touched under it: a faulting (or userfaultfd-stalled) copy must not be
+ * able to hold up removal or another process's ioctl.
+ */
+int kprof_lock_live(struct kprof_device *kd)
+{
+	if (mutex_lock_interruptible(&kd->lock))
+		return -ERESTARTSYS;
+	if (kd->dead) {
+		mutex_unlock(&kd->lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 static long kprof_ioctl_info(struct kprof_device *kd, void __user *arg)
 {
 	struct kprof_device_info info;
@@ -206,9 +222,18 @@ static long kprof_ioctl_info(struct kprof_device *kd, void __user *arg)
 	if (!kprof_mem_is_zero(info.reserved, sizeof(info.reserved)))
 		return -EINVAL;
 
-	kd->ops->get_clock(kd, &clk);
-
 	memset(&info, 0, sizeof(info));
+	ret = kprof_lock_live(kd);
+	if (ret)
+		return ret;
+	kd->ops->get_clock(kd, &clk);
+	info.clock_flags = kprof_clock_flags(kd, clk.locked);
+	info.capture_pid = kd->holder_pid;
+	if (kd->holder_pid)
+		strscpy(info.capture_comm, kd->holder_comm,
+			sizeof(info.capture_comm));
+	mutex_unlock(&kd->lock);
+
 	info.size = sizeof(info);
 	info.version = KPROF_UAPI_VERSION;
 	info.device_id = kd->id;
@@ -222,11 +247,6 @@ static long kprof_ioctl_info(struct kprof_device *kd, void __user *arg)
 	info.clock_min_mhz = kd->hw.clock_min_mhz;
 	info.clock_base_mhz = kd->hw.clock_base_mhz;
 	info.clock_max_mhz = kd->hw.clock_max_mhz;
-	info.clock_flags = kprof_clock_flags(kd, clk.locked);
-	info.capture_pid = kd->holder_pid;
-	if (kd->holder_pid)
-		strscpy(info.capture_comm, kd->holder_comm,
-			sizeof(info.capture_comm));
 	spin_lock_irqsave(&kd->prod_lock, flags);
 	info.markers_dropped = kd->markers_dropped;
 	spin_unlock_irqrestore(&kd->prod_lock, flags);
@@ -255,6 +275,10 @@ static long kprof_ioctl_counters(struct kprof_device *kd, void __user *arg)
 		goto out;
 	if (!kprof_mem_is_zero(ci->reserved, sizeof(ci->reserved))) {
 		ret = -EINVAL;
+		goto out;
+	}
+	if (READ_ONCE(kd->dead)) {
+		ret = -ENODEV;
 		goto out;
 	}
 	memset(ci, 0, sizeof(*ci));
@@ -326,42 +350,36 @@ static int kprof_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static long kprof_ioctl_locked(struct kprof_file *kf, unsigned int cmd,
-			       void __user *arg)
+static long kprof_ioctl_capture_start(struct kprof_file *kf,
+				      void __user *arg)
 {
-	struct kprof_device *kd = kf->kd;
 	struct kprof_capture_params params;
-	u64 pos;
-	int ret;
+	long ret;
 
-	switch (cmd) {
-	case KPROF_IOC_INFO:
-		return kprof_ioctl_info(kd, arg);
-	case KPROF_IOC_COUNTERS:
-		return kprof_ioctl_counters(kd, arg);
-	case KPROF_IOC_CAPTURE_START:
-		ret = kprof_copy_struct_in(&params, sizeof(params), arg);
-		if (ret)
-			return ret;
-		return kprof_capture_start(kf, &params);
-	case KPROF_IOC_CAPTURE_STOP:
-		return kprof_capture_stop(kf);
-	case KPROF_IOC_CAPTURE_PAUSE:
-		return kprof_capture_set_paused(kf, true);
-	case KPROF_IOC_CAPTURE_RESUME:
-		return kprof_capture_set_paused(kf, false);
-	case KPROF_IOC_RING_CONSUME:
-		if (get_user(pos, (u64 __user *)arg))
-			return -EFAULT;
-		return kprof_capture_consume(kf, pos);
-	case KPROF_IOC_CLOCK_GET:
-		return kprof_ioctl_clock_get(kd, arg);
-	case KPROF_IOC_CLOCK_SET:
-		return kprof_ioctl_clock_set(kd, arg);
-	case KPROF_IOC_SYNC_SAMPLE:
-		return kprof_ioctl_sync_sample(kd, arg);
-	}
-	return -ENOTTY;
+	ret = kprof_copy_struct_in(&params, sizeof(params), arg);
+	if (ret)
+		return ret;
+	ret = kprof_lock_live(kf->kd);
+	if (ret)
+		return ret;
+	ret = kprof_capture_start(kf, &params);
+	mutex_unlock(&kf->kd->lock);
+	return ret;
+}
+
+static long kprof_ioctl_capture_ctl(struct kprof_file *kf, unsigned int cmd)
+{
+	long ret = kprof_lock_live(kf->kd);
+
+	if (ret)
+		return ret;
+	if (cmd == KPROF_IOC_CAPTURE_STOP)
+		ret = kprof_capture_stop(kf);
+	else
+		ret = kprof_capture_set_paused(kf,
+					       cmd == KPROF_IOC_CAPTURE_PAUSE);
+	mutex_unlock(&kf->kd->lock);
+	return ret;
 }
 
 static long kprof_ioctl(struct file *file, unsigned int cmd,
@@ -369,7 +387,8 @@ static long kprof_ioctl(struct file *file, unsigned int cmd,
 {
 	struct kprof_file *kf = file->private_data;
 	struct kprof_device *kd = kf->kd;
-	long ret;
+	void __user *uarg = (void __user *)arg;
+	u64 pos;
 
 	switch (cmd) {
 	case KPROF_IOC_INFO:
@@ -386,15 +405,33 @@ static long kprof_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
+	/* Checked again under kd->lock where it matters. */
+	if (READ_ONCE(kd->dead))
+		return -ENODEV;
 
-	if (mutex_lock_interruptible(&kd->lock))
-		return -ERESTARTSYS;
-	if (kd->dead)
-		ret = -ENODEV;
-	else
-		ret = kprof_ioctl_locked(kf, cmd, (void __user *)arg);
-	mutex_unlock(&kd->lock);
-	return ret;
+	switch (cmd) {
+	case KPROF_IOC_INFO:
+		return kprof_ioctl_info(kd, uarg);
+	case KPROF_IOC_COUNTERS:
+		return kprof_ioctl_counters(kd, uarg);
+	case KPROF_IOC_CAPTURE_START:
+		return kprof_ioctl_capture_start(kf, uarg);
+	case KPROF_IOC_CAPTURE_STOP:
+	case KPROF_IOC_CAPTURE_PAUSE:
+	case KPROF_IOC_CAPTURE_RESUME:
+		return kprof_ioctl_capture_ctl(kf, cmd);
+	case KPROF_IOC_RING_CONSUME:
+		/* The consumer side needs no device lock, only the ring's. */
+		if (get_user(pos, (u64 __user *)uarg))
+			return -EFAULT;
+		return kprof_capture_consume(kf, pos);
+	case KPROF_IOC_CLOCK_GET:
+		return kprof_ioctl_clock_get(kd, uarg);
+	case KPROF_IOC_CLOCK_SET:
+		return kprof_ioctl_clock_set(kd, uarg);
+	default:
+		return kprof_ioctl_sync_sample(kd, uarg);
+	}
 }
 
 static const struct file_operations kprof_fops = {

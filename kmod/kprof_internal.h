@@ -165,6 +165,7 @@ extern dev_t kprof_devt;
 int kprof_core_init(void);
 void kprof_core_exit(void);
 void kprof_device_put(struct kprof_device *kd);
+int kprof_lock_live(struct kprof_device *kd);
 
 /* kprof_uaccess.c */
 int kprof_copy_struct_in(void *dst, size_t ksize, void __user *uptr);

@@ -21,7 +21,7 @@ int kprof_capture_consume(struct kprof_file *kf, u64 pos)
 	int ret;
 
 	if (!cap)
-		return kf->kd->cap ? -EBUSY : -EINVAL;
+		return READ_ONCE(kf->kd->cap) ? -EBUSY : -EINVAL;
 	mutex_lock(&cap->read_lock);
 	ret = kprof_capture_advance(cap, pos);
 	mutex_unlock(&cap->read_lock);

@@ -106,12 +106,16 @@ long kprof_ioctl_sync_sample(struct kprof_device *kd, void __user *arg)
 	if (s.reserved0 || !kprof_mem_is_zero(s.reserved, sizeof(s.reserved)))
 		return -EINVAL;
 
-	ret = kprof_sync_sample(kd, &rec);
+	ret = kprof_lock_live(kd);
 	if (ret)
 		return ret;
+	ret = kprof_sync_sample(kd, &rec);
 	/* A capture in progress gets the extra sample for its fit too. */
-	if (kd->cap)
+	if (!ret && kd->cap)
 		kprof_timesync_queue(kd->cap, &rec);
+	mutex_unlock(&kd->lock);
+	if (ret)
+		return ret;
 
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
