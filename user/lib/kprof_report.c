@@ -540,6 +540,7 @@ static json_object *fit_json(const struct kprof_tsfit *f)
 	json_object_object_add(o, "segments", json_object_new_int64((int64_t)f->nseg));
 	json_object_object_add(o, "median_window_ns", jdouble(f->median_window_ns));
 	json_object_object_add(o, "max_halfwidth_ns", jdouble(f->max_halfwidth_ns));
+	json_object_object_add(o, "max_sample_error_ns", jdouble(f->max_sample_err_ns));
 	json_object_object_add(o, "max_leave_one_out_ns", jdouble(f->max_loo_ns));
 	json_object_object_add(o, "error_bound_ns", jdouble(f->err_bound_ns));
 	json_object_object_add(o, "drift_ppm", jdouble(f->drift_ppm));

@@ -41,6 +41,93 @@ static double mid(const struct kprof_sync_pt *p)
 	       (double)(p->host_after_ns - p->host_before_ns) / 2.0;
 }
 
+static double halfw(const struct kprof_sync_pt *p)
+{
+	return (double)(p->host_after_ns - p->host_before_ns) / 2.0;
+}
+
+/*
+ * Smoothed host time at each kept sample: a weighted (1 / half-window^2)
+ * least-squares quadratic through up to KPROF_TS_SMOOTH samples on each
+ * side, evaluated at the sample (a quadratic, so that a drift that bends
+ * does not bias the centre as a straight line would). The widest
+ * neighbourhood is taken whose curve stays within 1.5 half-windows of
+ * every midpoint in it (the truth is inside each window; the extra half
+ * leaves room for the fit's own error); else fewer neighbours, down to
+ * the sample's own midpoint.
+ */
+static int local_fit(const struct kprof_sync_pt *p, size_t i, size_t lo, size_t hi,
+		     double *out)
+{
+	double m[3][4] = { { 0 } }, c[3];
+	double scale = (double)(p[hi].device_cycles - p[lo].device_cycles);
+
+	if (!(scale > 0))
+		return 0;
+	for (size_t j = lo; j <= hi; j++) {
+		double h = fmax(halfw(&p[j]), 1.0), wt = 1.0 / (h * h);
+		double x = ((double)p[j].device_cycles - (double)p[i].device_cycles) / scale;
+		double y = mid(&p[j]) - mid(&p[i]);
+		double v[3] = { 1, x, x * x };
+
+		for (int r = 0; r < 3; r++) {
+			for (int k = 0; k < 3; k++)
+				m[r][k] += wt * v[r] * v[k];
+			m[r][3] += wt * v[r] * y;
+		}
+	}
+	/* Gauss-Jordan with partial pivoting on the 3x3 normal equations */
+	for (int col = 0; col < 3; col++) {
+		int piv = col;
+
+		for (int r = col + 1; r < 3; r++)
+			if (fabs(m[r][col]) > fabs(m[piv][col]))
+				piv = r;
+		if (!(fabs(m[piv][col]) > 1e-300))
+			return 0;
+		for (int k = 0; k < 4; k++) {
+			double t = m[col][k];
+
+			m[col][k] = m[piv][k];
+			m[piv][k] = t;
+		}
+		for (int r = 0; r < 3; r++) {
+			double f;
+
+			if (r == col)
+				continue;
+			f = m[r][col] / m[col][col];
+			for (int k = col; k < 4; k++)
+				m[r][k] -= f * m[col][k];
+		}
+	}
+	for (int r = 0; r < 3; r++)
+		c[r] = m[r][3] / m[r][r];
+	for (size_t j = lo; j <= hi; j++) {
+		double x = ((double)p[j].device_cycles - (double)p[i].device_cycles) / scale;
+		double y = mid(&p[j]) - mid(&p[i]);
+
+		if (fabs(c[0] + c[1] * x + c[2] * x * x - y) > halfw(&p[j]) * 2.0 + 1.0)
+			return 0;
+	}
+	*out = mid(&p[i]) + c[0];
+	return 1;
+}
+
+static void smooth(const struct kprof_sync_pt *p, size_t n, double *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[i] = mid(&p[i]);
+		for (size_t k = KPROF_TS_SMOOTH; k > 0; k--) {
+			size_t lo = i > k ? i - k : 0, hi = i + k < n ? i + k : n - 1;
+
+			/* at least 5 points: a quadratic through 3 fits anything */
+			if (hi - lo >= 4 && local_fit(p, i, lo, hi, &out[i]))
+				break;
+		}
+	}
+}
+
 int kprof_tsfit_oneshot(const struct kprof_sync_pt *pts, size_t n,
 			double nominal_hz, struct kprof_tsfit *fit,
 			struct kprof_err *err)
@@ -68,7 +155,7 @@ int kprof_tsfit_piecewise(const struct kprof_sync_pt *in, size_t n,
 			  struct kprof_err *err)
 {
 	struct kprof_sync_pt *p = NULL;
-	double *w = NULL, thr;
+	double *w = NULL, *sm = NULL, thr;
 	size_t k = 0, good = 0;
 
 	fit_reset(fit, KPROF_TS_PIECEWISE, nominal_hz);
@@ -138,31 +225,40 @@ int kprof_tsfit_piecewise(const struct kprof_sync_pt *in, size_t n,
 		free(p);
 		return 0;
 	}
+	sm = malloc(good * sizeof(*sm));
 	fit->seg = malloc((good - 1) * sizeof(*fit->seg));
-	if (!fit->seg) {
+	if (!fit->seg || !sm) {
 		free(p);
+		free(sm);
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	}
+	smooth(p, good, sm);
 	fit->nseg = good - 1;
 	for (size_t i = 0; i + 1 < good; i++) {
 		struct kprof_ts_seg *s = &fit->seg[i];
 
 		s->dev0 = p[i].device_cycles;
-		s->host0 = mid(&p[i]);
-		s->ns_per_cycle = (mid(&p[i + 1]) - s->host0) /
+		s->host0 = sm[i];
+		s->ns_per_cycle = (sm[i + 1] - sm[i]) /
 				  (double)(p[i + 1].device_cycles - p[i].device_cycles);
 	}
 	fit->one = fit->seg[0];
-	/* model error between samples: distance of each kept sample from the
+	/* at a sample the truth is within its window: the fit is off by at
+	 * most |smoothed - midpoint| + half-window there */
+	for (size_t i = 0; i < good; i++)
+		fit->max_sample_err_ns = fmax(fit->max_sample_err_ns,
+					      fabs(sm[i] - mid(&p[i])) + halfw(&p[i]));
+	/* model error between samples: distance of each point from the
 	 * line through its two neighbours */
 	for (size_t i = 1; i + 1 < good; i++) {
 		double x0 = (double)p[i - 1].device_cycles, x1 = (double)p[i + 1].device_cycles;
-		double y0 = mid(&p[i - 1]), y1 = mid(&p[i + 1]);
-		double pred = y0 + (y1 - y0) * ((double)p[i].device_cycles - x0) / (x1 - x0);
+		double pred = sm[i - 1] + (sm[i + 1] - sm[i - 1]) *
+			      ((double)p[i].device_cycles - x0) / (x1 - x0);
 
-		fit->max_loo_ns = fmax(fit->max_loo_ns, fabs(pred - mid(&p[i])));
+		fit->max_loo_ns = fmax(fit->max_loo_ns, fabs(pred - sm[i]));
 	}
-	fit->err_bound_ns = fit->max_halfwidth_ns + fit->max_loo_ns;
+	fit->err_bound_ns = fit->max_sample_err_ns + fit->max_loo_ns;
+	free(sm);
 	/* > 0: the device timer runs faster than nominal */
 	fit->drift_ppm = ((1e9 / nominal_hz) * (double)(fit->last_dev - fit->first_dev) /
 			  (mid(&p[good - 1]) - mid(&p[0])) - 1.0) * 1e6;

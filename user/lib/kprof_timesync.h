@@ -7,12 +7,18 @@
  * Piecewise fit: each triple gives the estimate host = midpoint with
  * uncertainty (after - before) / 2. Samples whose window is wider than
  * KPROF_TS_REJECT_FACTOR x the median window were preempted between the
- * reads and are rejected. Between consecutive good samples the mapping is
- * the straight line through their midpoints (offset and drift per
- * segment); before the first / after the last it extends the first / last
- * segment. The error bound is the largest kept half-window plus the
- * largest leave-one-out residual (how far a kept sample lies from the line
- * through its two neighbours: the model error between samples).
+ * reads and are rejected. Each kept sample's host time is then smoothed:
+ * the weighted (1 / half-window^2) least-squares quadratic through up to
+ * KPROF_TS_SMOOTH neighbours on each side, as long as that curve stays
+ * within 1.5 half-windows of every midpoint it covers (else fewer
+ * neighbours, down to the raw midpoint: drift that bends faster than
+ * the reads jitter is followed, not averaged away). Between
+ * consecutive samples the mapping is the straight line through the
+ * smoothed points (offset and drift per segment); before the first /
+ * after the last it extends the first / last segment. Error bound: at a
+ * sample, |smoothed - midpoint| + half-window (the truth is inside the
+ * window); between samples, plus the largest leave-one-out residual (how
+ * far a point lies from the line through its two neighbours).
  *
  * One-shot fit (tt-metal's method, for comparison): the first sample and
  * the nominal frequency, no drift correction.
@@ -26,6 +32,7 @@
 #include "kprof_err.h"
 
 #define KPROF_TS_REJECT_FACTOR	3.0
+#define KPROF_TS_SMOOTH		8	/* samples each side in the local fit */
 
 #define KPROF_TS_NONE		0	/* no samples: nominal rate from 0 */
 #define KPROF_TS_PIECEWISE	1
@@ -56,8 +63,9 @@ struct kprof_tsfit {
 	size_t rejected;		/* too-wide windows (or non-monotonic) */
 	double median_window_ns;
 	double max_halfwidth_ns;	/* of kept samples */
+	double max_sample_err_ns;	/* max |fit - midpoint| + half-window */
 	double max_loo_ns;		/* largest leave-one-out residual */
-	double err_bound_ns;		/* max_halfwidth + max_loo */
+	double err_bound_ns;		/* max_sample_err + max_loo */
 	double drift_ppm;		/* device rate vs nominal, first to last
 				 * sample; > 0: device timer fast */
 	uint64_t first_dev, last_dev;	/* cycles range covered by samples */
