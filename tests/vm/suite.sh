@@ -1,14 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs in the VM (tests/vm/run --suite): every kselftest-harness binary in
-# $BUILD/tests/kselftest/, in name order, as one TAP stream. The host sums
+# Runs in the VM (tests/vm/run --suite [NAME...]): every kselftest-harness
+# binary in $BUILD/tests/kselftest/ (or the NAMEs), in order, as one TAP stream. The host sums
 # the "# Totals:" lines; the kprof-suite start/end lines let it count a
 # binary that died before printing its totals as a failure.
 dir="$BUILD/tests/kselftest"
-set --
-for t in "$dir"/*; do
-	[ -f "$t" ] && [ -x "$t" ] && set -- "$@" "$t"
-done
+if [ $# -gt 0 ]; then
+	# Only the binaries named on the command line (tests/vm/run --suite NAME...).
+	for name; do
+		shift
+		set -- "$@" "$dir/$name"
+	done
+else
+	for t in "$dir"/*; do
+		[ -f "$t" ] && [ -x "$t" ] && set -- "$@" "$t"
+	done
+fi
 if [ $# = 0 ]; then
 	echo "# no kselftest binaries in $dir: run 'make -C tests/kselftest'"
 	exit 1
