@@ -29,43 +29,83 @@ int kprof_capture_consume(struct kprof_file *kf, u64 pos)
 	return ret;
 }
 
+struct kprof_copy {
+	struct kprof_ring *ring;
+	char __user *buf;
+	size_t n;		/* bytes copied to buf */
+	u64 run;		/* start of records checked, not yet copied */
+};
+
+/* Copy the run [c->run, end), which lies within one chunk. */
+static int kprof_copy_run(struct kprof_copy *c, u64 end)
+{
+	size_t len = end - c->run;
+
+	if (len && copy_to_user(c->buf + c->n, kprof_ring_ptr(c->ring, c->run),
+				len))
+		return -EFAULT;
+	c->n += len;
+	c->run = end;
+	return 0;
+}
+
 /*
- * Copy whole records from tail into buf. Returns bytes copied, or an
- * error if nothing was copied. *pos is advanced past copied records and
- * skipped PADs.
+ * Copy whole records from *pos into buf. Returns bytes copied, or an
+ * error if nothing was copied; *pos moves past what was copied and past
+ * skipped PADs. Records are checked one by one but copied in runs, one
+ * copy_to_user() per stretch of a chunk, which matters for 32-byte
+ * markers. A run ends at a PAD or a chunk end (records never cross one).
  */
 static ssize_t kprof_copy_records(struct kprof_capture *cap, char __user *buf,
 				  size_t count, u64 *pos, u64 head)
 {
-	struct kprof_ring *ring = cap->ring;
+	struct kprof_copy c = { .ring = cap->ring, .buf = buf, .run = *pos };
 	struct kprof_rec_hdr hdr;
-	size_t n = 0;
+	u64 p = *pos;
+	int err = 0;
 
-	while (*pos < head) {
-		u32 room = kprof_ring_room(ring, *pos);
-		const void *rec = kprof_ring_ptr(ring, *pos);
+	while (p < head) {
+		u32 room = kprof_ring_room(c.ring, p);
 
-		memcpy(&hdr, rec, sizeof(hdr));
+		memcpy(&hdr, kprof_ring_ptr(c.ring, p), sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || !IS_ALIGNED(hdr.size, 8) ||
-		    hdr.size > room || hdr.size > head - *pos) {
+		    hdr.size > room || hdr.size > head - p) {
 			/* A backend bug; the stream cannot be resynchronised. */
 			dev_warn_ratelimited(cap->kd->dev,
 					     "malformed record (type %u size %u) in ring\n",
 					     hdr.type, hdr.size);
-			return n ? n : -EIO;
+			err = -EIO;
+			break;
 		}
 		if (hdr.type == KPROF_REC_PAD) {
-			*pos += hdr.size;
+			err = kprof_copy_run(&c, p);
+			if (err)
+				break;
+			p += hdr.size;
+			c.run = p;
+			*pos = p;
 			continue;
 		}
-		if (n + hdr.size > count)
-			return n ? n : -EINVAL;
-		if (copy_to_user(buf + n, rec, hdr.size))
-			return n ? n : -EFAULT;
-		n += hdr.size;
-		*pos += hdr.size;
+		if (c.n + (p - c.run) + hdr.size > count) {
+			err = -EINVAL;
+			break;
+		}
+		p += hdr.size;
+		if (hdr.size == room) {
+			err = kprof_copy_run(&c, p);
+			if (err)
+				break;
+			*pos = p;
+		}
 	}
-	return n;
+	/* Whole, checked records before the stop point still go out. */
+	if (err != -EFAULT) {
+		if (kprof_copy_run(&c, p))
+			err = -EFAULT;
+		else
+			*pos = p;
+	}
+	return c.n ? c.n : err;
 }
 
 ssize_t kprof_capture_read(struct file *file, char __user *buf, size_t count,
