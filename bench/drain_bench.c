@@ -51,6 +51,7 @@ struct db_count {
 	uint64_t lost;		/* markers reported in LOST records */
 	uint64_t bytes;		/* record bytes consumed */
 	uint64_t sum;		/* of timestamps: the reader really reads */
+	uint64_t max_fill;	/* most bytes found waiting in the ring */
 };
 
 static uint64_t db_now_ns(void)
@@ -147,6 +148,8 @@ static uint64_t db_drain(struct db_ring *r, struct db_count *c)
 	uint64_t head = __atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE);
 	uint64_t pos = r->tail;
 
+	if (head - pos > c->max_fill)
+		c->max_fill = head - pos;
 	while (pos < head) {
 		const struct kprof_rec_hdr *h =
 			(const void *)(r->data + (pos & (r->size - 1)));
@@ -201,7 +204,7 @@ static double db_memcpy_bw(size_t len)
 }
 
 struct db_result {
-	uint64_t rate, offered, received, lost;
+	uint64_t rate, offered, received, lost, max_fill;
 	double secs, mps;
 };
 
@@ -246,6 +249,7 @@ static void db_run_rate(struct db_ring *r, uint64_t rate, double secs,
 	res->offered = storm1 - storm0;
 	res->received = c.markers;
 	res->lost = c.lost;
+	res->max_fill = c.max_fill;
 	res->secs = (double)(t_done - t0) / 1e9;
 	res->mps = res->secs > 0 ? (double)c.markers / res->secs : 0;
 }
@@ -381,17 +385,20 @@ int main(int argc, char **argv)
 	       "marker record %zu bytes\n", ring_size, secs, DB_MARKER_BYTES);
 	printf("# memcpy (same run, %u-byte buffers): %.1f MB/s\n", ring_size,
 	       bw / 1e6);
-	printf("%12s %12s %12s %10s %12s %10s %8s\n", "rate/s", "offered",
-	       "received", "lost", "recv/s", "MB/s", "memcpy%");
+	printf("%12s %12s %12s %10s %12s %10s %8s %6s\n", "rate/s", "offered",
+	       "received", "lost", "recv/s", "MB/s", "memcpy%", "fill%");
 	for (int i = 0; i < nrates; i++) {
 		struct db_result *x = &res[i];
 		double mbs;
 
 		db_run_rate(&ring, rates[i], secs, x);
 		mbs = x->mps * DB_MARKER_BYTES / 1e6;
+		/* fill%: the reader's backlog at worst; near 0 means the
+		 * reader was never the bottleneck. */
 		printf("%12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64
-		       " %12.0f %10.1f %7.2f%%\n", x->rate, x->offered,
-		       x->received, x->lost, x->mps, mbs, 100.0 * mbs * 1e6 / bw);
+		       " %12.0f %10.1f %7.2f%% %5.1f%%\n", x->rate, x->offered,
+		       x->received, x->lost, x->mps, mbs, 100.0 * mbs * 1e6 / bw,
+		       100.0 * (double)x->max_fill / ring.size);
 		fflush(stdout);
 		if (x->received + x->lost != x->offered)
 			printf("# rate %" PRIu64 ": %" PRIu64 " markers unaccounted for\n",
