@@ -144,7 +144,7 @@ struct kprof_rec_hdr {
 	__u32 flags;			/* KPROF_RECF_* */
 };
 
-#define KPROF_REC_PAD		0	/* filler to the ring end; skip */
+#define KPROF_REC_PAD		0	/* filler to a DMA chunk end; skip hdr.size */
 #define KPROF_REC_MARKER	1	/* struct kprof_rec_marker */
 #define KPROF_REC_LOST		2	/* struct kprof_rec_lost */
 #define KPROF_REC_OP		3	/* struct kprof_rec_op */
