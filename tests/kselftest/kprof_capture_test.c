@@ -401,7 +401,9 @@ static void *read_all(void *arg)
 				break;
 			}
 			rd->markers += h->type == KPROF_REC_MARKER;
-			if (h->type == KPROF_REC_LOST)
+			/* core 0xffff counts OP/COUNTERS records, not markers. */
+			if (h->type == KPROF_REC_LOST &&
+			    ((const struct kprof_rec_lost *)h)->core != 0xffff)
 				rd->lost += ((const struct kprof_rec_lost *)h)->count;
 			off += h->size;
 		}
