@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprofctl end-to-end checks. Host part (always): usage errors, host clock
+# lock/reset against a fake cpufreq tree, tt-metal report. Device part
+# (when /dev/kprof0 exists, as root, e.g. in the VM:
+# `tests/vm/run --exec user/kprofctl/test_kprofctl.sh`): list/info,
+# lock/reset, capture row counts and exit status, --op-filter, --paused +
+# SIGUSR1, report byte-identity, EBUSY, command not found.
+#
+# Env: KPROFCTL (default: kprofctl on PATH, else $BUILD/kprofctl),
+# WORKLOAD (default $BUILD/examples/sim_workload), TTMETAL_LOG.
+# Prints "ok N - what" / "not ok N - what"; exit status 1 if any failed.
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$root/build}
+K=${KPROFCTL:-$(command -v kprofctl || echo "$BUILD/kprofctl")}
+W=${WORKLOAD:-$BUILD/examples/sim_workload}
+TT=${TTMETAL_LOG:-$root/../shared/data/ttmetal/wormhole_b0_profile_log_device.csv}
+tmp=$(mktemp -d /tmp/kprofctl-test.XXXXXX)
+n=0
+failed=0
+
+check() {	# check "what" command...: passes when the command succeeds
+	what=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $what"
+	else
+		echo "not ok $n - $what"
+		failed=1
+	fi
+}
+
+status_is() {	# status_is WANT command...
+	st_want=$1
+	shift
+	"$@" >"$tmp/out" 2>&1
+	st_got=$?
+	[ "$st_got" -eq "$st_want" ] ||
+		{ echo "# exit $st_got, expected $st_want: $*"; sed 's/^/# /' "$tmp/out"; return 1; }
+}
+
+rows() { echo $(($(wc -l <"$1") - 1)); }
+
+# rows whose device data exists (MARKERS > 0); paused ops keep host rows
+device_rows() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "MARKERS") m = i; next }
+		 m && $m > 0 { n++ } END { print n + 0 }' "$1"
+}
+
+eq() {		# eq GOT WANT
+	[ "$1" -eq "$2" ] || { echo "# got $1, expected $2"; return 1; }
+}
+
+# ---- host part ----
+check "no command is a usage error" status_is 2 "$K"
+check "--version" status_is 0 "$K" --version
+check "unknown command" status_is 2 "$K" frobnicate
+check "info without --device" status_is 2 "$K" info
+check "capture without a command or --duration" status_is 2 "$K" capture --device 0
+check "capture --ring-size not a power of two" status_is 2 "$K" capture -d 0 --ring-size 100000 -- true
+check "lock-clock with two targets" status_is 2 "$K" lock-clock -d 0 --max --base
+check "report without input" status_is 2 "$K" report
+for c in list info capture report lock-clock reset-clock; do
+	check "$c --help" status_is 0 "$K" "$c" --help
+done
+
+# Host clock against a fake cpufreq tree: every file back byte for byte.
+sys=$tmp/sys
+cf=$sys/devices/system/cpu/cpufreq
+for p in 0 4; do
+	mkdir -p "$cf/policy$p"
+	printf 'schedutil\n' >"$cf/policy$p/scaling_governor"
+	printf '%s\n' 800000 >"$cf/policy$p/scaling_min_freq"
+	printf '%s\n' 3200000 >"$cf/policy$p/scaling_max_freq"
+	printf '%s\n' 400000 >"$cf/policy$p/cpuinfo_min_freq"
+	printf '%s\n' 3600000 >"$cf/policy$p/cpuinfo_max_freq"
+done
+printf '1\n' >"$cf/boost"
+cp -a "$sys" "$tmp/sys.orig"
+export KPROF_SYSFS_ROOT=$sys KPROF_RUN_DIR=$tmp/run
+check "host lock" status_is 0 "$K" lock-clock --host --mhz 2000
+check "host lock pins min=max" grep -qx 2000000 "$cf/policy4/scaling_min_freq"
+check "host lock turns boost off" grep -qx 0 "$cf/boost"
+check "host reset" status_is 0 "$K" reset-clock --host
+check "host reset restores every file" diff -r "$tmp/sys.orig" "$sys"
+check "host lock out of range refused" status_is 1 "$K" lock-clock --host --mhz 9000
+check "refused lock leaves the tree" diff -r "$tmp/sys.orig" "$sys"
+check "no cpufreq is reported, not fatal" status_is 0 \
+	env KPROF_SYSFS_ROOT="$tmp/nosys" KPROF_RUN_DIR="$tmp/run2" "$K" lock-clock --host
+unset KPROF_SYSFS_ROOT KPROF_RUN_DIR
+
+if [ -f "$TT" ]; then
+	check "report --from-ttmetal" status_is 0 "$K" report --from-ttmetal "$TT" -o "$tmp/tt"
+	check "tt-metal ops.csv has one row per run host ID" [ "$(rows "$tmp/tt/ops.csv")" -gt 0 ]
+	check "report refuses a non-empty -o" status_is 1 "$K" report --from-ttmetal "$TT" -o "$tmp/tt"
+fi
+
+# ---- device part ----
+if [ ! -c /dev/kprof0 ] || [ "$(id -u)" != 0 ] || [ ! -x "$W" ]; then
+	echo "# device part skipped (needs /dev/kprof0, root and $W)"
+	rm -rf "$tmp"
+	echo "1..$n"
+	exit $failed
+fi
+
+check "list" status_is 0 "$K" list
+check "info --json" status_is 0 "$K" info -d 0 --json
+check "no such device" status_is 1 "$K" info -d 63
+check "no such device message" grep -q "kprofctl list shows devices" "$tmp/out"
+check "lock-clock --mhz" status_is 0 "$K" lock-clock -d 0 --base
+check "info shows the lock" sh -c "'$K' info -d 0 | grep -q 'clock: *locked'"
+
+check "capture 200 ops" status_is 0 "$K" capture -d 0 -o "$tmp/c1" -- "$W" --ops 200 --quiet
+check "one ops.csv row per op" eq "$(rows "$tmp/c1/ops.csv")" 200
+cp "$tmp/c1/ops.csv" "$tmp/ops1.csv"
+check "report DIR" status_is 0 "$K" report "$tmp/c1"
+check "report DIR gives the same ops.csv" cmp -s "$tmp/ops1.csv" "$tmp/c1/ops.csv"
+check "non-empty -o refused" status_is 1 "$K" capture -d 0 -o "$tmp/c1" -- true
+
+check "exit status is the command's" status_is 3 "$K" capture -d 0 -o "$tmp/c2" -- sh -c "'$W' --ops 5 --quiet; exit 3"
+check "command not found is 127" status_is 127 "$K" capture -d 0 -o "$tmp/c3" -- /nonexistent/cmd
+check "command not found keeps a report" [ -f "$tmp/c3/ops.csv" ]
+
+# --op-filter: only matching op codes in ops.csv, all of them kept raw.
+first=$(sed -n 2p "$tmp/c1/ops.csv" | cut -d, -f1)
+want=$(tail -n +2 "$tmp/c1/ops.csv" | cut -d, -f1 | grep -cx "$first")
+check "capture --op-filter" status_is 0 "$K" capture -d 0 -o "$tmp/f" --op-filter "$first" -- "$W" --ops 200 --quiet
+check "--op-filter keeps only $first ($want rows)" eq "$(rows "$tmp/f/ops.csv")" "$want"
+check "--op-filter rows all match" sh -c "! tail -n +2 '$tmp/f/ops.csv' | cut -d, -f1 | grep -vqx '$first'"
+check "report --op-filter '*' brings all back" status_is 0 "$K" report "$tmp/f" -o "$tmp/f2" --op-filter '*'
+check "... 200 rows" eq "$(rows "$tmp/f2/ops.csv")" 200
+
+# --paused: the command resumes the capture itself (SIGUSR1 to its parent,
+# kprofctl) between two batches, so only the second batch is recorded.
+check "capture --paused + SIGUSR1" status_is 0 "$K" capture -d 0 -o "$tmp/p" --paused -- \
+	sh -c "'$W' --ops 30 --quiet; kill -USR1 \$PPID; sleep 1; '$W' --ops 40 --quiet"
+check "paused ops have no device data, resumed ones do" eq "$(device_rows "$tmp/p/ops.csv")" 40
+
+# Exclusive: a second capture names the holder.
+"$K" capture -d 0 -o "$tmp/b1" --duration 6 >/dev/null 2>&1 &
+holder=$!
+i=0
+while [ $i -lt 50 ] && ! "$K" info -d 0 | grep -q 'held by pid'; do sleep 0.2; i=$((i + 1)); done
+check "second capture is refused" status_is 1 "$K" capture -d 0 -o "$tmp/b2" --duration 1
+check "... naming the holder" grep -q "being captured by pid $holder (kprofctl)" "$tmp/out"
+kill -TERM $holder
+wait $holder
+check "SIGTERM on a --duration capture still writes results" [ -f "$tmp/b1/ops.csv" ]
+
+check "reset-clock" status_is 0 "$K" reset-clock -d 0
+check "info shows dvfs again" sh -c "'$K' info -d 0 | grep -q 'clock: *dvfs'"
+
+rm -rf "$tmp"
+echo "1..$n"
+exit $failed
