@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* kprofctl info --device N [--json]: one device in detail. */
 #include "kprofctl.h"
+#include "kprof_cpufreq.h"
 #include "kprof_dev.h"
 
 #include <errno.h>
@@ -13,10 +14,13 @@ static void info_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kprofctl info --device N [--json]\n"
+		"       kprofctl info --host [--json]\n"
 		"Show device N (/dev/kprofN): backend, core grid, RISCs, PMU counters,\n"
 		"clock (current, locked, saved pre-lock state), capture holder and\n"
 		"markers dropped. Needs read access to /dev/kprofN only.\n"
 		"  -d, --device N   device number\n"
+		"      --host       host CPU clocks (cpufreq) and the state saved by\n"
+		"                   lock-clock --host, if any\n"
 		"  -j, --json       machine-readable output\n");
 }
 
@@ -154,11 +158,80 @@ static void print_text(const struct kprof_device_info *info,
 		       ci->desc[i].unit);
 }
 
+/* Host cpufreq state now, and what lock-clock --host saved. */
+static int host_info(int json)
+{
+	const char *root = kprof_cpufreq_root();
+	struct kprof_clockstate now, saved;
+	struct kprof_err err = { 0 };
+	struct json_object *o, *arr;
+	char path[512];
+	int have_now, have_saved;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/host-clock.json", kprof_run_dir());
+	have_now = !kprof_cpufreq_snapshot(root, &now);
+	memset(&saved, 0, sizeof(saved));
+	have_saved = !kprof_clockstate_read(path, &saved, &err);
+	if (json) {
+		o = json_object_new_object();
+		json_object_object_add(o, "cpufreq", json_object_new_boolean(have_now));
+		arr = json_object_new_array();
+		for (i = 0; have_now && i < now.ncpus; i++) {
+			struct json_object *p = json_object_new_object();
+
+			json_object_object_add(p, "policy", json_object_new_int(now.cpus[i].cpu));
+			json_object_object_add(p, "governor", json_object_new_string(now.cpus[i].governor));
+			json_object_object_add(p, "min_khz", json_object_new_string(now.cpus[i].min_freq));
+			json_object_object_add(p, "max_khz", json_object_new_string(now.cpus[i].max_freq));
+			json_object_array_add(arr, p);
+		}
+		json_object_object_add(o, "policies", arr);
+		if (have_now && now.has_boost)
+			json_object_object_add(o, "boost", json_object_new_string(now.boost));
+		if (have_now && now.has_no_turbo)
+			json_object_object_add(o, "no_turbo", json_object_new_string(now.no_turbo));
+		json_object_object_add(o, "saved_state",
+				       have_saved ? json_object_new_string(path) : NULL);
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+	} else if (!have_now) {
+		printf("host: cpufreq not available (no %s/devices/system/cpu/cpufreq/policy*)\n",
+		       root);
+	} else {
+		printf("host: %zu cpufreq policies", now.ncpus);
+		if (now.has_boost)
+			printf(", boost %s", now.boost);
+		if (now.has_no_turbo)
+			printf(", intel_pstate no_turbo %s", now.no_turbo);
+		printf("\n");
+		for (i = 0; i < now.ncpus; i++)
+			printf("  policy%-4u %-14s min %s max %s kHz\n", now.cpus[i].cpu,
+			       now.cpus[i].governor, now.cpus[i].min_freq,
+			       now.cpus[i].max_freq);
+	}
+	if (!json) {
+		if (have_saved)
+			printf("saved state: %s (by pid %d; reset-clock --host restores it)\n",
+			       path, saved.pid);
+		else
+			printf("saved state: none (not locked by kprofctl)\n");
+	}
+	if (have_now)
+		kprof_clockstate_free(&now);
+	if (have_saved)
+		kprof_clockstate_free(&saved);
+	return 0;
+}
+
+enum { OPT_HOST = 256 };
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "host", no_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,7 +240,7 @@ int cmd_info(int argc, char **argv)
 	struct kprof_clock_state cs;
 	struct kprof_dev dev;
 	uint32_t id = 0;
-	int have_dev = 0, json = 0, c, r;
+	int have_dev = 0, json = 0, host = 0, c, r;
 	char msg[256];
 
 	optind = 1;
@@ -182,6 +255,9 @@ int cmd_info(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case OPT_HOST:
+			host = 1;
+			break;
 		case 'h':
 			info_usage(stdout);
 			return 0;
@@ -192,8 +268,12 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kprofctl_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	if (host && have_dev)
+		return kprofctl_usage_error("info", "--device or --host, one at a time");
+	if (host)
+		return host_info(json);
 	if (!have_dev)
-		return kprofctl_usage_error("info", "--device N is required");
+		return kprofctl_usage_error("info", "--device N (or --host) is required");
 
 	r = kprof_dev_open(&dev, (int)id, O_RDONLY);
 	if (r) {

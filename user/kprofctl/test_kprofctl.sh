@@ -85,6 +85,7 @@ export KPROF_SYSFS_ROOT=$sys KPROF_RUN_DIR=$tmp/run
 check "host lock" status_is 0 "$K" lock-clock --host --mhz 2000
 check "host lock pins min=max" grep -qx 2000000 "$cf/policy4/scaling_min_freq"
 check "host lock turns boost off" grep -qx 0 "$cf/boost"
+check "info --host shows the saved state" sh -c "'$K' info --host | grep -q 'saved state: $tmp/run/host-clock.json'"
 check "host reset" status_is 0 "$K" reset-clock --host
 check "host reset restores every file" diff -r "$tmp/sys.orig" "$sys"
 check "host lock out of range refused" status_is 1 "$K" lock-clock --host --mhz 9000
