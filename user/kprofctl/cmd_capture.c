@@ -83,6 +83,9 @@ static void capture_usage(FILE *f)
 		"      --duration SEC    capture for SEC seconds with no command\n"
 		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
 		"      --no-device-log   skip device_log.csv (one row per marker: large)\n"
+		"      --test-drain-delay MS  tests only: sleep MS before each device\n"
+		"                        drain, so that the ring overflows and LOST\n"
+		"                        accounting can be checked\n"
 		"      --bpf-hook KIND   force a BPF hook kind (handler, lsm, tp, ...)\n"
 		"      --profile NAME    driver profile (data/profiles/NAME.json) for the\n"
 		"                        ioctls to trace; default: the device backend's\n"
@@ -99,7 +102,7 @@ static void capture_usage(FILE *f)
 enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
-	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG,
+	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY,
 };
 
 struct capture_opts {
@@ -114,6 +117,7 @@ struct capture_opts {
 	double duration;
 	int no_bpf;
 	int no_devlog;
+	uint32_t drain_delay_ms;	/* test knob: a deliberately slow reader */
 	const char *bpf_hook;
 	const char *dev_node;
 	const char *launch_ioctl, *sync_ioctl;
@@ -180,6 +184,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
+		{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -261,6 +266,11 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		case OPT_NO_DEVLOG:
 			o->no_devlog = 1;
 			break;
+		case OPT_DRAIN_DELAY:
+			if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
+				return kprofctl_usage_error("capture",
+					"--test-drain-delay '%s': milliseconds, 0..10000", optarg);
+			break;
 		case 'h':
 			capture_usage(stdout);
 			return -1;
@@ -308,6 +318,8 @@ static void drain_device(struct capture *c)
 
 	if (c->ring_error || !c->dev.ctrl)
 		return;
+	if (c->o->drain_delay_ms)
+		usleep(c->o->drain_delay_ms * 1000U);
 	{
 		uint64_t p = kprof_dev_ring_pending(&c->dev);
 
