@@ -3,6 +3,7 @@
 #include "capture_perf.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,17 +35,25 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid)
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
-static void note(struct capture_perf *p, const char *fmt, const char *a,
-		 const char *b)
+static void note(struct capture_perf *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append one "; "-separated note for the user. */
+static void note(struct capture_perf *p, const char *fmt, ...)
 {
 	size_t used = strlen(p->notes);
+	va_list ap;
 
 	if (used >= sizeof(p->notes) - 2)
 		return;
-	if (used)
-		p->notes[used++] = ';', p->notes[used++] = ' ';
-	p->notes[used] = '\0';
-	snprintf(p->notes + used, sizeof(p->notes) - used, fmt, a, b);
+	if (used) {
+		p->notes[used++] = ';';
+		p->notes[used++] = ' ';
+		p->notes[used] = '\0';
+	}
+	va_start(ap, fmt);
+	vsnprintf(p->notes + used, sizeof(p->notes) - used, fmt, ap);
+	va_end(ap);
 }
 
 /* Encode one libpfm4 name; 0, or a PFM_ERR_* code. */
@@ -108,8 +117,8 @@ static int add_event(struct capture_perf *p, const char *name, int fallback,
 	e->fallback = fallback;
 	e->user_only = user_only;
 	if (user_only)
-		note(p, "%s counts user mode only (perf_event_paranoid refuses kernel counting)%s",
-		     name, "");
+		note(p, "%s counts user mode only (perf_event_paranoid refuses kernel counting)",
+		     name);
 	return 0;
 }
 
@@ -134,8 +143,8 @@ int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 		return 0;
 	r = pfm_initialize();
 	if (r != PFM_SUCCESS) {
-		note(p, "libpfm4 did not initialise (%s): no host counters%s",
-		     pfm_strerror(r), "");
+		note(p, "libpfm4 did not initialise (%s): no host counters",
+		     pfm_strerror(r));
 		return 0;
 	}
 	list = strdup(events);
@@ -149,8 +158,8 @@ int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 		char fq[256];
 
 		if (p->n >= CAPTURE_PERF_MAX) {
-			note(p, "more than 16 events: %s and later ones skipped%s",
-			     tok, "");
+			note(p, "more than %d events: %s and later ones skipped",
+			     CAPTURE_PERF_MAX, tok);
 			break;
 		}
 		r = encode(tok, &attr, fq, sizeof(fq));
@@ -171,15 +180,15 @@ int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV ||
 		    r == -EINVAL) {
 			if (have_event(p, FALLBACK_EVENT)) {
-				note(p, "%s: not countable here (no hardware PMU); skipped%s",
-				     tok, "");
+				note(p, "%s: not countable here (no hardware PMU); skipped",
+				     tok);
 				continue;
 			}
 			if (encode(FALLBACK_EVENT, &attr, fq, sizeof(fq)) ==
 				    PFM_SUCCESS &&
 			    !add_event(p, FALLBACK_EVENT, 1, &attr, fq, pid)) {
 				note(p, "%s: not countable here (no hardware PMU); counting "
-				     FALLBACK_EVENT " instead%s", tok, "");
+				     FALLBACK_EVENT " instead", tok);
 				continue;
 			}
 		}
