@@ -14,9 +14,18 @@
  * a SYNC triple every 100 ms of device time with 200 ppm drift, host
  * launch/sync events per op. Markers of an op arrive interleaved across
  * cores, the way the kernel drains per-RISC rings.
+ *
+ *   collector timesync DIR TRUTH  (in the VM, after a capture) the time-
+ *                               sync fits of DIR's spool against the sim's
+ *                               debugfs ground truth (TRUTH: a copy of
+ *                               .../kprof_sim/sim0/truth): |error| of FW
+ *                               start/end host times for the piecewise
+ *                               and the one-shot fit, and of ops.csv's
+ *                               DEVICE FW DURATION, as p50/p99/max
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,12 +179,232 @@ static int run(const char *dir, const char *outdir)
 	return 0;
 }
 
+/* ---- timesync: fit error against the sim's ground truth ---- */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void pctl(const char *what, double *v, size_t n)
+{
+	if (!n) {
+		printf("%-34s no samples\n", what);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	printf("%-34s n=%zu p50 %.0f p99 %.0f max %.0f\n", what, n, v[n / 2],
+	       v[n * 99 / 100], v[n - 1]);
+}
+
+/* Splits a CSV line (quotes respected) into at most max fields, in place. */
+static int split(char *s, char **f, int max)
+{
+	int n = 0, q = 0;
+
+	f[n++] = s;
+	for (char *w = s; *s; s++) {
+		if (*s == '"') {
+			q = !q;
+			continue;
+		}
+		if (*s == ',' && !q) {
+			*w++ = '\0';
+			if (n < max)
+				f[n++] = w;
+			continue;
+		}
+		if (*s == '\n')
+			break;
+		*w++ = *s;
+		if (!s[1])
+			*w = '\0';
+	}
+	return n;
+}
+
+/* ops.csv: DEVICE FW DURATION [ns] per GLOBAL CALL COUNT (seq < cap) */
+static double *load_ops(const char *dir, uint64_t cap, uint64_t *rows)
+{
+	char path[4096], *line = NULL, *f[64];
+	size_t len = 0;
+	int cseq = -1, cdur = -1, n;
+	double *dur = malloc(cap * sizeof(*dur));
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/ops.csv", dir);
+	fp = fopen(path, "r");
+	if (!fp || !dur) {
+		free(dur);
+		if (fp)
+			fclose(fp);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < cap; i++)
+		dur[i] = -1;
+	*rows = 0;
+	while (getline(&line, &len, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		n = split(line, f, 64);
+		if (cseq < 0) {
+			for (int i = 0; i < n; i++) {
+				if (!strcmp(f[i], "GLOBAL CALL COUNT"))
+					cseq = i;
+				if (!strcmp(f[i], "DEVICE FW DURATION [ns]"))
+					cdur = i;
+			}
+			continue;
+		}
+		(*rows)++;
+		if (cdur < n && cseq < n && f[cdur][0]) {
+			uint64_t seq = strtoull(f[cseq], NULL, 10);
+
+			if (seq < cap)
+				dur[seq] = atof(f[cdur]);
+		}
+	}
+	free(line);
+	fclose(fp);
+	return dur;
+}
+
+/* percent -> thousandths of a percent, for pctl's integer print */
+static void for_each_scale(double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] *= 1000;
+}
+
+static int timesync(const char *dir, const char *truth)
+{
+	char path[4096], *line = NULL, name[64];
+	size_t len = 0, npts = 0, cap = 0, n = 0, nd = 0, ncap = 0;
+	struct kprof_sync_pt *pts = NULL;
+	struct kprof_spool_reader *r;
+	const struct kprof_rec_hdr *rec;
+	struct kprof_tsfit pw, os;
+	struct kprof_err err;
+	double *epw = NULL, *eos = NULL, *rel = NULL, hz, *dur;
+	uint64_t rows = 0, missing = 0, outside = 0, ntruth = 0, c_first = 0, c_last = 0;
+	double t_first = 0, t_last = 0;
+	FILE *tf;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
+	r = kprof_spool_open(path, &err);
+	if (!r) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return 1;
+	}
+	hz = (double)kprof_spool_header(r)->device.ref_clock_hz;
+	while (kprof_spool_next(r, &rec, &err) == KPROF_REC_OK) {
+		const struct kprof_rec_sync *s = (const void *)rec;
+
+		if (rec->type != KPROF_REC_SYNC)
+			continue;
+		if (npts == cap) {
+			cap = cap ? 2 * cap : 1024;
+			pts = realloc(pts, cap * sizeof(*pts));
+		}
+		pts[npts++] = (struct kprof_sync_pt){ s->host_before_ns, s->device_cycles,
+						      s->host_after_ns };
+	}
+	kprof_spool_free(r);
+	if (kprof_tsfit_piecewise(pts, npts, hz, &pw, &err) ||
+	    kprof_tsfit_oneshot(pts, npts, hz, &os, &err)) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return 1;
+	}
+	tf = fopen(truth, "r");
+	if (!tf) {
+		fprintf(stderr, "collector: cannot open %s\n", truth);
+		return 1;
+	}
+	dur = load_ops(dir, 1 << 22, &rows);
+	while (getline(&line, &len, tf) > 0) {
+		unsigned long long seq, fc, lc, mhz;
+		unsigned long long launch, start, end, fsc, fec;
+
+		if (sscanf(line, "%llu %63s %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &seq, name, &fc, &lc, &mhz, &launch, &start, &end, &fsc, &fec) != 10)
+			continue;	/* header */
+		if (!ntruth) {
+			t_first = (double)start;
+			c_first = fsc;
+		}
+		t_last = (double)start;
+		c_last = fsc;
+		ntruth++;
+		if (n + 2 > ncap) {
+			ncap = ncap ? 2 * ncap : 4096;
+			epw = realloc(epw, ncap * sizeof(*epw));
+			eos = realloc(eos, ncap * sizeof(*eos));
+			rel = realloc(rel, ncap * sizeof(*rel));
+		}
+		if (fsc < pw.first_dev || fec > pw.last_dev)
+			outside++;
+		epw[n] = fabs(kprof_tsfit_to_host(&pw, fsc) - (double)start);
+		eos[n++] = fabs(kprof_tsfit_to_host(&os, fsc) - (double)start);
+		epw[n] = fabs(kprof_tsfit_to_host(&pw, fec) - (double)end);
+		eos[n++] = fabs(kprof_tsfit_to_host(&os, fec) - (double)end);
+		if (dur && seq < (1 << 22) && dur[seq] >= 0 && end > start)
+			rel[nd++] = fabs(dur[seq] - (double)(end - start)) / (double)(end - start) * 100;
+		else
+			missing++;
+	}
+	fclose(tf);
+	/*
+	 * Where inside its window each sync read really happened: the truth
+	 * gives exact (cycles, host ns) pairs on the same linear timer, so the
+	 * first and last op pin it down (0 = at host_before, 1 = at host_after;
+	 * 0.5 is the midpoint the fit assumes).
+	 */
+	if (ntruth >= 2 && npts) {
+		double *pos = malloc(npts * sizeof(*pos));
+		size_t np = 0;
+
+		for (size_t i = 0; pos && i < npts; i++) {
+			double t = t_first + ((double)pts[i].device_cycles - (double)c_first) *
+				   (t_last - t_first) / ((double)c_last - (double)c_first);
+			double w = (double)(pts[i].host_after_ns - pts[i].host_before_ns);
+
+			if (w > 0)
+				pos[np++] = (t - (double)pts[i].host_before_ns) / w * 1000;
+		}
+		pctl("sync read position [0.001 of window]", pos, np);
+		free(pos);
+	}
+	printf("sync samples %zu used %zu rejected %zu, median window %.0f ns, drift %.2f ppm, bound %.0f ns\n",
+	       pw.samples, pw.used, pw.rejected, pw.median_window_ns, pw.drift_ppm,
+	       pw.err_bound_ns);
+	printf("truth ops %" PRIu64 " (%" PRIu64 " outside the sampled range), ops.csv rows %" PRIu64
+	       ", truth ops without a duration in ops.csv %" PRIu64 "\n",
+	       ntruth, outside, rows, missing);
+	pctl("piecewise |error| [ns] (FW start+end)", epw, n);
+	pctl("one-shot  |error| [ns] (FW start+end)", eos, n);
+	for_each_scale(rel, nd);
+	pctl("FW duration |error| [0.001 % of truth]", rel, nd);
+	free(epw);
+	free(eos);
+	free(rel);
+	free(dur);
+	free(pts);
+	free(line);
+	kprof_tsfit_free(&pw);
+	kprof_tsfit_free(&os);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3]);
-	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR\n");
+	if (argc == 4 && !strcmp(argv[1], "timesync"))
+		return timesync(argv[2], argv[3]);
+	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR |\n"
+		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;
 }
