@@ -174,8 +174,8 @@ static void set_filters(struct kprof_ioctl_bpf *s, const struct kprof_bpf_target
 }
 
 /*
- * One attempt with one hook kind. Returns 0, -EPERM (stop probing) or
- * another -errno with *why set (try the next kind).
+ * One attempt with one hook kind, in a fresh skeleton with only that
+ * kind's two programs autoloaded. Returns 0 or -errno with *why set.
  */
 static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 		    enum kprof_bpf_hook hook, char *why, size_t whylen)

@@ -50,7 +50,8 @@ struct kprof_bpf;
  * t->hook when it is not AUTO). On failure returns -errno and explains in
  * err: -EPERM when capabilities are missing (err names them),
  * -EOPNOTSUPP when no hook kind works on this kernel (err says why for
- * each), -EINVAL for a bad target.
+ * each), -EINVAL for a bad target. Installs its own libbpf print callback
+ * (libbpf's messages go into err; KPROF_BPF_DEBUG=1 prints them all).
  */
 int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 		   struct kprof_bpf **out, struct kprof_err *err);
