@@ -152,14 +152,17 @@ static void kprof_submit(struct kprof_capture *cap)
 /*
  * Make progress while no descriptor is in flight: write queued core
  * records, then lend the next span. Called after a completion, after the
- * reader freed space, and when a core record is queued.
+ * reader freed space, and when a core record is queued. While the
+ * backend's capture_stop drains, spans are lent only from its own
+ * completions, so none can arrive after its final cancel.
  */
-static void kprof_produce(struct kprof_capture *cap)
+static void kprof_produce(struct kprof_capture *cap, bool completion)
 {
 	if (cap->dma_inflight)
 		return;
 	kprof_flush_queue(cap);
-	if (cap->active && !cap->stopping && !cap->queue_len)
+	if (cap->active && !cap->stopping && !cap->queue_len &&
+	    (completion || !cap->draining))
 		kprof_submit(cap);
 	kprof_publish_head(cap);
 }
@@ -185,7 +188,7 @@ static void kprof_queue_record(struct kprof_capture *cap, const void *rec,
 	slot->size = size;
 	cap->queue_len++;
 	if (!cap->dma_inflight) {
-		kprof_produce(cap);
+		kprof_produce(cap, false);
 	} else if (!cap->dma_flush_requested && cap->kd->ops->dma_flush) {
 		/* An idle device would sit on the span: ask for it back. */
 		cap->dma_flush_requested = true;
@@ -237,7 +240,7 @@ static void kprof_dma_done(struct kprof_capture *cap,
 	/* Device writes to the span before our publication of head. */
 	dma_rmb();
 	cap->head += bytes;
-	kprof_produce(cap);
+	kprof_produce(cap, true);
 }
 
 void kprof_dma_complete(struct kprof_device *kd,
@@ -304,7 +307,7 @@ static void kprof_watchdog(struct timer_list *t)
 		goto out;
 	if (!cap->dma_inflight) {
 		/* A submit failed earlier: try again. */
-		kprof_produce(cap);
+		kprof_produce(cap, false);
 		wake = true;
 		goto out;
 	}
@@ -489,6 +492,9 @@ void kprof_capture_stop_locked(struct kprof_device *kd, u32 state,
 	 * drain what the device holds; the one lent when it returns was
 	 * cancelled.
 	 */
+	spin_lock_irqsave(&kd->prod_lock, flags);
+	cap->draining = true;
+	spin_unlock_irqrestore(&kd->prod_lock, flags);
 	kd->ops->capture_stop(kd);
 	have_sync = !kprof_sync_sample(kd, &sync);
 
@@ -593,7 +599,7 @@ int kprof_capture_advance(struct kprof_capture *cap, u64 pos)
 	} else if (pos != cap->tail) {
 		cap->tail = pos;
 		WRITE_ONCE(cap->ring->ctrl->tail, pos);
-		kprof_produce(cap);
+		kprof_produce(cap, false);
 	}
 	spin_unlock_irqrestore(&kd->prod_lock, flags);
 	return ret;

@@ -87,6 +87,7 @@ struct kprof_capture {
 	u32 state;			/* KPROF_STATE_* */
 	bool active;			/* kd->cap == this */
 	bool stopping;			/* no new descriptors */
+	bool draining;			/* in capture_stop: lend on completion only */
 	bool dma_inflight;
 	bool dma_timeout_reported;
 	bool dma_flush_requested;
