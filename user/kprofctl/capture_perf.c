@@ -205,6 +205,35 @@ int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 	return rc;
 }
 
+int capture_perf_check(const char *events, char *msg, size_t msg_len)
+{
+	struct perf_event_attr attr;
+	char *list, *tok, *save, fq[256];
+	int r, rc = 0;
+
+	if (!events || !*events || !strcmp(events, "none"))
+		return 0;
+	if (pfm_initialize() != PFM_SUCCESS)
+		return 0;	/* said again, as a note, when opening */
+	list = strdup(events);
+	if (!list) {
+		snprintf(msg, msg_len, "out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		r = encode(tok, &attr, fq, sizeof(fq));
+		if (r != PFM_SUCCESS) {
+			snprintf(msg, msg_len,
+				 "host event '%s': %s (libpfm4 names, e.g. cycles, instructions, perf::task-clock; see showevtinfo)",
+				 tok, pfm_strerror(r));
+			rc = -1;
+			break;
+		}
+	}
+	free(list);
+	return rc;
+}
+
 void capture_perf_read(struct capture_perf *p)
 {
 	unsigned int i;

@@ -37,6 +37,8 @@ struct capture_perf {
  */
 int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 		      char *msg, size_t msg_len);
+/* Checks that every name is known to libpfm4 (no perf_event_open). */
+int capture_perf_check(const char *events, char *msg, size_t msg_len);
 /* Reads final values; call after the command has exited. */
 void capture_perf_read(struct capture_perf *p);
 void capture_perf_close(struct capture_perf *p);

@@ -293,6 +293,12 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		return kprofctl_usage_error("capture", "--sync-ioctl needs --launch-ioctl");
 	if (o->launch_ioctl && o->profile)
 		return kprofctl_usage_error("capture", "--profile or --launch-ioctl, not both");
+	if (o->cmd_argc) {
+		char msg[512];
+
+		if (capture_perf_check(o->events, msg, sizeof(msg)))
+			return kprofctl_usage_error("capture", "%s", msg);
+	}
 	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
 		return kprofctl_usage_error("capture", "--no-bpf excludes --dev-node, --profile and --bpf-hook");
 	return 0;
