@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,85 @@ static int run_hook(enum kprof_bpf_hook hook, int fd, int other_fd, dev_t dev)
 	return failures == before ? 0 : 1;
 }
 
+/* Threads: the in-flight state is per task, so concurrent ioctls pair up. */
+#define N_THREADS	4
+#define N_MT		500
+
+struct mt {
+	int fd;
+	pid_t tids[N_THREADS];
+	unsigned int per_tid[N_THREADS], bad;
+};
+
+static int on_mt_event(const struct kprof_host_event *ev, void *ctx)
+{
+	struct mt *m = ctx;
+
+	for (int i = 0; i < N_THREADS; i++) {
+		if (ev->tid == (uint32_t)m->tids[i]) {
+			if (ev->pid != (uint32_t)getpid() || ev->ret ||
+			    ev->role != KPROF_ROLE_LAUNCH || ev->exit_ns < ev->enter_ns ||
+			    ev->seq != (ROWS | (uint64_t)COLS << 16))
+				m->bad++;
+			m->per_tid[i]++;
+			return 0;
+		}
+	}
+	m->bad++;
+	return 0;
+}
+
+static struct mt mt;
+static int mt_index;
+static pthread_mutex_t mt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *mt_thread(void *arg)
+{
+	struct winsize ws;
+	int i;
+
+	(void)arg;
+	pthread_mutex_lock(&mt_lock);
+	i = mt_index++;
+	mt.tids[i] = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_unlock(&mt_lock);
+	for (int k = 0; k < N_MT; k++)
+		ioctl(mt.fd, TIOCGWINSZ, &ws);
+	return NULL;
+}
+
+static int run_threads(int fd, dev_t dev)
+{
+	struct kprof_bpf_target t = {
+		.dev = dev, .launch_cmd = TIOCGWINSZ, .launch_seq_size = 4,
+		.handler = "tty_ioctl",
+	};
+	struct kprof_err err = { 0 };
+	pthread_t th[N_THREADS];
+	struct kprof_bpf *b;
+	int before = failures, got;
+
+	mt.fd = fd;
+	if (kprof_bpf_open(&t, on_mt_event, &mt, &b, &err)) {
+		CHECK(0, "threads: %s", err.msg);
+		return 1;
+	}
+	for (int i = 0; i < N_THREADS; i++)
+		pthread_create(&th[i], NULL, mt_thread, NULL);
+	for (int i = 0; i < N_THREADS; i++)
+		pthread_join(th[i], NULL);
+	got = kprof_bpf_consume(b);
+	CHECK(got == N_THREADS * N_MT && !mt.bad, "threads: %d events, %u bad, want %d",
+	      got, mt.bad, N_THREADS * N_MT);
+	for (int i = 0; i < N_THREADS; i++)
+		CHECK(mt.per_tid[i] == N_MT, "thread %d: %u events, want %d", i,
+		      mt.per_tid[i], N_MT);
+	printf("# %s, %d threads\n", kprof_bpf_hook_name(b), N_THREADS);
+	kprof_bpf_close(b);
+	printf("%s threads\n", failures == before ? "ok" : "not ok");
+	return failures == before ? 0 : 1;
+}
+
 int main(void)
 {
 	static const enum kprof_bpf_hook hooks[] = {
@@ -219,6 +299,8 @@ int main(void)
 	if (pass) {
 		int r = run_hook(KPROF_BPF_HOOK_AUTO, fd, other_fd, st.st_rdev);
 
+		r ? fail++ : pass++;
+		r = run_threads(fd, st.st_rdev);
 		r ? fail++ : pass++;
 	} else {
 		fprintf(stderr, "FAIL: no hook kind works on this kernel\n");

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown hook %s\n", argv[2]);
 		return 2;
 	}
-	t.tgid = getpid();
+	t.tgid = 0;	/* whole device, as kprofctl capture traces it */
 	r = kprof_bpf_open(&t, on_event, &s, &b, &err);
 	if (r) {
 		fprintf(stderr, "FAIL: %s\n", err.msg);
