@@ -65,6 +65,7 @@ static const struct kprof_backend_ops kprof_sim_ops = {
 	.get_clock		= kprof_sim_get_clock,
 	.set_clock		= kprof_sim_set_clock,
 	.cross_timestamp	= kprof_sim_cross_timestamp,
+	.dma_flush		= kprof_sim_dma_flush,
 };
 
 /* kprof_sim_devs and kprof_sim_enabled are under kprof_sim_devs_lock. */

@@ -17,6 +17,8 @@
 
 /* Interrupt moderation: the engine runs this long after new data. */
 #define KPROF_SIM_KICK_NS	(250 * NSEC_PER_USEC)
+/* Spans capture_stop fills if the core keeps lending them. */
+#define KPROF_SIM_FINAL_SPANS	64
 /* An idle engine retires an empty descriptor after this long. */
 #define KPROF_SIM_IDLE_FLUSH_NS	(100 * NSEC_PER_MSEC)
 
@@ -300,12 +302,28 @@ static void kprof_sim_drain_l1(struct kprof_sim_dev *sd,
 	atomic64_add(drained, &sd->stats.markers_drained);
 }
 
+/* Anything left for the engine to move or report. */
+static bool kprof_sim_pending(struct kprof_sim_dev *sd)
+{
+	u32 i, nr = kprof_sim_nr_rings(sd);
+
+	if (READ_ONCE(sd->fifo_head) != sd->fifo_tail ||
+	    READ_ONCE(sd->fifo_lost))
+		return true;
+	for (i = 0; i < nr; i++)
+		if (READ_ONCE(sd->l1[i].head) != sd->l1[i].tail ||
+		    READ_ONCE(sd->l1[i].lost))
+			return true;
+	return false;
+}
+
 /*
  * One engine pass over the descriptor, engine_mutex held. final is the
  * drain at capture_stop: the completion is then always delivered and a
  * descriptor with nothing in it is cancelled rather than completed.
+ * Returns whether a completion was delivered.
  */
-static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
+static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 {
 	struct kprof_sim_tref ref;
 	struct kprof_sim_out o;
@@ -328,7 +346,7 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 			atomic64_inc(&sd->stats.dma_completions);
 			kprof_dma_complete(sd->kd, &o.res);
 		}
-		return;
+		return pending;
 	}
 	o.buf = sd->dma_desc.cpu_addr;
 	o.len = sd->dma_desc.len;
@@ -341,7 +359,7 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 			sd->dma_have = false;
 			spin_unlock_irqrestore(&sd->dma_lock, flags);
 		}
-		return;
+		return false;
 	}
 
 	o.pos = 0;
@@ -356,21 +374,22 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	/*
 	 * Nothing to move. Like a NIC's receive timeout, an engine that has
 	 * held a descriptor idle for a while retires it empty, so that the
-	 * host can tell an idle device from a stalled one.
+	 * host can tell an idle device from a stalled one; at once if the
+	 * core asked for it back (dma_flush).
 	 */
-	if (!o.res.bytes && !final &&
+	if (!o.res.bytes && !final && !READ_ONCE(sd->dma_flush_req) &&
 	    now - submitted < KPROF_SIM_IDLE_FLUSH_NS) {
 		hrtimer_start(&sd->idle_timer,
 			      ns_to_ktime(KPROF_SIM_IDLE_FLUSH_NS -
 					  (now - submitted)),
 			      HRTIMER_MODE_REL_SOFT);
-		return;
+		return false;
 	}
 	spin_lock_irqsave(&sd->dma_lock, flags);
 	if (!o.res.bytes && final) {
 		sd->dma_have = false;
 		spin_unlock_irqrestore(&sd->dma_lock, flags);
-		return;
+		return false;
 	}
 	sd->dma_res = o.res;
 	if (!final && atomic_read(&sd->fault_drop_irq) > 0 &&
@@ -390,6 +409,7 @@ static void kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	} else {
 		atomic64_inc(&sd->stats.dma_irqs_dropped);
 	}
+	return deliver;
 }
 
 static void kprof_sim_engine_work(struct work_struct *work)
@@ -461,6 +481,7 @@ void kprof_sim_capture_stop(struct kprof_device *kd)
 	struct kprof_sim_dev *sd = kprof_device_priv(kd);
 	u64 left, unreported = 0;
 	unsigned long flags;
+	int i;
 
 	/* After this no marker or record is produced. */
 	mutex_lock(&sd->exec_mutex);
@@ -469,7 +490,11 @@ void kprof_sim_capture_stop(struct kprof_device *kd)
 
 	kprof_sim_engine_cancel(sd);
 	mutex_lock(&sd->engine_mutex);
-	kprof_sim_engine_run(sd, true);
+	/* A core that lends more spans while stopping gets them filled. */
+	for (i = 0; i < KPROF_SIM_FINAL_SPANS; i++) {
+		if (!kprof_sim_engine_run(sd, true) || !kprof_sim_pending(sd))
+			break;
+	}
 	/* What the final drain could not fit is gone; say how much. */
 	left = kprof_sim_l1_clear(sd, &unreported);
 	atomic64_add(left, &sd->stats.discarded_at_stop);
@@ -503,12 +528,23 @@ int kprof_sim_dma_submit(struct kprof_device *kd,
 	}
 	sd->dma_desc = *desc;
 	sd->dma_submit_ns = ktime_get_ns();
+	/* A flush request was for the previous descriptor. */
+	WRITE_ONCE(sd->dma_flush_req, false);
 	sd->dma_have = true;
 	sd->dma_done = false;
 	spin_unlock_irqrestore(&sd->dma_lock, flags);
 	atomic64_inc(&sd->stats.dma_descs);
 	kprof_sim_engine_kick(sd, true);
 	return 0;
+}
+
+/* The core has records waiting: hand the span back soon, even empty. */
+void kprof_sim_dma_flush(struct kprof_device *kd)
+{
+	struct kprof_sim_dev *sd = kprof_device_priv(kd);
+
+	WRITE_ONCE(sd->dma_flush_req, true);
+	kprof_sim_engine_kick(sd, true);
 }
 
 bool kprof_sim_dma_poll(struct kprof_device *kd, struct kprof_dma_result *res)

@@ -223,6 +223,7 @@ struct kprof_sim_dev {
 	struct kprof_dma_result dma_res;
 	struct work_struct engine_work;
 	u64 dma_submit_ns;
+	bool dma_flush_req;		/* core wants the span back */
 	struct hrtimer kick_timer;
 	struct hrtimer idle_timer;	/* retires an empty descriptor */
 	atomic_t kick_armed;
@@ -304,6 +305,7 @@ void kprof_sim_capture_pause(struct kprof_device *kd, bool paused);
 int kprof_sim_dma_submit(struct kprof_device *kd,
 			 const struct kprof_dma_desc *desc);
 bool kprof_sim_dma_poll(struct kprof_device *kd, struct kprof_dma_result *res);
+void kprof_sim_dma_flush(struct kprof_device *kd);
 
 /* kprof_sim_pmu.c */
 extern const struct kprof_counter_desc kprof_sim_counter_descs[];
