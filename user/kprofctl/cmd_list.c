@@ -3,9 +3,14 @@
 #include "kprofctl.h"
 #include "kprof_dev.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 static void list_usage(FILE *f)
@@ -15,6 +20,103 @@ static void list_usage(FILE *f)
 		"List kprof devices: backend, cores/grid, RISCs, counters, clock,\n"
 		"capture holder (pid comm) and markers dropped.\n"
 		"  -j, --json   machine-readable output (an array of devices)\n");
+}
+
+/* One sysfs attribute of /sys/class/kprof/kprofN, newline stripped. */
+static int sysfs_attr(int id, const char *attr, char *buf, size_t len)
+{
+	const char *root = getenv("KPROF_SYSFS_ROOT");
+	char path[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/class/kprof/kprof%d/%s",
+		 root && *root ? root : "/sys", id, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static int count_words(const char *s)
+{
+	int n = 0, in = 0;
+
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\n')
+			in = 0;
+		else if (!in++)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Without access to /dev/kprofN (not in group kprof), the world-readable
+ * sysfs attributes still describe the device.
+ */
+static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
+{
+	char backend[64], cores[32], grid[32], riscs[128], cnt[1024], clk[128],
+	     holder[64], dropped[32], name[64], link[512], path[512];
+	const char *root = getenv("KPROF_SYSFS_ROOT");
+	ssize_t l;
+
+	if (sysfs_attr(id, "backend", backend, sizeof(backend)))
+		return -1;
+	if (sysfs_attr(id, "cores", cores, sizeof(cores)))
+		snprintf(cores, sizeof(cores), "?");
+	if (sysfs_attr(id, "grid", grid, sizeof(grid)))
+		snprintf(grid, sizeof(grid), "?");
+	if (sysfs_attr(id, "riscs", riscs, sizeof(riscs)))
+		riscs[0] = '\0';
+	if (sysfs_attr(id, "counters", cnt, sizeof(cnt)))
+		cnt[0] = '\0';
+	if (sysfs_attr(id, "clock", clk, sizeof(clk)))
+		snprintf(clk, sizeof(clk), "?");
+	if (sysfs_attr(id, "capture_holder", holder, sizeof(holder)))
+		snprintf(holder, sizeof(holder), "?");
+	if (sysfs_attr(id, "markers_dropped", dropped, sizeof(dropped)))
+		snprintf(dropped, sizeof(dropped), "?");
+	snprintf(path, sizeof(path), "%s/class/kprof/kprof%d/device",
+		 root && *root ? root : "/sys", id);
+	l = readlink(path, link, sizeof(link) - 1);
+	if (l > 0) {
+		link[l] = '\0';
+		snprintf(name, sizeof(name), "%s", basename(link));
+	} else {
+		snprintf(name, sizeof(name), "kprof%d", id);
+	}
+	if (json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "device", json_object_new_int(id));
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "backend", json_object_new_string(backend));
+		json_object_object_add(o, "cores", json_object_new_string(cores));
+		json_object_object_add(o, "grid", json_object_new_string(grid));
+		json_object_object_add(o, "riscs", json_object_new_string(riscs));
+		json_object_object_add(o, "clock", json_object_new_string(clk));
+		json_object_object_add(o, "capture_holder", json_object_new_string(holder));
+		json_object_object_add(o, "markers_dropped", json_object_new_string(dropped));
+		json_object_object_add(o, "source", json_object_new_string("sysfs"));
+		json_object_array_add(arr, o);
+		return 0;
+	}
+	if (!(*rows)++)
+		printf("%-4s %-14s %-8s %-10s %-5s %-5s %-20s %-24s %s\n", "DEV",
+		       "NAME", "BACKEND", "CORES", "RISCS", "CNTRS", "CLOCK",
+		       "CAPTURE", "DROPPED");
+	printf("%-4d %-14s %-8s %-10s %-5d %-5d %-20s %-24s %s   (sysfs: no access to %s/kprof%d)\n",
+	       id, name, backend, strcat(strcat(cores, "("), strcat(grid, ")")),
+	       count_words(riscs), count_words(cnt), clk,
+	       strcmp(holder, "none") ? holder : "idle", dropped, kprof_dev_dir(), id);
+	return 0;
 }
 
 int cmd_list(int argc, char **argv)
@@ -65,6 +167,8 @@ int cmd_list(int argc, char **argv)
 		int r;
 
 		r = kprof_dev_open(&dev, ids[i], O_RDONLY);
+		if ((r == -EACCES || r == -EPERM) && !sysfs_row(ids[i], json, arr, &rows))
+			continue;
 		if (r) {
 			kprofctl_err("%s", kprof_dev_open_error(ids[i], r, msg, sizeof(msg)));
 			failed = 1;
