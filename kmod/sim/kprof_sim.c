@@ -133,12 +133,13 @@ static void kprof_sim_fill_info(struct kprof_sim_dev *sd)
 static void kprof_sim_dev_destroy(struct kprof_sim_dev *sd)
 {
 	list_del(&sd->list);
+	/* First: the clock_lock_mhz knob reports to the core through sd->kd. */
+	kprof_sim_debugfs_exit(sd);
 	if (sd->kd) {
 		kprof_sim_clock_stop(sd);
 		kprof_device_unregister(sd->kd);
 		kprof_sim_engine_cancel(sd);
 	}
-	kprof_sim_debugfs_exit(sd);
 	kprof_sim_kill(sd);
 	kprof_sim_vendor_exit(sd);
 	kprof_sim_exec_stop(sd);

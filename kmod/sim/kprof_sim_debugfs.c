@@ -174,6 +174,40 @@ static int kprof_sim_jitter_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(kprof_sim_jitter_fops, kprof_sim_jitter_get,
 			 kprof_sim_jitter_set, "%llu\n");
 
+/*
+ * A lock set from outside kprof (another tool, firmware): kprof keeps no
+ * saved state for it, so tests can check that a reset gives it back.
+ */
+static int kprof_sim_clock_lock_get(void *data, u64 *val)
+{
+	struct kprof_sim_dev *sd = data;
+	struct kprof_hw_clock clk = {};
+
+	kprof_sim_get_clock(sd->kd, &clk);
+	*val = clk.locked ? clk.mhz : 0;
+	return 0;
+}
+
+static int kprof_sim_clock_lock_set(void *data, u64 val)
+{
+	struct kprof_sim_dev *sd = data;
+	struct kprof_hw_clock clk = {};
+	int ret;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	ret = kprof_sim_set_clock(sd->kd, val != 0, (u32)val);
+	if (ret)
+		return ret;
+	/* Not a change the core asked for, so report it like DVFS does. */
+	kprof_sim_get_clock(sd->kd, &clk);
+	atomic64_inc(&sd->stats.clock_changes);
+	kprof_clock_changed(sd->kd, clk.mhz, clk.locked);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kprof_sim_clock_lock_fops, kprof_sim_clock_lock_get,
+			 kprof_sim_clock_lock_set, "%llu\n");
+
 static int kprof_sim_corrupt_get(void *data, u64 *val)
 {
 	struct kprof_sim_dev *sd = data;
@@ -282,6 +316,8 @@ void kprof_sim_debugfs_init(struct kprof_sim_dev *sd)
 				   &kprof_sim_drift_fops);
 	debugfs_create_file_unsafe("jitter_ns", 0600, d, sd,
 				   &kprof_sim_jitter_fops);
+	debugfs_create_file_unsafe("clock_lock_mhz", 0600, d, sd,
+				   &kprof_sim_clock_lock_fops);
 	debugfs_create_file_unsafe("fault_corrupt_markers", 0600, d, sd,
 				   &kprof_sim_corrupt_fops);
 	debugfs_create_file_unsafe("fault_dma_stall", 0600, d, sd,
