@@ -205,11 +205,28 @@ static bool kprof_sim_emitting(struct kprof_sim_dev *sd)
 	return READ_ONCE(sd->capturing) && !READ_ONCE(sd->paused);
 }
 
+static void kprof_sim_emit_op(struct kprof_sim_dev *sd,
+			      struct kprof_sim_plan *p)
+{
+	struct kprof_rec_op rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.hdr.type = KPROF_REC_OP;
+	rec.hdr.size = sizeof(rec);
+	rec.op_seq = p->op.seq;
+	rec.timestamp = kprof_sim_ns_to_cycles(&p->ref, p->start_ns);
+	rec.first_core = p->op.first_core;
+	rec.num_cores = p->op.num_cores;
+	rec.clock_mhz = p->mhz;
+	memcpy(rec.name, p->op.name, sizeof(rec.name));
+	kprof_sim_fifo_put(sd, &rec, sizeof(rec), p->op.seq);
+	p->op_emitted = true;
+}
+
 /* Takes the next op off the queue and plans it. exec_mutex held. */
 static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 {
 	struct kprof_sim_plan *p = &sd->cur;
-	struct kprof_rec_op rec;
 
 	spin_lock(&sd->queue_lock);
 	if (sd->q_head == sd->q_tail) {
@@ -231,18 +248,9 @@ static bool kprof_sim_dispatch(struct kprof_sim_dev *sd)
 	sd->running = true;
 	kprof_sim_clock_op_start(sd, p->start_ns, p->end_ns);
 
-	if (kprof_sim_emitting(sd)) {
-		memset(&rec, 0, sizeof(rec));
-		rec.hdr.type = KPROF_REC_OP;
-		rec.hdr.size = sizeof(rec);
-		rec.op_seq = p->op.seq;
-		rec.timestamp = kprof_sim_ns_to_cycles(&p->ref, p->start_ns);
-		rec.first_core = p->op.first_core;
-		rec.num_cores = p->op.num_cores;
-		rec.clock_mhz = p->mhz;
-		memcpy(rec.name, p->op.name, sizeof(rec.name));
-		kprof_sim_fifo_put(sd, &rec, sizeof(rec), p->op.seq);
-	}
+	p->op_emitted = false;
+	if (kprof_sim_emitting(sd))
+		kprof_sim_emit_op(sd, p);
 	return true;
 }
 
@@ -296,7 +304,7 @@ static void kprof_sim_write_markers(struct kprof_sim_dev *sd,
 /* The op's end time has come: markers, counters, truth, completion. */
 static void kprof_sim_finish(struct kprof_sim_dev *sd)
 {
-	const struct kprof_sim_plan *p = &sd->cur;
+	struct kprof_sim_plan *p = &sd->cur;
 	struct kprof_sim_core_model cm;
 	struct kprof_sim_risc_times t;
 	const struct kprof_sim_tref *ref = &p->ref;
@@ -305,6 +313,9 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 	u64 ks = U64_MAX, ke = 0;
 	u32 c, r;
 
+	/* A capture that began (or resumed) while the op ran names it now. */
+	if (emit && !p->op_emitted)
+		kprof_sim_emit_op(sd, p);
 	for (c = p->op.first_core; c < p->op.first_core + p->op.num_cores; c++) {
 		kprof_sim_core_model(p, c, &cm);
 		for (r = 0; r < sd->num_riscs; r++) {

@@ -467,6 +467,8 @@ int kprof_sim_capture_start(struct kprof_device *kd, u64 counter_mask)
 	mutex_lock(&sd->exec_mutex);
 	mutex_lock(&sd->engine_mutex);
 	kprof_sim_l1_clear(sd, &unreported);
+	/* An op already running is named in this capture at its end. */
+	sd->cur.op_emitted = false;
 	counter_mask &= all;
 	WRITE_ONCE(sd->counter_mask, counter_mask ? counter_mask : all);
 	WRITE_ONCE(sd->paused, false);

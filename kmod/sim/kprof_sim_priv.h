@@ -96,6 +96,7 @@ struct kprof_sim_plan {
 	u32 mhz;			/* core clock at dispatch */
 	u32 noise_ppm;			/* per-op run-to-run variation */
 	struct kprof_sim_tref ref;	/* timer mapping at dispatch */
+	bool op_emitted;		/* its OP record is in the FIFO */
 };
 
 /* Times of one RISC for one op, host ns. */
