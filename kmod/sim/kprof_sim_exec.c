@@ -325,6 +325,7 @@ static void kprof_sim_finish(struct kprof_sim_dev *sd)
 			if (emit)
 				kprof_sim_write_markers(sd, p, ref, c, r, &t);
 		}
+		cond_resched();
 	}
 	kprof_sim_pmu_op(sd, p, READ_ONCE(sd->counter_mask), emit);
 

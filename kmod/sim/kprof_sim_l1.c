@@ -8,6 +8,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/vmalloc.h>
@@ -284,6 +285,8 @@ static void kprof_sim_drain_l1(struct kprof_sim_dev *sd,
 		drained += n;
 		/* Copies are done before the slots are handed back. */
 		smp_store_release(&r->tail, tail + n);
+		/* A span can be MiBs: let others run (no spinlock held). */
+		cond_resched();
 
 		if (!READ_ONCE(r->lost) || tail + n != head ||
 		    o->len - o->pos < sizeof(struct kprof_rec_lost))
