@@ -24,6 +24,13 @@
  * single-consumer (engine, under engine_mutex) rings with acquire/release
  * indices, so marker writes take no lock. kprof_* core callbacks are never
  * called with any of these spinlocks held.
+ *
+ * Order: kprof_sim_devs_lock -> (core) kd->lock -> exec_mutex ->
+ * engine_mutex -> (core) prod_lock -> dma_lock. The core holds kd->lock
+ * around capture_start/stop; the engine calls kprof_dma_complete() under
+ * engine_mutex, and the core may call dma_submit/dma_flush from inside it
+ * under prod_lock. The kick and idle hrtimers (softirq) only queue the
+ * engine work and take no lock.
  */
 #ifndef _KPROF_SIM_PRIV_H
 #define _KPROF_SIM_PRIV_H
