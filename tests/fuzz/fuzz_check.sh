@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-fuzz` (tests/fuzz/Makefile check): for each TARGET:CORPUS
+# argument, replays every file of tests/fuzz/regressions/TARGET/, then
+# fuzzes TARGET for FUZZ_SECONDS from a scratch copy of corpus/CORPUS/
+# (the tree's corpus is never modified). One process at a time. A crash
+# input is kept in $FUZZ_OUT/crashes/TARGET/ and named in the output.
+# Last line: "N passed, N failed"; exit status non-zero on any failure.
+set -u
+: "${FUZZ_OUT:?}" "${FUZZ_SRC:?}" "${FUZZ_SECONDS:=20}"
+
+pass=0
+fail=0
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+for arg in "$@"; do
+	t=${arg%%:*}
+	c=${arg#*:}
+	bin=$FUZZ_OUT/fuzz_$t
+	crashes=$FUZZ_OUT/crashes/$t
+	log=$FUZZ_OUT/logs/$t.log
+	mkdir -p "$crashes" "$FUZZ_OUT/logs"
+
+	regs=("$FUZZ_SRC"/regressions/"$t"/*)
+	if [ -e "${regs[0]}" ]; then
+		if "$bin" -runs=1 "${regs[@]}" >"$log.regress" 2>&1; then
+			ok "$t regressions (${#regs[@]} inputs)"
+		else
+			bad "$t regressions: see $log.regress"
+			tail -n 30 "$log.regress"
+		fi
+	fi
+
+	work=$(mktemp -d "${TMPDIR:-/tmp}/kprof-fuzz-corpus-XXXXXX")
+	cp -r "$FUZZ_SRC/corpus/$c/." "$work/"
+	if "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
+		-artifact_prefix="$crashes/" -print_final_stats=1 \
+		"$work" >"$log" 2>&1; then
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
+		ok "$t ${FUZZ_SECONDS}s: ${execs:-?} execs, $cov"
+	else
+		bad "$t: crash or leak, input in $crashes/ (log $log)"
+		grep -m 1 -A 12 '^==[0-9]*==ERROR\|runtime error\|^SUMMARY' "$log"
+	fi
+	rm -rf "$work"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
