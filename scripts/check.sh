@@ -33,7 +33,11 @@ for lane in "$@"; do
 	if [ "$st" != 0 ] && [ "$f" = 0 ]; then
 		f=1
 	fi
-	[ "$st" = 0 ] && res=ok || { res="FAILED (status $st)"; rc=1; }
+	if [ "$st" = 0 ]; then
+		res=ok
+	else
+		res="FAILED (status $st)" rc=1
+	fi
 	summary+=("$(printf '%-12s %-20s %4d passed %4d failed %4d skipped %5ds' \
 		"$lane" "$res" "$p" "$f" "$s" "$secs")")
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))

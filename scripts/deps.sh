@@ -58,7 +58,7 @@ install_packages() {
 		say "all ${#PACKAGES[@]} packages installed"
 		return
 	fi
-	say "installing:" $missing
+	say "installing: $(tr '\n' ' ' <<<"$missing")"
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
 	# shellcheck disable=SC2086
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing </dev/null
@@ -68,7 +68,8 @@ install_packages() {
 # and the VM must boot the kernel of the same release (vermagic).
 headers_release() {
 	local d
-	d=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
+	d=$(printf '%s\n' /usr/src/linux-headers-6.1.*-amd64 | sort -V | tail -n1)
+	[ -d "$d" ] || d=
 	[ -n "$d" ] || die "no /usr/src/linux-headers-6.1.*-amd64: install linux-headers-amd64"
 	basename "$d" | sed 's/^linux-headers-//'
 }
@@ -96,7 +97,9 @@ fetch_image() {
 	[ -f "$dst/boot/vmlinuz-$rel" ] && [ -f "$dst/lib/modules/$rel/modules.dep" ] && return
 	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$rel" 2>/dev/null) ||
 		die "linux-headers-$rel is not installed as a package"
-	deb=$(ls "$KPROF_CACHE/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
+	# apt-get download spells an epoch's colon as %3a in the file name.
+	deb=$KPROF_CACHE/${pkg}_${ver//:/%3a}_amd64.deb
+	[ -f "$deb" ] || deb=
 	if [ -z "$deb" ]; then
 		say "downloading $pkg=$ver"
 		# apt's download sandbox user may not write into $HOME; fetch as us.
@@ -105,7 +108,8 @@ fetch_image() {
 			(cd "$KPROF_CACHE" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver") ||
 				die "cannot download $pkg=$ver: the archive may have moved on; upgrade linux-headers-amd64 and re-run"
 		fi
-		deb=$(ls "$KPROF_CACHE/${pkg}_"*.deb | head -n1)
+		deb=$KPROF_CACHE/${pkg}_${ver//:/%3a}_amd64.deb
+		[ -f "$deb" ] || die "apt-get download did not leave $deb"
 	fi
 	say "unpacking $deb into $dst"
 	rm -rf "$dst.tmp"
