@@ -9,7 +9,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KPROF_CACHE=${KPROF_CACHE:-$HOME/.cache/kprof}
+KPROF_CACHE=${KPROF_CACHE:-~/.cache/kprof}
 BUILD=${BUILD:-$ROOT/build}
 CHECKPATCH=$KPROF_CACHE/linux-source-6.1/scripts/checkpatch.pl
 MAKE=${MAKE:-make}

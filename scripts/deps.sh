@@ -28,7 +28,7 @@ PACKAGES=(
 	python3 perl git
 )
 
-KPROF_CACHE=${KPROF_CACHE:-$HOME/.cache/kprof}
+KPROF_CACHE=${KPROF_CACHE:-~/.cache/kprof}
 
 die() { echo "deps: $*" >&2; exit 1; }
 say() { echo "deps: $*"; }
