@@ -6,7 +6,7 @@
 KPROF_ROOT  := $(CURDIR)
 BUILD       ?= $(KPROF_ROOT)/build
 # Downloads and unpacked Debian packages live outside the tree.
-KPROF_CACHE ?= $(HOME)/.cache/kprof
+KPROF_CACHE ?= $(or $(HOME),$(shell echo ~))/.cache/kprof
 # Kernel to build the module against: the installed Debian 6.1 amd64 headers,
 # through the tree `make deps` makes beside them in the cache (the same
 # headers plus vmlinux and resolve_btfids, so kprof.ko carries its own BTF
