@@ -26,6 +26,7 @@ PACKAGES=(
 	libpfm4-dev libjson-c-dev
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd file
 	python3 perl git
+	flex bison bc rsync
 )
 
 KPROF_CACHE=${KPROF_CACHE:-~/.cache/kprof}
