@@ -3,13 +3,13 @@
 #
 # Collector throughput: markers aggregated per second on one core and
 # peak RSS for a synthetic spool (default 100M markers, ~3.5 GB in
-# $KPROF_BENCH_DIR, default /tmp/kprof-bench; removed afterwards).
+# $KPROF_BENCH_DIR, default /tmp/kprof-collector-bench.PID; removed afterwards).
 # Usage: bench/collector.sh [MARKERS]   Results: docs/performance.md.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 markers=${1:-100000000}
-dir=${KPROF_BENCH_DIR:-/tmp/kprof-bench}
+dir=${KPROF_BENCH_DIR:-/tmp/kprof-collector-bench.$$}
 cpu=${KPROF_BENCH_CPU:-0}
 
 need=$((markers / 1000000 * 36))	# MB of spool, with margin
@@ -27,3 +27,5 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for run in 1 2 3; do
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out"
 done
+# the same with trace.json (one JSON event per op and core) written too
+taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" trace

@@ -343,9 +343,9 @@ int main(void)
 	free(ops2);
 	{
 		static const char *const names[] = { "counters.csv", "device_log.csv",
-			"host_events.csv", "params.json", "summary.txt" };
+			"host_events.csv", "params.json", "summary.txt", "trace.json" };
 
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 6; i++) {
 			char a[600], b[600];
 			char *x, *y;
 
@@ -357,6 +357,66 @@ int main(void)
 			free(x);
 			free(y);
 		}
+	}
+
+	/* trace.json: valid JSON; 4 core slices per op; launch and sync
+	 * slices; one flow (s + f) per op; a core group option */
+	for (int g = 1; g <= 2; g++) {
+		struct kprof_report_opts to = { .trace_group = (unsigned int)g };
+		json_object *root, *evs;
+		int x_dev = 0, x_host = 0, fs = 0, ff = 0, names = 0, clocks = 0;
+
+		snprintf(out2, sizeof(out2), "%s/trace%d", dir, g);
+		KT_CHECK(kprof_report_build_to(dir, out2, &to, &res, &err) == 0, "trace: %s", err.msg);
+		snprintf(p, sizeof(p), "%s/trace.json", out2);
+		root = json_object_from_file(p);
+		KT_CHECK(root && json_object_object_get_ex(root, "traceEvents", &evs),
+			 "trace.json parses (group %d)", g);
+		if (!root)
+			continue;
+		json_object_object_get_ex(root, "traceEvents", &evs);
+		for (size_t i = 0; i < json_object_array_length(evs); i++) {
+			json_object *e = json_object_array_get_idx(evs, i), *v;
+			const char *ph;
+			int pid;
+
+			json_object_object_get_ex(e, "ph", &v);
+			ph = json_object_get_string(v);
+			json_object_object_get_ex(e, "pid", &v);
+			pid = json_object_get_int(v);
+			if (!strcmp(ph, "X") && pid == 1)
+				x_dev++;
+			else if (!strcmp(ph, "X") && pid == 2)
+				x_host++;
+			else if (!strcmp(ph, "s"))
+				fs++;
+			else if (!strcmp(ph, "f"))
+				ff++;
+			else if (!strcmp(ph, "M"))
+				names++;
+			else if (!strcmp(ph, "C"))
+				clocks++;
+		}
+		KT_EQ_U64(x_dev, NOPS * 4 / g);
+		KT_EQ_U64(x_host, NOPS * 2);
+		KT_EQ_U64(fs, NOPS);
+		KT_EQ_U64(ff, NOPS);
+		/* process names 2, thread name + sort index per track, host thread */
+		KT_EQ_U64(names, 2 + 2 * 4 / g + 1);
+		KT_EQ_U64(clocks, 1);
+		json_object_put(root);
+	}
+	/* a slice of op 7 on core 0: ts = FW start in us, dur = core 0's span */
+	{
+		char *tj;
+
+		snprintf(p, sizeof(p), "%s/trace.json", dir);
+		tj = kt_slurp(p, NULL);
+		KT_CHECK(tj && strstr(tj, "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":0,\"name\":\"matmul\",\"ts\":"),
+			 "trace slice golden prefix");
+		KT_CHECK(tj && strstr(tj, "\"name\":\"thread_name\",\"args\":{\"name\":\"core 3 (1,1)\"}"),
+			 "core track named with grid coordinates");
+		free(tj);
 	}
 
 	/* --op-filter: from the caller, or from the saved capture config */

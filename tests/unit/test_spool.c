@@ -4,6 +4,8 @@
 #include "kprof_spool.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static size_t mk_marker(uint8_t *p, uint32_t seq)
@@ -83,6 +85,35 @@ int main(void)
 		expect++;
 	KT_EQ_U64(expect, seq);
 	kprof_spool_free(r);
+
+	/* not a regular file (a FIFO): the read() path, same records */
+	{
+		char fifo[300];
+		pid_t pid;
+		int st = 0;
+
+		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+		KT_CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+		pid = fork();
+		if (pid == 0) {
+			char cmd[700];
+
+			snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'", path, fifo);
+			_exit(system(cmd) == 0 ? 0 : 1);
+		}
+		r = kprof_spool_open(fifo, &err);
+		KT_CHECK(r != NULL, "open fifo: %s", err.msg);
+		expect = 0;
+		while (r && (ret = kprof_spool_next(r, &rec, &err)) == KPROF_REC_OK)
+			expect++;
+		KT_EQ_U64(expect, seq);
+		KT_CHECK(r && kprof_spool_rewind(r, &err) < 0 && strstr(err.msg, "regular file"),
+			 "rewinding a pipe is refused: %s", err.msg);
+		kprof_spool_free(r);
+		waitpid(pid, &st, 0);
+		KT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer");
+		unlink(fifo);
+	}
 
 	/* crash mid-record: cut 20 bytes off the end */
 	{

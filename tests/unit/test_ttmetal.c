@@ -154,6 +154,18 @@ int main(void)
 		check_cell(csv, "1027", "MARKERS", "16");
 		free(csv);
 	}
+	/* trace.json: one slice per op per core: 2 + 56 + 56 + 56 */
+	{
+		char tp[1200], *tj, *q;
+		int n = 0;
+
+		snprintf(tp, sizeof(tp), "%s/trace.json", out);
+		tj = kt_slurp(tp, NULL);
+		for (q = tj; q && (q = strstr(q, "\"ph\":\"X\"")); q++)
+			n++;
+		KT_EQ_U64(n, 170);
+		free(tj);
+	}
 	/* our device_log.csv re-parses and gives the same ops.csv */
 	{
 		char p2[1200], o2[600], *a, *b;

@@ -18,6 +18,7 @@
 
 struct core_span {
 	uint64_t ks, ke;	/* first KERNEL_START, last KERNEL_END */
+	uint64_t fs, fe;	/* first FW_START, last FW_END */
 	uint8_t riscs;		/* bitmap of RISCs with markers */
 };
 
@@ -66,6 +67,8 @@ struct kprof_agg {
 	/* per (core, risc): highest op seq with a marker, + 1 (0 = none) */
 	uint64_t *cr_seq;
 	uint32_t cr_cores;
+	struct kprof_core_time *ctimes;	/* scratch for kprof_op_row.cores */
+	uint32_t ctimes_cap;
 	struct sync_ev *syncs;		/* FIFO of sync ioctls */
 	size_t sync_head, sync_n, sync_cap;
 };
@@ -125,6 +128,7 @@ void kprof_agg_free(struct kprof_agg *a)
 	op_free_list(a->free_ops);
 	free(a->bucket);
 	free(a->cr_seq);
+	free(a->ctimes);
 	free(a->syncs);
 	free(a);
 }
@@ -312,6 +316,27 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	}
 	if (n)
 		row.kernel_core_avg_ns = sum / n;
+	/* per-core FW spans in host time, for timelines (trace.json) */
+	if (o->max_core_p1 > a->ctimes_cap) {
+		void *p = realloc(a->ctimes, o->max_core_p1 * sizeof(*a->ctimes));
+
+		if (!p)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		a->ctimes = p;
+		a->ctimes_cap = o->max_core_p1;
+	}
+	row.cores = a->ctimes;
+	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+		const struct core_span *cs = &o->cores[c];
+
+		if (cs->fs == NO_TS || cs->fe < cs->fs)
+			continue;
+		a->ctimes[row.ncores++] = (struct kprof_core_time){
+			.core = c,
+			.fw_start_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fs),
+			.fw_end_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fe),
+		};
+	}
 	for (int r = 0; r < KPROF_MAX_RISCS; r++)
 		row.risc_kernel_ns[r] = span(a, o->rks[r], o->rke[r]);
 	row.op_to_op_ns = NAN;
@@ -442,6 +467,8 @@ static int grow_cores(struct kprof_agg *a, struct op *o, uint32_t core,
 
 		cs->ks = NO_TS;
 		cs->ke = 0;
+		cs->fs = NO_TS;
+		cs->fe = 0;
 		cs->riscs = 0;
 	}
 	if (core >= a->cr_cores) {
@@ -512,10 +539,14 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 	case KPROF_MARK_FW_START:
 		if (m->timestamp < o->fw_s)
 			o->fw_s = m->timestamp;
+		if (m->timestamp < cs->fs)
+			cs->fs = m->timestamp;
 		break;
 	case KPROF_MARK_FW_END:
 		if (m->timestamp > o->fw_e)
 			o->fw_e = m->timestamp;
+		if (m->timestamp > cs->fe)
+			cs->fe = m->timestamp;
 		break;
 	case KPROF_MARK_KERNEL_START:
 		if (m->timestamp < o->k_s)

@@ -47,6 +47,13 @@ struct kprof_agg_marker {
 
 #define KPROF_AGG_NONE	UINT64_MAX	/* "no value" in op rows */
 
+/* One core's FW span within an op, host ns. */
+struct kprof_core_time {
+	uint32_t core;
+	uint32_t reserved;
+	double fw_start_ns, fw_end_ns;
+};
+
 /* One retired op. Times in ns are host CLOCK_MONOTONIC (kprof captures)
  * or cycles / CHIP_FREQ (tt-metal logs); KPROF_AGG_NONE / NAN = absent. */
 struct kprof_op_row {
@@ -80,6 +87,9 @@ struct kprof_op_row {
 	uint64_t counter_min[KPROF_MAX_COUNTERS];
 	uint64_t counter_max[KPROF_MAX_COUNTERS];
 	uint64_t counter_sum[KPROF_MAX_COUNTERS];
+	/* cores with a FW span, ascending; valid during the callback only */
+	const struct kprof_core_time *cores;
+	uint32_t ncores;
 };
 
 struct kprof_agg_stats {

@@ -26,6 +26,7 @@
 #include "kprof_agg.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
+#include "kprof_trace.h"
 #include "kprof_ttmetal.h"
 #include "kprof_writers.h"
 
@@ -262,6 +263,12 @@ static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, double key,
 {
 	int ret;
 
+	if (fd->out->trace && r->type == KPROF_REC_CLOCK &&
+	    !(r->flags & KPROF_RECF_CORRUPT)) {
+		const struct kprof_rec_clock *k = (const void *)r;
+
+		kprof_trace_clock(fd->out->trace, k->host_ns, k->mhz);
+	}
 	if (fd->out->devlog && r->type == KPROF_REC_MARKER &&
 	    !(r->flags & KPROF_RECF_CORRUPT)) {
 		ret = devlog_marker(fd, (const void *)r);
@@ -805,6 +812,25 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
 		kprof_out_devlog_header(&out, "kprof", freq, c->dev_hdr.device.num_cores);
 	}
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+		char label[96];
+		const struct kprof_device_info *d = &c->dev_hdr.device;
+
+		snprintf(label, sizeof(label), "device %u: %.*s (%.*s)", d->device_id,
+			 (int)strnlen(d->name, sizeof(d->name)), d->name,
+			 (int)strnlen(d->backend, sizeof(d->backend)), d->backend);
+		snprintf(path, sizeof(path), "%s/trace.json", outdir);
+		out.trace = kprof_trace_open(path, label, d->grid_x, opts ? opts->trace_group : 0,
+					     err);
+		if (!out.trace) {
+			ret = -(err ? err->code : EIO);
+			goto out;
+		}
+		/* the clock counter starts at the capture's first moment */
+		if (c->npts || c->nstates)
+			kprof_trace_clock(out.trace, c->nstates ? c->states[0].host_ns :
+					  c->pts[0].host_before_ns, d->clock_mhz);
+	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &c->fit;
 	cfg.device_id = c->dev_hdr.device.device_id;
@@ -823,6 +849,10 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	fd.out = &out;
 	fd.opts = opts;
 	ret = pass2(&fd, err);
+	if (ret)
+		goto out;
+	ret = kprof_trace_close(out.trace, err);
+	out.trace = NULL;
 	if (ret)
 		goto out;
 	out_open = 0;
@@ -847,6 +877,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	}
 out:
 	free(filter);
+	kprof_trace_close(out.trace, NULL);
 	if (out_open)
 		kprof_out_close(&out, NULL);
 	free(out.top);
@@ -1036,6 +1067,17 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	kprof_out_devlog_header(&out, info.arch[0] ? info.arch : "unknown", freq,
 				info.max_compute_cores);
 	kprof_tsfit_linear(&t->fit, 1000.0 / info.chip_freq_mhz, 0);
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+		char label[96], path[PATH_MAX];
+
+		snprintf(label, sizeof(label), "tt-metal %s (device time)", info.arch);
+		snprintf(path, sizeof(path), "%s/trace.json", outdir);
+		out.trace = kprof_trace_open(path, label, 0, opts ? opts->trace_group : 0, err);
+		if (!out.trace) {
+			ret = -(err ? err->code : EIO);
+			goto out;
+		}
+	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &t->fit;
 	cfg.num_riscs = t->nriscs;
@@ -1053,6 +1095,9 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	ret = kprof_tt_parse_file(csv, tt_pass2, t, &info, err);
 	if (!ret)
 		ret = kprof_agg_finish(t->agg, err);
+	if (!ret)
+		ret = kprof_trace_close(out.trace, err);
+	out.trace = NULL;
 	if (ret)
 		goto out;
 	out_open = 0;
@@ -1116,6 +1161,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		res->sync_err_bound_ns = NAN;
 	}
 out:
+	kprof_trace_close(out.trace, NULL);
 	if (out_open)
 		kprof_out_close(&out, NULL);
 	free(out.top);

@@ -2,8 +2,8 @@
 /*
  * Reports: reads a capture's raw/ spool files (or a tt-metal device log) and
  * writes every output file of docs/formats.md into the output directory:
- * ops.csv, counters.csv, device_log.csv, host_events.csv, summary.txt,
- * params.json. Re-running on the same spool gives byte-identical files
+ * ops.csv, counters.csv, device_log.csv, host_events.csv, trace.json,
+ * summary.txt, params.json. Re-running on the same spool gives byte-identical files
  * (no wall-clock time, host name or path in ops.csv).
  */
 #ifndef KPROF_REPORT_H
@@ -26,6 +26,9 @@ struct kprof_report_opts {
 	uint64_t slack_ns;		/* retirement slack; 0 = default */
 	unsigned int top_n;		/* summary.txt top ops; 0 = 10 */
 	unsigned int flags;		/* KPROF_REPORT_* */
+	/* trace.json: cores per device track (0 or 1: one per core); a
+	 * bigger group bounds the file for huge captures */
+	unsigned int trace_group;
 	/*
 	 * fnmatch(3) pattern: ops.csv, counters.csv and the summary keep only
 	 * ops whose OP CODE matches (others are counted as filtered). NULL:
@@ -41,6 +44,7 @@ struct kprof_report_opts {
 /* kprof_report_opts.flags */
 #define KPROF_REPORT_NO_DEVICE_LOG	(1U << 0)	/* skip device_log.csv (one
 							 * row per marker: large) */
+#define KPROF_REPORT_NO_TRACE		(1U << 1)	/* skip trace.json */
 
 struct kprof_report_result {
 	uint64_t ops;

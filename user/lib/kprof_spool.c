@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,9 @@ _Static_assert(sizeof(struct kprof_spool_hdr) % 8 == 0,
 
 #define WBUF_SIZE	(64U << 10)
 #define RBUF_SIZE	(1U << 20)	/* > largest record (64 KiB) */
+/* Regular files are read through a sliding mmap window of this size (no
+ * copy; what stays resident is bounded by it); others through read(). */
+#define MAP_WINDOW	(4U << 20)
 
 struct kprof_spool_writer {
 	int fd;
@@ -210,6 +214,11 @@ struct kprof_spool_reader {
 	struct kprof_rec_iter it;
 	struct kprof_spool_stats st;
 	uint8_t *buf;
+	uint8_t *rbuf;		/* read() buffer, when not mapped */
+	int mapped;		/* regular file: sliding mmap window */
+	uint64_t fsize;		/* file size at open (mapped mode) */
+	void *map;		/* current window */
+	size_t map_len;
 };
 
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -235,11 +244,10 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 					    struct kprof_err *err)
 {
 	struct kprof_spool_reader *r = calloc(1, sizeof(*r));
+	struct stat sb;
 	ssize_t n;
 
-	if (!r || !(r->buf = malloc(RBUF_SIZE)) || !(r->path = strdup(path))) {
-		if (r)
-			free(r->buf);
+	if (!r || !(r->path = strdup(path))) {
 		free(r);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -250,6 +258,14 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 			      strerror(errno));
 		goto fail;
 	}
+	if (!fstat(r->fd, &sb) && S_ISREG(sb.st_mode)) {
+		r->mapped = 1;
+		r->fsize = (uint64_t)sb.st_size;
+	} else if (!(r->rbuf = malloc(RBUF_SIZE))) {
+		kprof_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	r->buf = r->rbuf;
 	n = read_full(r->fd, &r->hdr, sizeof(r->hdr));
 	if (n < 0) {
 		kprof_err_set(err, errno, "reading %s: %s", path, strerror(errno));
@@ -279,8 +295,24 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 		goto fail;
 	}
 	r->data_start = r->hdr.hdr_size;
-	if (kprof_spool_rewind(r, err))
-		goto fail;
+	if (r->mapped) {
+		if (kprof_spool_rewind(r, err))
+			goto fail;
+		return r;
+	}
+	/* a pipe: no seeking; skip a longer header by reading it */
+	for (uint64_t left = r->data_start - sizeof(r->hdr); left; ) {
+		size_t chunk = left < RBUF_SIZE ? (size_t)left : RBUF_SIZE;
+
+		n = read_full(r->fd, r->rbuf, chunk);
+		if (n != (ssize_t)chunk) {
+			kprof_err_set(err, EBADMSG, "%s: header shorter than its size", path);
+			goto fail;
+		}
+		left -= chunk;
+	}
+	r->file_off = r->data_start;
+	kprof_rec_iter_init(&r->it, r->buf, 0, r->file_off);
 	return r;
 fail:
 	kprof_spool_free(r);
@@ -297,11 +329,60 @@ const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spoo
 	return &r->st;
 }
 
+static void unmap(struct kprof_spool_reader *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
+	r->map_len = 0;
+}
+
+/* Maps the window that starts at the next unconsumed byte. */
+static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
+{
+	uint64_t at = r->file_off + r->it.off, base;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t skip;
+
+	r->st.skipped += r->it.skipped;
+	unmap(r);
+	r->file_off = at;
+	base = at & ~(uint64_t)(page - 1);
+	skip = (size_t)(at - base);
+	if (at >= r->fsize) {
+		r->len = 0;
+		r->eof = 1;
+		kprof_rec_iter_init(&r->it, NULL, 0, at);
+		return 0;
+	}
+	r->map_len = r->fsize - base < MAP_WINDOW ? (size_t)(r->fsize - base) : MAP_WINDOW;
+	r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		return kprof_err_set(err, errno, "mapping %s: %s", r->path, strerror(errno));
+	}
+	madvise(r->map, r->map_len, MADV_SEQUENTIAL);
+	r->buf = (uint8_t *)r->map + skip;
+	r->len = r->map_len - skip;
+	r->eof = base + r->map_len >= r->fsize;
+	kprof_rec_iter_init(&r->it, r->buf, r->len, at);
+	return 0;
+}
+
 int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err)
 {
+	if (r->mapped) {
+		unmap(r);
+		r->file_off = r->data_start;
+		r->len = 0;
+		r->eof = 0;
+		memset(&r->st, 0, sizeof(r->st));
+		kprof_rec_iter_init(&r->it, NULL, 0, r->file_off);
+		return 0;
+	}
 	if (lseek(r->fd, (off_t)r->data_start, SEEK_SET) < 0)
-		return kprof_err_set(err, errno, "seek %s: %s", r->path,
-				     strerror(errno));
+		return kprof_err_set(err, errno, "cannot rewind %s (%s): a report reads the spool twice, so it must be a regular file",
+				     r->path, strerror(errno));
 	r->file_off = r->data_start;
 	r->len = 0;
 	r->eof = 0;
@@ -357,7 +438,7 @@ int kprof_spool_next(struct kprof_spool_reader *r,
 			r->it.skipped = 0;
 			return KPROF_REC_END;
 		}
-		if (refill(r, err))
+		if (r->mapped ? remap(r, err) : refill(r, err))
 			return KPROF_REC_BAD;
 	}
 }
@@ -366,9 +447,10 @@ void kprof_spool_free(struct kprof_spool_reader *r)
 {
 	if (!r)
 		return;
+	unmap(r);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->path);
-	free(r->buf);
+	free(r->rbuf);
 	free(r);
 }

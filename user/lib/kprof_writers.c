@@ -226,6 +226,8 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 		return 0;
 	}
 	account(o, row);
+	if (o->trace)
+		kprof_trace_op(o->trace, row);
 	if (f) {
 		if (o->ops == f && o->ops && ftell(f) == 0)
 			ops_header(o);
@@ -323,6 +325,8 @@ int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 	char comm[sizeof(ev->comm) + 1];
 
 	o->host_events++;
+	if (o->trace)
+		kprof_trace_host(o->trace, ev);
 	if (!f)
 		return 0;
 	memcpy(comm, ev->comm, sizeof(ev->comm));

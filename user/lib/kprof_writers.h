@@ -13,6 +13,7 @@
 
 #include "kprof_agg.h"
 #include "kprof_err.h"
+#include "kprof_trace.h"
 
 #define KPROF_OUT_OPS		(1U << 0)
 #define KPROF_OUT_COUNTERS	(1U << 1)
@@ -38,6 +39,7 @@ struct kprof_out {
 	char dir[4096];
 	int err_code;			/* first write error */
 	const char *op_filter;		/* fnmatch pattern or NULL */
+	struct kprof_trace *trace;	/* trace.json, or NULL; set after open */
 	uint64_t ops_filtered;
 	unsigned int nriscs;
 	char risc_names[KPROF_MAX_RISCS][16];

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.json writer (Chrome trace event format).
+ */
+#include "kprof_trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PID_DEVICE	1
+#define PID_HOST	2
+#define MAX_NAMED_TIDS	4096	/* host threads given a name track */
+
+struct kprof_trace {
+	FILE *f;
+	char *path;
+	int first;			/* no event written yet */
+	uint32_t grid_x, group;
+	uint8_t *named;			/* device tracks named so far */
+	uint32_t named_cap;
+	uint32_t tids[MAX_NAMED_TIDS];	/* host threads named so far */
+	uint32_t ntids;
+};
+
+static void put_str(FILE *f, const char *s)
+{
+	putc_unlocked('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			putc_unlocked(c, f);
+	}
+	putc_unlocked('"', f);
+}
+
+static void sep(struct kprof_trace *t)
+{
+	fputs_unlocked(t->first ? "\n" : ",\n", t->f);
+	t->first = 0;
+}
+
+/* Decimal digits without printf: this runs once or more per op and core. */
+static void put_uint(FILE *f, uint64_t v)
+{
+	char b[24];
+	int i = sizeof(b);
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
+}
+
+/* microseconds, as the format wants, with ns resolution: "us.nnn" */
+static void put_ts(FILE *f, const char *key, double ns)
+{
+	int64_t v = (int64_t)llround(ns);
+	uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v;
+
+	fputs_unlocked(",\"", f);
+	fputs_unlocked(key, f);
+	fputs_unlocked(v < 0 ? "\":-" : "\":", f);
+	put_uint(f, a / 1000);
+	putc_unlocked('.', f);
+	putc_unlocked((char)('0' + a % 1000 / 100), f);
+	putc_unlocked((char)('0' + a % 100 / 10), f);
+	putc_unlocked((char)('0' + a % 10), f);
+}
+
+static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
+		 const char *name)
+{
+	sep(t);
+	fprintf(t->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"%s\",\"args\":{\"name\":",
+		pid, tid, what);
+	put_str(t->f, name);
+	fputs("}}", t->f);
+}
+
+struct kprof_trace *kprof_trace_open(const char *path, const char *device_label,
+				     uint32_t grid_x, uint32_t group,
+				     struct kprof_err *err)
+{
+	struct kprof_trace *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->path = strdup(path))) {
+		free(t);
+		kprof_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	t->f = fopen(path, "we");
+	if (!t->f) {
+		kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
+		free(t->path);
+		free(t);
+		return NULL;
+	}
+	setvbuf(t->f, NULL, _IOFBF, 1 << 16);
+	t->first = 1;
+	t->grid_x = grid_x;
+	t->group = group > 1 ? group : 1;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", t->f);
+	meta(t, PID_DEVICE, 0, "process_name", device_label);
+	meta(t, PID_HOST, 0, "process_name", "host");
+	return t;
+}
+
+static void name_track(struct kprof_trace *t, uint32_t track)
+{
+	char name[64];
+
+	if (track >= t->named_cap) {
+		uint32_t n = t->named_cap ? t->named_cap : 64;
+		uint8_t *p;
+
+		while (n <= track)
+			n *= 2;
+		p = realloc(t->named, n);
+		if (!p)
+			return;		/* unnamed track: still valid JSON */
+		memset(p + t->named_cap, 0, n - t->named_cap);
+		t->named = p;
+		t->named_cap = n;
+	}
+	if (t->named[track])
+		return;
+	t->named[track] = 1;
+	if (t->group > 1)
+		snprintf(name, sizeof(name), "cores %u-%u", track * t->group,
+			 track * t->group + t->group - 1);
+	else if (t->grid_x)
+		snprintf(name, sizeof(name), "core %u (%u,%u)", track, track % t->grid_x,
+			 track / t->grid_x);
+	else
+		snprintf(name, sizeof(name), "core %u", track);
+	meta(t, PID_DEVICE, track, "thread_name", name);
+	sep(t);
+	fprintf(t->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
+		PID_DEVICE, track, track);
+}
+
+static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
+		     uint32_t track, double s, double e)
+{
+	char name[KPROF_NAME_LEN + 24];
+
+	name_track(t, track);
+	if (row->op_code[0])
+		snprintf(name, sizeof(name), "%s", row->op_code);
+	else
+		snprintf(name, sizeof(name), "op %" PRIu64, row->seq);
+	sep(t);
+	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":", t->f);
+	put_uint(t->f, track);
+	fputs_unlocked(",\"name\":", t->f);
+	put_str(t->f, name);
+	put_ts(t->f, "ts", s);
+	put_ts(t->f, "dur", e - s);
+	fputs_unlocked(",\"args\":{\"seq\":", t->f);
+	put_uint(t->f, row->seq);
+	fputs_unlocked("}}", t->f);
+}
+
+void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
+{
+	double gs = 0, ge = 0, first = INFINITY;
+	uint32_t gtrack = UINT32_MAX, first_track = 0;
+
+	for (uint32_t i = 0; i < row->ncores; i++) {
+		const struct kprof_core_time *c = &row->cores[i];
+		uint32_t track = c->core / t->group;
+
+		if (c->fw_start_ns < first) {
+			first = c->fw_start_ns;
+			first_track = track;
+		}
+		/* cores come in ascending order: a group is a run of them */
+		if (track != gtrack) {
+			if (gtrack != UINT32_MAX)
+				op_slice(t, row, gtrack, gs, ge);
+			gtrack = track;
+			gs = c->fw_start_ns;
+			ge = c->fw_end_ns;
+			continue;
+		}
+		gs = fmin(gs, c->fw_start_ns);
+		ge = fmax(ge, c->fw_end_ns);
+	}
+	if (gtrack != UINT32_MAX)
+		op_slice(t, row, gtrack, gs, ge);
+	/* flow arrow: launch (host) -> the op's first core (device) */
+	if (row->ncores && row->host_start_ns != KPROF_AGG_NONE) {
+		sep(t);
+		fprintf(t->f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u",
+			row->seq, PID_DEVICE, first_track);
+		put_ts(t->f, "ts", first);
+		fputc('}', t->f);
+	}
+}
+
+void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev)
+{
+	const char *what = ev->role == KPROF_ROLE_LAUNCH ? "launch" :
+			   ev->role == KPROF_ROLE_SYNC ? "sync" : "ioctl";
+	uint32_t i;
+
+	for (i = 0; i < t->ntids && t->tids[i] != ev->tid; i++)
+		;
+	if (i == t->ntids && t->ntids < MAX_NAMED_TIDS) {
+		char name[48], comm[sizeof(ev->comm) + 1];
+
+		memcpy(comm, ev->comm, sizeof(ev->comm));
+		comm[sizeof(ev->comm)] = '\0';
+		t->tids[t->ntids++] = ev->tid;
+		snprintf(name, sizeof(name), "%s (%u/%u)", comm, ev->pid, ev->tid);
+		meta(t, PID_HOST, ev->tid, "thread_name", name);
+	}
+	sep(t);
+	fprintf(t->f, "{\"ph\":\"X\",\"cat\":\"ioctl\",\"pid\":%d,\"tid\":%u,\"name\":\"%s\"",
+		PID_HOST, ev->tid, what);
+	put_ts(t->f, "ts", (double)ev->enter_ns);
+	put_ts(t->f, "dur", (double)(ev->exit_ns - ev->enter_ns));
+	fprintf(t->f, ",\"args\":{\"seq\":%" PRIu64 ",\"ret\":%" PRId64 ",\"cmd\":\"0x%08x\"}}",
+		(uint64_t)ev->seq, (int64_t)ev->ret, ev->cmd);
+	if (ev->role == KPROF_ROLE_LAUNCH && ev->ret >= 0) {
+		sep(t);
+		fprintf(t->f, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u",
+			(uint64_t)ev->seq, PID_HOST, ev->tid);
+		put_ts(t->f, "ts", (double)ev->enter_ns);
+		fputc('}', t->f);
+	}
+}
+
+void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz)
+{
+	sep(t);
+	fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"clock MHz\"", PID_DEVICE);
+	put_ts(t->f, "ts", (double)host_ns);
+	fprintf(t->f, ",\"args\":{\"MHz\":%u}}", mhz);
+}
+
+int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
+{
+	int ret = 0;
+
+	if (!t)
+		return 0;
+	fputs("\n]}\n", t->f);
+	if ((ferror(t->f) | fclose(t->f)))
+		ret = kprof_err_set(err, EIO, "writing %s failed (disk full?)", t->path);
+	free(t->named);
+	free(t->path);
+	free(t);
+	return ret;
+}
