@@ -212,8 +212,22 @@ static bool kprof_sim_out_lost(struct kprof_sim_out *o, u16 core, u8 risc,
 	return true;
 }
 
-/* OP/COUNTERS records, oldest first, whole records only. */
-static void kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
+/* Producer positions of every ring, acquired before the FIFO's. */
+static void kprof_sim_snap_l1(struct kprof_sim_dev *sd)
+{
+	u32 i, nr = kprof_sim_nr_rings(sd);
+
+	for (i = 0; i < nr; i++) {
+		/* Pairs with the producer's release of head. */
+		sd->l1_snap[i] = smp_load_acquire(&sd->l1[i].head);
+	}
+}
+
+/*
+ * OP/COUNTERS records, oldest first, whole records only. Returns whether
+ * everything queued at the start was copied.
+ */
+static bool kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
 				 struct kprof_sim_out *o)
 {
 	/* Pairs with the producer's release: records up to head are written. */
@@ -239,9 +253,11 @@ static void kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
 	/* Copies are done before the producer may reuse the bytes. */
 	smp_store_release(&sd->fifo_tail, tail);
 
-	if (!READ_ONCE(sd->fifo_lost) || tail != head ||
+	if (tail != head)
+		return false;
+	if (!READ_ONCE(sd->fifo_lost) ||
 	    o->len - o->pos < sizeof(struct kprof_rec_lost))
-		return;
+		return true;
 	spin_lock_irqsave(&sd->lost_lock, flags);
 	count = sd->fifo_lost;
 	first = sd->fifo_lost_first;
@@ -251,6 +267,7 @@ static void kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
 	/* Records, not markers: not added to res.lost_markers. */
 	kprof_sim_out_lost(o, KPROF_SIM_LOST_CORE_QUEUE,
 			   KPROF_SIM_LOST_RISC_QUEUE, count, first, last);
+	return true;
 }
 
 /*
@@ -269,8 +286,7 @@ static void kprof_sim_drain_l1(struct kprof_sim_dev *sd,
 	for (i = 0; i < nr && o->len - o->pos >= msz; i++) {
 		u32 ring = (sd->rr + i) % nr;
 		struct kprof_sim_l1 *r = &sd->l1[ring];
-		/* Pairs with the producer's release of head. */
-		u32 tail = r->tail, head = smp_load_acquire(&r->head);
+		u32 tail = r->tail, head = sd->l1_snap[ring];
 		u32 n = min(head - tail, (o->len - o->pos) / msz);
 		u32 off = tail & mask, n1 = min(n, sd->l1_entries - off);
 		struct kprof_rec_marker *mem = kprof_sim_ring_mem(sd, ring);
@@ -370,8 +386,14 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	now = ktime_get_ns();
 	kprof_sim_tref_snapshot(sd, &ref);
 	o.now_cycles = kprof_sim_ns_to_cycles(&ref, now);
-	kprof_sim_drain_fifo(sd, &o);
-	kprof_sim_drain_l1(sd, &o);
+	/*
+	 * Ring heads first, then the FIFO: an op's OP record is queued before
+	 * its markers, so every marker seen here has its OP record in the
+	 * FIFO snapshot, and markers go out only once that is drained.
+	 */
+	kprof_sim_snap_l1(sd);
+	if (kprof_sim_drain_fifo(sd, &o))
+		kprof_sim_drain_l1(sd, &o);
 	o.res.bytes = o.pos;
 
 	/*
@@ -586,6 +608,7 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 	atomic_set(&sd->kick_armed, 0);
 
 	sd->l1 = vzalloc(array_size(nr, sizeof(*sd->l1)));
+	sd->l1_snap = vzalloc(array_size(nr, sizeof(*sd->l1_snap)));
 	sd->l1_mem = vmalloc(array3_size(nr, sd->l1_entries,
 					 sizeof(*sd->l1_mem)));
 	/*
@@ -599,7 +622,7 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 						   KPROF_SIM_FIFO_MIN,
 						   KPROF_SIM_FIFO_MAX));
 	sd->fifo = vmalloc(sd->fifo_size);
-	if (!sd->l1 || !sd->l1_mem || !sd->fifo)
+	if (!sd->l1 || !sd->l1_snap || !sd->l1_mem || !sd->fifo)
 		return -ENOMEM;
 	return 0;
 }
@@ -607,6 +630,7 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 void kprof_sim_l1_free(struct kprof_sim_dev *sd)
 {
 	vfree(sd->l1);
+	vfree(sd->l1_snap);
 	vfree(sd->l1_mem);
 	vfree(sd->fifo);
 }

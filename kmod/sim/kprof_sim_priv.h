@@ -213,6 +213,7 @@ struct kprof_sim_dev {
 	/* L1 rings */
 	struct kprof_sim_l1 *l1;
 	struct kprof_rec_marker *l1_mem;
+	u32 *l1_snap;			/* engine: ring heads for this pass */
 	spinlock_t lost_lock;		/* kprof_sim_l1.lost*, fifo_lost* */
 
 	/* OP/COUNTERS record FIFO, same SPSC scheme as L1 */
