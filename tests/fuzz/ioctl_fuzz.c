@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl fuzzer for /dev/kprofN and /dev/kprof_simN, run inside the test VM
+ * (tests/fuzz/ioctl_fuzz.sh). Several worker processes throw commands at
+ * the devices (mostly the real kprof and kprof_sim commands with random
+ * size/direction bits, some random ones), with sizes, flags, reserved
+ * fields and pointers chosen to hurt: NULL, unmapped, kernel addresses,
+ * non-canonical, misaligned, straddling a PROT_NONE page, and valid
+ * buffers of random or nearly-valid content. At the same time:
+ *   - a capture process starts/pauses/resumes/stops captures, maps and
+ *     unmaps the ring and the counters, reads and polls, launches ops;
+ *   - a holder process forks captures and kill -9s them at random times;
+ *   - a churn process removes and re-adds sim devices through
+ *     /sys/bus/kprof_sim and tries to unload the module, which must fail
+ *     while this program holds a kprof fd (if it ever succeeds, the module
+ *     is loaded again and the run fails).
+ *
+ *   ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]
+ *
+ * The seed is printed first. Each process's random stream derives from it,
+ * so `--seed N --workers 1 --no-chaos` replays one call sequence exactly;
+ * with the chaos processes the interleaving is up to the scheduler.
+ * At the end: calls per command class and per errno, anomalies (a writable
+ * mapping of a read-only region, a successful unload) and the verdict.
+ * Kernel reports are caught by the VM runner's dmesg check.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+#include <linux/kprof_sim.h>
+
+#define MAX_FDS		4
+#define NERRNO		136
+#define MAX_WORKERS	16
+#define SIM_BUS		"/sys/bus/kprof_sim"
+#define CHURN_ID	7	/* extra sim device the churn adds and removes */
+
+/* Counters shared by every process (MAP_SHARED). */
+struct stats {
+	atomic_ulong calls;		/* ioctl calls by the workers */
+	atomic_ulong target;		/* stop when calls reach this */
+	atomic_ulong err[NERRNO];	/* [0] = success */
+	atomic_ulong cls[4];		/* valid, valid mutated, kprof-magic random, random */
+	atomic_ulong captures, mmaps, reads, polls, launches;
+	atomic_ulong kills, dev_del, dev_add, rmmod_tries, rmmod_ok, reloads;
+	atomic_ulong write_maps;	/* anomaly: PROT_WRITE mapping of the ring */
+	atomic_ulong open_fail;
+	atomic_int stop;
+};
+
+static struct stats *S;
+static const char *ko_path = "/kprof/kmod/kprof.ko";
+
+/* ---- random numbers: xorshift64*, one stream per process ---- */
+
+static uint64_t rs;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return rs * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t rn(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return rn(100) < pct;
+}
+
+static void seed_stream(uint64_t seed, unsigned int who)
+{
+	rs = seed * 0x9E3779B97F4A7C15ULL + who * 0xD1B54A32D192ED03ULL + 1;
+	for (int i = 0; i < 8; i++)
+		rnd();
+}
+
+static void count_errno(int ret)
+{
+	int e = ret < 0 ? errno : 0;
+
+	atomic_fetch_add(&S->err[e >= 0 && e < NERRNO ? e : NERRNO - 1], 1);
+}
+
+/* ---- device nodes ---- */
+
+/* A random existing node: kprof capture nodes mostly, sim vendor nodes. */
+static int open_random(bool *is_sim)
+{
+	glob_t g;
+	int fd = -1;
+
+	*is_sim = chance(35);
+	if (glob(*is_sim ? "/dev/kprof_sim[0-9]*" : "/dev/kprof[0-9]*", 0, NULL, &g))
+		return -1;
+	if (g.gl_pathc) {
+		const char *p = g.gl_pathv[rn(g.gl_pathc)];
+
+		fd = open(p, (chance(90) ? O_RDWR : O_RDONLY) |
+			  (chance(30) ? O_NONBLOCK : 0) | O_CLOEXEC);
+		if (fd < 0)
+			atomic_fetch_add(&S->open_fail, 1);
+	}
+	globfree(&g);
+	return fd;
+}
+
+/* The first capture node and its sim vendor node (same id) */
+static int open_pair(int *simfd)
+{
+	glob_t g;
+	int fd = -1;
+
+	*simfd = -1;
+	if (glob("/dev/kprof[0-9]*", 0, NULL, &g))
+		return -1;
+	if (g.gl_pathc)
+		fd = open(g.gl_pathv[rn(g.gl_pathc)], O_RDWR | O_CLOEXEC);
+	globfree(&g);
+	if (!glob("/dev/kprof_sim[0-9]*", 0, NULL, &g)) {
+		if (g.gl_pathc)
+			*simfd = open(g.gl_pathv[rn(g.gl_pathc)], O_RDWR | O_CLOEXEC);
+		globfree(&g);
+	}
+	return fd;
+}
+
+/* ---- pointers ---- */
+
+static uint8_t *arena;		/* 3 RW pages, then a PROT_NONE page */
+static uint8_t *unmapped;	/* a page that was mapped and unmapped */
+static long pg;
+
+static void setup_memory(void)
+{
+	pg = sysconf(_SC_PAGESIZE);
+	arena = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unmapped = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arena == MAP_FAILED || unmapped == MAP_FAILED) {
+		perror("ioctl_fuzz: mmap");
+		exit(1);
+	}
+	mprotect(arena + 3 * pg, pg, PROT_NONE);
+	munmap(unmapped, pg);
+}
+
+static void fill_random(void *p, size_t n)
+{
+	uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)rnd();
+}
+
+/* A plausible version of the struct a command takes, mostly valid. */
+static void fill_valid(unsigned int cmd, uint8_t *b, size_t n)
+{
+	memset(b, 0, n);
+	if (n >= 4)
+		*(uint32_t *)b = (uint32_t)(chance(85) ? n : rn(n * 2 + 8));
+	switch (cmd) {
+	case KPROF_IOC_CAPTURE_START: {
+		struct kprof_capture_params *p = (void *)b;
+
+		if (n < sizeof(*p))
+			break;
+		p->flags = chance(80) ? (chance(50) ? KPROF_CAPTURE_PAUSED : 0) : (uint32_t)rnd();
+		p->ring_size = chance(80) ? (KPROF_RING_SIZE_MIN << rn(5)) : (uint32_t)rnd();
+		p->sync_period_ms = chance(80) ? (uint32_t)rn(200) : (uint32_t)rnd();
+		p->counter_mask = chance(70) ? 0 : rnd();
+		break;
+	}
+	case KPROF_IOC_RING_CONSUME:
+		if (n >= 8)
+			*(uint64_t *)b = chance(50) ? rn(1 << 20) : rnd();
+		break;
+	case KPROF_IOC_CLOCK_SET: {
+		struct kprof_clock_req *r = (void *)b;
+
+		if (n < sizeof(*r))
+			break;
+		r->op = chance(85) ? 1 + (uint32_t)rn(4) : (uint32_t)rnd();
+		r->mhz = chance(70) ? 200 + (uint32_t)rn(1800) : (uint32_t)rnd();
+		break;
+	}
+	case KPROF_SIM_IOC_LAUNCH: {
+		struct kprof_sim_launch *l = (void *)b;
+
+		if (n < sizeof(*l))
+			break;
+		l->flags = chance(90) ? 0 : (uint32_t)rnd();
+		fill_random(l->name, sizeof(l->name));
+		if (chance(90))
+			l->name[rn(sizeof(l->name))] = '\0';
+		l->first_core = chance(80) ? (uint32_t)rn(8) : (uint32_t)rnd();
+		l->num_cores = chance(80) ? (uint32_t)rn(8) : (uint32_t)rnd();
+		l->flops = chance(80) ? rn(1 << 16) : rnd();
+		l->bytes = chance(80) ? rn(1 << 16) : rnd();
+		l->num_zones = chance(80) ? (uint32_t)rn(10) : (uint32_t)rnd();
+		break;
+	}
+	case KPROF_SIM_IOC_SYNC: {
+		struct kprof_sim_sync *s = (void *)b;
+
+		if (n < sizeof(*s))
+			break;
+		s->flags = chance(80) ? (uint32_t)rn(2) : (uint32_t)rnd();
+		s->seq = chance(70) ? rn(64) : rnd();
+		/* 0 = wait forever: the interval timer's SIGALRM must get us out */
+		s->timeout_ns = chance(90) ? rn(5000000) : (chance(50) ? 0 : rnd());
+		break;
+	}
+	}
+	/* a reserved field or any other byte set where it must not be */
+	if (n > 8 && chance(15))
+		b[4 + rn(n - 4)] = (uint8_t)(rnd() | 1);
+}
+
+static const unsigned int valid_cmds[] = {
+	KPROF_IOC_INFO, KPROF_IOC_COUNTERS, KPROF_IOC_CAPTURE_START,
+	KPROF_IOC_CAPTURE_STOP, KPROF_IOC_CAPTURE_PAUSE, KPROF_IOC_CAPTURE_RESUME,
+	KPROF_IOC_RING_CONSUME, KPROF_IOC_CLOCK_GET, KPROF_IOC_CLOCK_SET,
+	KPROF_IOC_SYNC_SAMPLE, KPROF_SIM_IOC_LAUNCH, KPROF_SIM_IOC_SYNC,
+};
+#define NVALID (sizeof(valid_cmds) / sizeof(valid_cmds[0]))
+#define NSIM 2	/* the last two are the sim vendor node's */
+
+/* A real command, mostly one the node understands. */
+static unsigned int pick_valid(bool is_sim)
+{
+	if (chance(10))
+		return valid_cmds[rn(NVALID)];
+	return is_sim ? valid_cmds[NVALID - NSIM + rn(NSIM)] : valid_cmds[rn(NVALID - NSIM)];
+}
+
+/*
+ * Generic VFS ioctls act on the file system a node lives on, not on our
+ * driver: FIFREEZE would freeze devtmpfs under everyone. Leave type 'X'
+ * alone.
+ */
+static bool vfs_dangerous(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == 'X';
+}
+
+static unsigned int pick_cmd(bool is_sim)
+{
+	unsigned int c;
+	int k = (int)rn(100);
+
+	if (k < 70) {
+		c = pick_valid(is_sim);
+		atomic_fetch_add(&S->cls[0], 1);
+		return c;
+	}
+	if (k < 85) {
+		/* a real command with its size or direction bits changed */
+		c = pick_valid(is_sim);
+		if (chance(50))
+			c = (c & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+			    (((unsigned int)rn(_IOC_SIZEMASK + 1)) << _IOC_SIZESHIFT);
+		else
+			c = (c & ~(_IOC_DIRMASK << _IOC_DIRSHIFT)) |
+			    (((unsigned int)rn(4)) << _IOC_DIRSHIFT);
+		atomic_fetch_add(&S->cls[1], 1);
+		return c;
+	}
+	if (k < 95) {
+		c = _IOC((unsigned int)rn(4), chance(50) ? KPROF_IOC_MAGIC : KPROF_SIM_IOC_MAGIC,
+			 (unsigned int)rn(0x40), (unsigned int)rn(512));
+		atomic_fetch_add(&S->cls[2], 1);
+		return c;
+	}
+	do
+		c = (uint32_t)rnd();
+	while (vfs_dangerous(c));
+	atomic_fetch_add(&S->cls[3], 1);
+	return c;
+}
+
+static unsigned long pick_arg(unsigned int cmd)
+{
+	size_t n = _IOC_SIZE(cmd);
+	uint8_t *b;
+
+	switch (rn(12)) {
+	case 0:
+		return 0;
+	case 1:
+		return (unsigned long)unmapped + rn(pg);
+	case 2:
+		return 0xffffffff81000000UL + rn(1 << 20);
+	case 3:
+		return 0xffff888000000000UL + (rnd() & 0xffffff8UL);
+	case 4:
+		return 0x8000000000000000UL ^ (rnd() & 0xfffffffUL);	/* non-canonical */
+	case 5:
+		/* straddles the PROT_NONE page: the tail is unreadable */
+		return (unsigned long)(arena + 3 * pg - 1 - rn(n ? n : 64));
+	case 6:
+		return rnd();
+	default:
+		break;
+	}
+	if (n == 0 || n > (size_t)(2 * pg))
+		n = (size_t)rn(2 * pg - 64) + 8;
+	/* valid memory, maybe misaligned, before the guard page */
+	b = arena + 3 * pg - n - (chance(70) ? 0 : 8 + rn(64));
+	if (chance(20))
+		b -= 1 + rn(7);
+	if (chance(70))
+		fill_valid(cmd, b, n);
+	else
+		fill_random(b, n);
+	return (unsigned long)b;
+}
+
+static void sig_nop(int sig)
+{
+	(void)sig;
+}
+
+/* Blocking calls (SYNC without timeout, poll) must end on a signal. */
+static void arm_interval_timer(long usec)
+{
+	struct sigaction sa = { .sa_handler = sig_nop };	/* no SA_RESTART */
+	struct itimerval it = {
+		.it_interval = { 0, usec }, .it_value = { 0, usec },
+	};
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* ---- the workers ---- */
+
+static void worker(unsigned int id, uint64_t seed)
+{
+	int fds[MAX_FDS];
+	bool sim[MAX_FDS];
+
+	seed_stream(seed, 100 + id);
+	setup_memory();
+	arm_interval_timer(20000 + (long)rn(30000));
+	for (int i = 0; i < MAX_FDS; i++)
+		fds[i] = open_random(&sim[i]);
+
+	while (!atomic_load(&S->stop)) {
+		int slot = (int)rn(MAX_FDS);
+		unsigned int cmd;
+		unsigned long arg;
+		int ret;
+
+		if (fds[slot] < 0 || chance(1)) {
+			if (fds[slot] >= 0)
+				close(fds[slot]);
+			fds[slot] = open_random(&sim[slot]);
+			if (fds[slot] < 0) {
+				usleep(1000);
+				continue;
+			}
+		}
+		cmd = pick_cmd(sim[slot]);
+		arg = pick_arg(cmd);
+		ret = ioctl(fds[slot], cmd, arg);
+		count_errno(ret);
+		/* started a capture by chance: stop it now and then so that
+		 * others get a turn */
+		if (ret == 0 && cmd == KPROF_IOC_CAPTURE_START && chance(50))
+			ioctl(fds[slot], KPROF_IOC_CAPTURE_STOP, 0);
+		if (atomic_fetch_add(&S->calls, 1) + 1 >= atomic_load(&S->target))
+			atomic_store(&S->stop, 1);
+	}
+	_exit(0);
+}
+
+/* ---- the chaos processes ---- */
+
+/* Map the ring / counters with random geometry; refuse write access. */
+static void try_mmaps(int fd)
+{
+	size_t len;
+	off_t off = chance(70) ? (off_t)KPROF_MMAP_RING : (off_t)KPROF_MMAP_COUNTERS;
+	int prot = PROT_READ;
+	void *m;
+
+	if (chance(10))
+		off += (off_t)(rn(4) * (uint64_t)pg);
+	len = chance(70) ? (size_t)pg * (1 + rn(64)) : (size_t)rn(1 << 22) + 1;
+	if (chance(10))
+		prot |= PROT_WRITE;
+	m = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+	atomic_fetch_add(&S->mmaps, 1);
+	if (m == MAP_FAILED)
+		return;
+	if (prot & PROT_WRITE) {
+		atomic_fetch_add(&S->write_maps, 1);
+		fprintf(stderr, "ioctl_fuzz: ANOMALY: writable mapping at off 0x%llx len %zu\n",
+			(unsigned long long)off, len);
+	}
+	if (mprotect(m, len, PROT_READ | PROT_WRITE) == 0) {
+		atomic_fetch_add(&S->write_maps, 1);
+		fprintf(stderr, "ioctl_fuzz: ANOMALY: mprotect made the ring writable\n");
+	}
+	/* touch it: a page the kernel maps must be readable */
+	for (size_t i = 0; i < len && i < (size_t)pg * 64; i += (size_t)pg)
+		(void)*(volatile uint8_t *)((uint8_t *)m + i);
+	if (chance(50))
+		munmap(m, len);
+	else
+		munmap((uint8_t *)m + pg * (long)rn(len / (size_t)pg), (size_t)pg);	/* partial */
+	if (chance(50))
+		munmap(m, len);
+}
+
+static void capture_cycle(int fd, int simfd)
+{
+	struct kprof_capture_params p = {
+		.size = sizeof(p),
+		.flags = chance(30) ? KPROF_CAPTURE_PAUSED : 0,
+		.ring_size = KPROF_RING_SIZE_MIN << rn(4),
+		.sync_period_ms = 1 + (uint32_t)rn(50),
+	};
+	static uint8_t buf[1 << 16];
+	int steps = 1 + (int)rn(20);
+
+	if (ioctl(fd, KPROF_IOC_CAPTURE_START, &p) == 0)
+		atomic_fetch_add(&S->captures, 1);
+	for (int i = 0; i < steps && !atomic_load(&S->stop); i++) {
+		switch (rn(8)) {
+		case 0:
+			try_mmaps(fd);
+			break;
+		case 1: {
+			ssize_t n = read(fd, chance(90) ? buf : (void *)unmapped,
+					 (size_t)rn(sizeof(buf)));
+
+			(void)n;
+			atomic_fetch_add(&S->reads, 1);
+			break;
+		}
+		case 2: {
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+			poll(&pf, 1, (int)rn(20));
+			atomic_fetch_add(&S->polls, 1);
+			break;
+		}
+		case 3:
+			ioctl(fd, chance(50) ? KPROF_IOC_CAPTURE_PAUSE : KPROF_IOC_CAPTURE_RESUME, 0);
+			break;
+		case 4:
+		case 5:
+			if (simfd >= 0) {
+				struct kprof_sim_launch l = {
+					.size = sizeof(l), .num_cores = (uint32_t)rn(4),
+					.flops = rn(4096), .bytes = rn(4096),
+					.num_zones = (uint32_t)rn(3),
+				};
+
+				snprintf(l.name, sizeof(l.name), "fuzz_op%u", (unsigned int)rn(8));
+				ioctl(simfd, KPROF_SIM_IOC_LAUNCH, &l);
+				atomic_fetch_add(&S->launches, 1);
+			}
+			break;
+		case 6: {
+			uint64_t pos = rn(1 << 20);
+
+			ioctl(fd, KPROF_IOC_RING_CONSUME, &pos);
+			break;
+		}
+		default:
+			usleep((useconds_t)rn(2000));
+		}
+	}
+	if (chance(80))
+		ioctl(fd, KPROF_IOC_CAPTURE_STOP, 0);
+}
+
+static void capture_proc(uint64_t seed)
+{
+	seed_stream(seed, 1);
+	setup_memory();
+	arm_interval_timer(100000);
+	while (!atomic_load(&S->stop)) {
+		int simfd, fd = open_pair(&simfd);
+
+		if (fd >= 0) {
+			capture_cycle(fd, simfd);
+			close(fd);
+		} else {
+			usleep(5000);
+		}
+		if (simfd >= 0)
+			close(simfd);
+	}
+	_exit(0);
+}
+
+/* Forks capture holders and kill -9s them at a random moment. */
+static void holder_proc(uint64_t seed)
+{
+	seed_stream(seed, 2);
+	while (!atomic_load(&S->stop)) {
+		uint64_t hseed = rnd();
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			seed_stream(hseed, 3);
+			setup_memory();
+			for (;;) {
+				int simfd, fd = open_pair(&simfd);
+
+				if (fd >= 0)
+					capture_cycle(fd, simfd);
+				else
+					usleep(2000);
+				/* leave the fds open: the kill closes them */
+			}
+		}
+		usleep((useconds_t)rn(60000));
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			atomic_fetch_add(&S->kills, 1);
+		}
+	}
+	_exit(0);
+}
+
+static int write_sysfs(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static void reload_module(void)
+{
+	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || syscall(SYS_finit_module, fd, "sim_devices=1", 0))
+		fprintf(stderr, "ioctl_fuzz: cannot reload %s: %s\n", ko_path, strerror(errno));
+	else
+		atomic_fetch_add(&S->reloads, 1);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Device removal/creation and unload attempts. */
+static void churn_proc(uint64_t seed)
+{
+	char buf[64];
+
+	seed_stream(seed, 4);
+	while (!atomic_load(&S->stop)) {
+		unsigned int id = chance(70) ? CHURN_ID : 0;
+
+		usleep((useconds_t)(20000 + rn(200000)));
+		snprintf(buf, sizeof(buf), "%u", id);
+		if (write_sysfs(SIM_BUS "/del_device", buf) == 0)
+			atomic_fetch_add(&S->dev_del, 1);
+		usleep((useconds_t)rn(50000));
+		snprintf(buf, sizeof(buf), "%u %u", id, 1 + (unsigned int)rn(8));
+		if (write_sysfs(SIM_BUS "/new_device", buf) == 0)
+			atomic_fetch_add(&S->dev_add, 1);
+		if (chance(30)) {
+			atomic_fetch_add(&S->rmmod_tries, 1);
+			if (syscall(SYS_delete_module, "kprof", O_NONBLOCK) == 0) {
+				/* the parent holds a kprof fd: this must not happen */
+				atomic_fetch_add(&S->rmmod_ok, 1);
+				fprintf(stderr, "ioctl_fuzz: ANOMALY: rmmod kprof succeeded with fds open\n");
+				reload_module();
+			}
+		}
+	}
+	/* leave the devices as we found them: sim0 present, no extra one */
+	write_sysfs(SIM_BUS "/new_device", "0");
+	snprintf(buf, sizeof(buf), "%u", CHURN_ID);
+	write_sysfs(SIM_BUS "/del_device", buf);
+	_exit(0);
+}
+
+/* ---- main ---- */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = 0, calls = 1000000;
+	unsigned int workers = 3;
+	bool chaos = true, have_seed = false;
+	pid_t pids[MAX_WORKERS + 3];
+	int npids = 0, keeper, fails = 0;
+	struct timespec t0, t1;
+	double secs;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			seed = strtoull(argv[++i], NULL, 0);
+			have_seed = true;
+		} else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
+			calls = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--workers") && i + 1 < argc) {
+			workers = (unsigned int)strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--no-chaos")) {
+			chaos = false;
+		} else if (!strcmp(argv[i], "--ko") && i + 1 < argc) {
+			ko_path = argv[++i];
+		} else {
+			usage();
+		}
+	}
+	if (!workers || workers > MAX_WORKERS || !calls)
+		usage();
+	if (!have_seed) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
+	}
+	printf("ioctl_fuzz: seed %" PRIu64 " (replay: --seed %" PRIu64 "), %" PRIu64
+	       " calls, %u workers, chaos %s\n", seed, seed, calls, workers, chaos ? "on" : "off");
+	fflush(stdout);
+
+	S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (S == MAP_FAILED) {
+		perror("ioctl_fuzz: mmap");
+		return 1;
+	}
+	memset(S, 0, sizeof(*S));
+	atomic_store(&S->target, calls);
+
+	/* Held for the whole run: the module must stay loaded. */
+	keeper = open("/dev/kprof0", O_RDONLY | O_CLOEXEC);
+	if (keeper < 0) {
+		fprintf(stderr, "ioctl_fuzz: cannot open /dev/kprof0: %s (is kprof.ko loaded?)\n",
+			strerror(errno));
+		return 1;
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned int i = 0; i < workers + (chaos ? 3 : 0); i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("ioctl_fuzz: fork");
+			atomic_store(&S->stop, 1);
+			break;
+		}
+		if (pid == 0) {
+			if (i < workers)
+				worker(i, seed);
+			else if (i == workers)
+				capture_proc(seed);
+			else if (i == workers + 1)
+				holder_proc(seed);
+			else
+				churn_proc(seed);
+		}
+		pids[npids++] = pid;
+	}
+
+	/* progress now and then (also keeps the VM runner's hang check quiet) */
+	for (unsigned long next = 100000; !atomic_load(&S->stop); ) {
+		usleep(200000);
+		if (atomic_load(&S->calls) >= next) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			printf("ioctl_fuzz: %lu calls, %.0f s\n", atomic_load(&S->calls),
+			       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+			fflush(stdout);
+			next += 100000;
+		}
+	}
+	for (int i = 0; i < npids; i++) {
+		int st;
+
+		if (waitpid(pids[i], &st, 0) == pids[i] &&
+		    (!WIFEXITED(st) || WEXITSTATUS(st))) {
+			fprintf(stderr, "ioctl_fuzz: child %d ended abnormally (status 0x%x)\n",
+				pids[i], st);
+			fails++;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	close(keeper);
+
+	printf("ioctl_fuzz: %lu ioctl calls in %.1f s (%.0f/s), seed %" PRIu64 "\n",
+	       atomic_load(&S->calls), secs, atomic_load(&S->calls) / secs, seed);
+	printf("  commands: %lu valid, %lu valid with size/dir changed, %lu random kprof/sim nr, %lu random\n",
+	       atomic_load(&S->cls[0]), atomic_load(&S->cls[1]), atomic_load(&S->cls[2]),
+	       atomic_load(&S->cls[3]));
+	printf("  results:");
+	for (int e = 0; e < NERRNO; e++) {
+		unsigned long n = atomic_load(&S->err[e]);
+
+		if (n)
+			printf(" %s=%lu", e ? strerrorname_np(e) ? strerrorname_np(e) : "E?" : "ok", n);
+	}
+	printf("\n  chaos: %lu captures, %lu mmaps, %lu reads, %lu polls, %lu launches, "
+	       "%lu kill -9, %lu del_device, %lu new_device, %lu unload attempts\n",
+	       atomic_load(&S->captures), atomic_load(&S->mmaps), atomic_load(&S->reads),
+	       atomic_load(&S->polls), atomic_load(&S->launches), atomic_load(&S->kills),
+	       atomic_load(&S->dev_del), atomic_load(&S->dev_add), atomic_load(&S->rmmod_tries));
+	printf("  anomalies: %lu writable mappings, %lu unloads with fds open (%lu reloads)\n",
+	       atomic_load(&S->write_maps), atomic_load(&S->rmmod_ok), atomic_load(&S->reloads));
+	fails += (int)(atomic_load(&S->write_maps) + atomic_load(&S->rmmod_ok));
+	if (atomic_load(&S->calls) < calls)
+		fails++;
+	printf("ioctl_fuzz: %s\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
+}
