@@ -86,6 +86,24 @@ int main(void)
 	KT_EQ_U64(expect, seq);
 	kprof_spool_free(r);
 
+	/* a file system that cannot mmap: falls back to read(), same records,
+	 * and still rewinds */
+	setenv("KPROF_SPOOL_NO_MMAP", "1", 1);
+	r = kprof_spool_open(path, &err);
+	for (int pass = 0; r && pass < 2; pass++) {
+		expect = 0;
+		while ((ret = kprof_spool_next(r, &rec, &err)) == KPROF_REC_OK) {
+			if (((const struct kprof_rec_marker *)rec)->op_seq != expect)
+				break;
+			expect++;
+		}
+		KT_CHECK(ret == KPROF_REC_END, "no-mmap pass %d: %d %s", pass, ret, err.msg);
+		KT_EQ_U64(expect, seq);
+		KT_CHECK(kprof_spool_rewind(r, &err) == 0, "no-mmap rewind: %s", err.msg);
+	}
+	kprof_spool_free(r);
+	unsetenv("KPROF_SPOOL_NO_MMAP");
+
 	/* not a regular file (a FIFO): the read() path, same records */
 	{
 		char fifo[300];

@@ -337,6 +337,8 @@ static void unmap(struct kprof_spool_reader *r)
 	r->map_len = 0;
 }
 
+static int refill(struct kprof_spool_reader *r, struct kprof_err *err);
+
 /* Maps the window that starts at the next unconsumed byte. */
 static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 {
@@ -356,10 +358,26 @@ static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 		return 0;
 	}
 	r->map_len = r->fsize - base < MAP_WINDOW ? (size_t)(r->fsize - base) : MAP_WINDOW;
-	r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
+	/* KPROF_SPOOL_NO_MMAP=1 takes the fallback below (tests, debugging) */
+	r->map = getenv("KPROF_SPOOL_NO_MMAP") ? MAP_FAILED :
+		 mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (r->map == MAP_FAILED) {
+		/* some file systems (9p, FUSE without caching) cannot map:
+		 * go on with read() from here */
 		r->map = NULL;
-		return kprof_err_set(err, errno, "mapping %s: %s", r->path, strerror(errno));
+		r->map_len = 0;
+		r->rbuf = malloc(RBUF_SIZE);
+		if (!r->rbuf)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		if (lseek(r->fd, (off_t)at, SEEK_SET) < 0)
+			return kprof_err_set(err, errno, "seek %s: %s", r->path,
+					     strerror(errno));
+		r->mapped = 0;
+		r->buf = r->rbuf;
+		r->len = 0;
+		r->eof = 0;
+		kprof_rec_iter_init(&r->it, r->buf, 0, at);
+		return refill(r, err);
 	}
 	madvise(r->map, r->map_len, MADV_SEQUENTIAL);
 	r->buf = (uint8_t *)r->map + skip;
