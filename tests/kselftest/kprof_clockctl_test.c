@@ -280,10 +280,17 @@ static void kill_loop(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(ctl) *self, uint32_t orig_flags,
 		      uint32_t orig_mhz)
 {
-	unsigned int killed_before = 0, killed_after = 0, i;
+	unsigned int killed = 0, finished = 0, took = 0, i;
 	struct kprof_clock_state s;
+	uint64_t t0, run_us;
 	char mhz[16];
 
+	/* How long one whole run takes here, so the kills spread over it. */
+	t0 = kt_now_ns();
+	ASSERT_EQ(0, CTL(&self->out, "lock-clock", "--device", "0", "--mhz", "1200"));
+	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
+	run_us = (kt_now_ns() - t0) / 1000;
+	ASSERT_EQ(0, kt_clock_set(self->fd, KPROF_CLOCK_OP_RESET, 0));
 	srand(getpid());
 	for (i = 0; i < 40; i++) {
 		unsigned int f = 805 + 5 * (rand() % 79);	/* 805..1195 */
@@ -302,14 +309,14 @@ static void kill_loop(struct __test_metadata *_metadata,
 			       "0", "--mhz", mhz, (char *)NULL);
 			_exit(126);
 		}
-		/* 0-60 ms: kprofctl's whole run takes tens of ms under TCG. */
-		usleep(rand() % 60000);
+		/* anywhere from exec to a little after a whole run's time */
+		usleep(rand() % (run_us * 5 / 4 + 1));
 		kill(pid, SIGKILL);
 		ASSERT_EQ(pid, waitpid(pid, &st, 0));
 		if (WIFSIGNALED(st))
-			killed_before++;
+			killed++;
 		else
-			killed_after++;
+			finished++;
 
 		ASSERT_EQ(0, kt_clock_get(self->fd, &s));
 		if (!(s.flags & KPROF_CLOCK_SAVED)) {
@@ -321,13 +328,14 @@ static void kill_loop(struct __test_metadata *_metadata,
 		}
 		ASSERT_EQ(KPROF_CLOCK_LOCKED | KPROF_CLOCK_SAVED, s.flags);
 		ASSERT_EQ(s.mhz, s.locked_mhz);
+		took += s.mhz == f;
 		ASSERT_TRUE(s.mhz >= 805 && s.mhz <= 1195 && s.mhz % 5 == 0);
 		ASSERT_EQ(orig_flags, s.saved_flags);
 		if (orig_flags & KPROF_CLOCK_LOCKED)
 			ASSERT_EQ(orig_mhz, s.saved_mhz);
 	}
-	TH_LOG("%u kprofctl runs killed, %u had finished", killed_before,
-	       killed_after);
+	TH_LOG("one run %llu us; %u runs killed, %u finished; lock in place after %u",
+	       (unsigned long long)run_us, killed, finished, took);
 	ASSERT_EQ(0, CTL(&self->out, "info", "--device", "0"));
 	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
 	ASSERT_EQ(0, CTL(&self->out, "reset-clock", "--device", "0"));
