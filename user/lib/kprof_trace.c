@@ -65,7 +65,7 @@ static void put_uint(FILE *f, uint64_t v)
 static void put_ts(FILE *f, const char *key, double ns)
 {
 	int64_t v = (int64_t)llround(ns);
-	uint64_t a = v < 0 ? (uint64_t)-v : (uint64_t)v;
+	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;	/* INT64_MIN too */
 
 	fputs_unlocked(",\"", f);
 	fputs_unlocked(key, f);
