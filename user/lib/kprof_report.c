@@ -412,9 +412,29 @@ static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 		fprintf(f, "  (%" PRIu64 " ops of further op codes not listed)\n", o->other_codes);
 }
 
-static int write_summary(const char *outdir, struct capture *c, struct kprof_out *o,
-			 const struct kprof_agg_stats *as, struct kprof_err *err)
+/*
+ * Records the kernel dropped because the capture ring was full: only the
+ * capture knows (ring control page), so it is read from the config kprofctl
+ * saved ("ring": {"lost_records": N}). Returns -1 when the config has none.
+ */
+static int64_t config_ring_lost(const char *config)
 {
+	json_object *o, *ring, *v;
+	int64_t n = -1;
+
+	o = config ? json_tokener_parse(config) : NULL;
+	if (o && json_object_object_get_ex(o, "ring", &ring) &&
+	    json_object_object_get_ex(ring, "lost_records", &v))
+		n = json_object_get_int64(v);
+	json_object_put(o);
+	return n;
+}
+
+static int write_summary(const char *outdir, struct capture *c, struct kprof_out *o,
+			 const struct kprof_agg_stats *as, const char *config,
+			 struct kprof_err *err)
+{
+	int64_t klost = config_ring_lost(config);
 	const struct kprof_device_info *d = &c->dev_hdr.device;
 	const struct kprof_spool_stats *ds = kprof_spool_reader_stats(c->dev);
 	char path[PATH_MAX];
@@ -435,6 +455,9 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	fprintf(f, "  markers lost (LOST records): %" PRIu64 " in %" PRIu64 " records%s\n",
 		as->lost_markers, as->lost_records,
 		as->lost_markers ? "  <-- data is incomplete; see MARKERS LOST in ops.csv" : "");
+	if (klost >= 0)
+		fprintf(f, "  kernel records dropped (capture ring full): %" PRId64 "%s\n", klost,
+			klost ? "  <-- sync/clock/state records missing; use a larger --ring-size" : "");
 	fprintf(f, "  corrupt records skipped: %" PRIu64 "\n", as->corrupt_records);
 	fprintf(f, "  invalid markers skipped: %" PRIu64 "\n", as->bad_markers);
 	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64 " host events, %" PRIu64 " lost markers\n",
@@ -859,7 +882,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	ret = kprof_out_close(&out, err);
 	if (ret)
 		goto out;
-	ret = write_summary(outdir, c, &out, kprof_agg_stats(agg), err);
+	ret = write_summary(outdir, c, &out, kprof_agg_stats(agg), config, err);
 	if (ret)
 		goto out;
 	ret = capture_params(outdir, c, config, opts, kprof_agg_stats(agg), &out, err);
