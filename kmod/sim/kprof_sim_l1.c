@@ -346,11 +346,13 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 {
 	struct kprof_sim_tref ref;
 	struct kprof_sim_out o;
+	struct kprof_device *kd;
 	unsigned long flags;
 	bool deliver = true;
 	u64 submitted, now;
 
 	spin_lock_irqsave(&sd->dma_lock, flags);
+	kd = sd->dma_kd;
 	if (!sd->dma_have || sd->dma_done) {
 		bool pending = sd->dma_have && final;
 
@@ -363,7 +365,7 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 		spin_unlock_irqrestore(&sd->dma_lock, flags);
 		if (pending) {
 			atomic64_inc(&sd->stats.dma_completions);
-			kprof_dma_complete(sd->kd, &o.res);
+			kprof_dma_complete(kd, &o.res);
 		}
 		return pending;
 	}
@@ -430,7 +432,7 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	atomic64_add(o.res.bytes, &sd->stats.dma_bytes);
 	if (deliver) {
 		atomic64_inc(&sd->stats.dma_completions);
-		kprof_dma_complete(sd->kd, &o.res);
+		kprof_dma_complete(kd, &o.res);
 	} else {
 		atomic64_inc(&sd->stats.dma_irqs_dropped);
 	}
@@ -554,6 +556,7 @@ int kprof_sim_dma_submit(struct kprof_device *kd,
 		return -EBUSY;
 	}
 	sd->dma_desc = *desc;
+	sd->dma_kd = kd;
 	sd->dma_submit_ns = ktime_get_ns();
 	/* A flush request was for the previous descriptor. */
 	WRITE_ONCE(sd->dma_flush_req, false);

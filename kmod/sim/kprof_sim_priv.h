@@ -225,10 +225,16 @@ struct kprof_sim_dev {
 
 	/* DMA engine */
 	struct mutex engine_mutex;
-	spinlock_t dma_lock;		/* dma_have, dma_done, dma_desc, dma_res */
+	spinlock_t dma_lock;		/* dma_have, dma_done, dma_desc, dma_kd, dma_res */
 	bool dma_have;			/* a descriptor is owned by the engine */
 	bool dma_done;			/* filled, completion not delivered */
 	struct kprof_dma_desc dma_desc;
+	/*
+	 * The core's device that submitted dma_desc: completions go there.
+	 * Not sd->kd, which is set only after kprof_device_register()
+	 * returns, while the node is already open to a capture.
+	 */
+	struct kprof_device *dma_kd;
 	struct kprof_dma_result dma_res;
 	struct work_struct engine_work;
 	u64 dma_submit_ns;
