@@ -22,7 +22,7 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 .NOTPARALLEL:
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
-	check-vm check-debug demo bench install clean help
+	check-vm check-debug check-fuzz demo bench install clean help
 
 all: kmod bpf user examples
 
@@ -59,6 +59,11 @@ check-style:
 check-vm: kmod user examples kselftest
 	./tests/vm/run --suite
 
+# libFuzzer targets of the collector's parsers, FUZZ_SECONDS (20) each,
+# plus the regression inputs (tests/fuzz/Makefile, docs/testing.md).
+check-fuzz:
+	$(MAKE) --no-print-directory -C tests/fuzz check
+
 # The VM suite on the debug kernel (KASAN, lockdep, kmemleak, UBSAN...),
 # built once into $(KPROF_CACHE)/debug-kernel/ (tests/vm/debug-kernel/).
 check-debug: user examples kselftest
@@ -86,6 +91,7 @@ help:
 	@echo "make           build kmod/kprof.ko, the BPF objects and kprofctl"
 	@echo "make check     host unit tests, checkpatch + sparse, VM test suite"
 	@echo "make check-unit / check-style / check-vm   one lane of make check"
+	@echo "make check-fuzz  short libFuzzer run of every collector parser (~3 min)"
 	@echo "make check-debug  VM suite on the debug kernel (KASAN, lockdep, kmemleak)"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
