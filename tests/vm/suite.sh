@@ -5,14 +5,20 @@
 # the "# Totals:" lines; the kprof-suite start/end lines let it count a
 # binary that died before printing its totals as a failure.
 dir="$BUILD/tests/kselftest"
+# End-to-end scripts (tests/vm/e2e_*.sh) run after the binaries; each ends
+# with a kselftest-style "# Totals:" line.
+vm=$(cd "$(dirname "$0")" && pwd)
 if [ $# -gt 0 ]; then
 	# Only the binaries named on the command line (tests/vm/run --suite NAME...).
 	for name; do
 		shift
-		set -- "$@" "$dir/$name"
+		case $name in
+		e2e_*.sh) set -- "$@" "$vm/$name" ;;
+		*) set -- "$@" "$dir/$name" ;;
+		esac
 	done
 else
-	for t in "$dir"/*; do
+	for t in "$dir"/* "$vm"/e2e_*.sh; do
 		[ -f "$t" ] && [ -x "$t" ] && set -- "$@" "$t"
 	done
 fi
