@@ -1118,8 +1118,9 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	ret = kprof_tt_parse_file(csv, tt_pass2, t, &info, err);
 	if (!ret)
 		ret = kprof_agg_finish(t->agg, err);
-	if (!ret)
-		ret = kprof_trace_close(out.trace, err);
+	if (ret)
+		goto out;	/* the trace is closed (and freed) at out: */
+	ret = kprof_trace_close(out.trace, err);
 	out.trace = NULL;
 	if (ret)
 		goto out;
