@@ -63,4 +63,4 @@ echo "$u $l" | awk -v runs="$runs" '{
 	if ($2 != runs || $9 != runs) { print "clock_repeat: expected", runs, "matmul rows per mode"; exit 1 }
 	if ($12 + 0 == 0) { print "locked CV is 0 (ratio unbounded)"; exit 0 }
 	r = $5 / $12
-	printf "CV unlocked / CV locked = %.1f (target >= 5: %s)\n", r, r >= 5 ? "met" : "NOT met" }'
+	printf "CV unlocked / CV locked = %.1f (target >= 5: %s)\n", r, (r >= 5 ? "met" : "NOT met") }'
