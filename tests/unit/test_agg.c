@@ -269,6 +269,11 @@ int main(void)
 		KT_EQ_U64(rows[0].clock_mhz, 1000);
 		KT_EQ_U64(rows[1].seq, 0x100000001ULL);
 		KT_EQ_U64(kprof_agg_stats(a)->bad_markers, 1);
+		/* an OP record 2^40 ahead is corrupt: skipped, and later
+		 * 32-bit marker seqs still widen against the real ones */
+		op.op_seq = 1ULL << 40;
+		KT_CHECK(!kprof_agg_device_rec(a, &op.hdr, &err), "far op rec");
+		KT_EQ_U64(kprof_agg_stats(a)->bad_seqs, 1);
 		KT_EQ_U64(kprof_agg_stats(a)->corrupt_records, 1);
 	}
 	kprof_agg_free(a);

@@ -454,6 +454,48 @@ int main(void)
 		free(x);
 	}
 
+	/* garbage: random bytes flipped in the device spool's records; the
+	 * report either works or says what is wrong, never crashes */
+	{
+		char sp[600], bak[700], fz[400];
+		size_t len;
+		char *orig;
+		uint64_t x = 0x2545F4914F6CDD1DULL;
+		int ok = 0, bad = 0;
+
+		snprintf(sp, sizeof(sp), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
+		snprintf(bak, sizeof(bak), "%s.orig", sp);
+		orig = kt_slurp(sp, &len);
+		KT_CHECK(orig && rename(sp, bak) == 0, "backup spool");
+		snprintf(fz, sizeof(fz), "%s/fuzz", dir);
+		for (int round = 0; orig && round < 60; round++) {
+			char *buf = malloc(len);
+			FILE *fo;
+
+			memcpy(buf, orig, len);
+			for (int k = 0; k < 1 + round % 8; k++) {
+				size_t at;
+
+				x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+				at = sizeof(struct kprof_spool_hdr) +
+				     (size_t)(x % (len - sizeof(struct kprof_spool_hdr)));
+				buf[at] = (char)(x >> 32);
+			}
+			fo = fopen(sp, "wb");
+			fwrite(buf, 1, len, fo);
+			fclose(fo);
+			free(buf);
+			if (kprof_report_build_to(dir, fz, &again, &res, &err) == 0)
+				ok++;
+			else if (err.msg[0])
+				bad++;
+		}
+		printf("fuzzed spools: %d reports, %d clear errors\n", ok, bad);
+		KT_EQ_U64(ok + bad, 60);
+		KT_CHECK(orig && rename(bak, sp) == 0, "restore spool");
+		free(orig);
+	}
+
 	/* crash mid-write: cut the device spool inside its last record */
 	{
 		int fd;

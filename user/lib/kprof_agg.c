@@ -58,6 +58,7 @@ struct kprof_agg {
 	int emitted_any;
 	uint64_t emitted_upto;		/* every seq <= this is written */
 	uint64_t max_seq;		/* highest op seq seen (for 32-bit seqs) */
+	int have_seq;
 	uint64_t max_marker_seq;
 	int have_marker_seq;
 	double wm;			/* watermark: latest host ns seen */
@@ -170,6 +171,20 @@ static struct op *find(struct kprof_agg *a, uint64_t seq)
 	return NULL;
 }
 
+/*
+ * A 64-bit op seq far beyond every seq so far is a corrupt record, not an
+ * op: taking it would also move the reference that 32-bit marker seqs
+ * are widened against, and every later marker would land in the wrong op.
+ */
+static int implausible(struct kprof_agg *a, uint64_t seq)
+{
+	if (a->have_seq && seq > a->max_seq && seq - a->max_seq > 0x80000000ULL) {
+		a->st.bad_seqs++;
+		return 1;
+	}
+	return 0;
+}
+
 static int is_retired(const struct kprof_agg *a, uint64_t seq)
 {
 	return a->emitted_any && seq <= a->emitted_upto;
@@ -233,6 +248,7 @@ static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 		a->st.max_in_flight = a->inflight;
 	if (seq > a->max_seq)
 		a->max_seq = seq;
+	a->have_seq = 1;
 	return a->last_op = o;
 }
 
@@ -506,7 +522,8 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 	int late;
 
 	if (m->risc >= a->cfg.num_riscs || m->kind < KPROF_MARK_FW_START ||
-	    m->kind > KPROF_MARK_ZONE_END || m->core >= (1U << 20)) {
+	    m->kind > KPROF_MARK_ZONE_END ||
+	    m->core >= (a->cfg.num_cores ? a->cfg.num_cores : 65536U)) {
 		a->st.bad_markers++;
 		return 0;
 	}
@@ -642,6 +659,8 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 		struct op *o;
 
 		a->st.ops_records++;
+		if (implausible(a, r->op_seq))
+			return 0;
 		if (t > a->wm)
 			a->wm = t;
 		o = get_op(a, r->op_seq, &late, err);
@@ -660,6 +679,8 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 		int k = 0;
 
 		a->st.counter_records++;
+		if (implausible(a, r->op_seq))
+			return 0;
 		o = get_op(a, r->op_seq, &late, err);
 		if (!o)
 			return late ? 0 : -ENOMEM;
@@ -740,7 +761,7 @@ int kprof_agg_host_event(struct kprof_agg *a, const struct kprof_host_event *ev,
 		struct op *o;
 
 		a->st.launches++;
-		if (ev->ret < 0)	/* failed launch: no op was created */
+		if (ev->ret < 0 || implausible(a, ev->seq))	/* failed launch: no op */
 			return tick(a, (double)ev->enter_ns, err);
 		o = get_op(a, ev->seq, &late, err);
 		if (!o) {

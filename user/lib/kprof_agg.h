@@ -103,6 +103,8 @@ struct kprof_agg_stats {
 	uint64_t ops_emitted;
 	uint64_t max_in_flight;		/* peak ops held */
 	uint64_t bad_markers;		/* core/risc/kind out of range */
+	uint64_t bad_seqs;		/* records whose 64-bit op seq jumps
+					 * more than 2^31 ahead: corrupt */
 };
 
 typedef int (*kprof_agg_emit_fn)(void *ctx, const struct kprof_op_row *row);
@@ -111,6 +113,8 @@ struct kprof_agg_config {
 	const struct kprof_tsfit *fit;	/* cycles -> ns; required */
 	uint32_t device_id;
 	uint32_t num_riscs;		/* <= KPROF_MAX_RISCS */
+	uint32_t num_cores;		/* markers for cores >= this are invalid;
+					 * 0 = up to 65536 */
 	uint64_t slack_ns;		/* 0 = default */
 	uint64_t timeout_ns;		/* 0 = default */
 	kprof_agg_emit_fn emit;

@@ -459,7 +459,9 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 		fprintf(f, "  kernel records dropped (capture ring full): %" PRId64 "%s\n", klost,
 			klost ? "  <-- sync/clock/state records missing; use a larger --ring-size" : "");
 	fprintf(f, "  corrupt records skipped: %" PRIu64 "\n", as->corrupt_records);
-	fprintf(f, "  invalid markers skipped: %" PRIu64 "\n", as->bad_markers);
+	fprintf(f, "  invalid markers skipped: %" PRIu64 " (core, RISC or kind out of range)\n",
+		as->bad_markers);
+	fprintf(f, "  records with an implausible op seq skipped: %" PRIu64 "\n", as->bad_seqs);
 	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64 " host events, %" PRIu64 " lost markers\n",
 		as->late_markers, as->late_host_events, as->late_lost_markers);
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
@@ -601,6 +603,7 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 	ADD("lost_markers", as->lost_markers);
 	ADD("corrupt_records", as->corrupt_records);
 	ADD("invalid_markers", as->bad_markers);
+	ADD("invalid_op_seqs", as->bad_seqs);
 	ADD("host_events", as->host_events);
 	ADD("launches", as->launches);
 	ADD("syncs", as->syncs);
@@ -858,6 +861,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	cfg.fit = &c->fit;
 	cfg.device_id = c->dev_hdr.device.device_id;
 	cfg.num_riscs = out.nriscs;
+	cfg.num_cores = c->dev_hdr.device.num_cores;
 	cfg.slack_ns = opts ? opts->slack_ns : 0;
 	cfg.emit = kprof_out_op;
 	cfg.ctx = &out;
@@ -1104,6 +1108,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &t->fit;
 	cfg.num_riscs = t->nriscs;
+	cfg.num_cores = (uint32_t)t->ncores;
 	/* tt-metal writes the log core by core, not in time order: no op is
 	 * complete before the end of the file, so none retires earlier */
 	cfg.slack_ns = KPROF_AGG_NEVER;
