@@ -30,7 +30,7 @@
 #include "kprof_ttmetal.h"
 #include "kprof_writers.h"
 
-#define MAX_EVENTS_KEPT	1000	/* clock changes / state records listed */
+#define MAX_EVENTS_KEPT	1000	/* state records listed (clock changes: all) */
 #define PROGRESS_EVERY	(1U << 20)
 
 struct clock_ev {
@@ -48,8 +48,8 @@ struct capture {
 	struct kprof_spool_hdr dev_hdr;
 	struct kprof_sync_pt *pts;
 	size_t npts, cap;
-	struct clock_ev clocks[MAX_EVENTS_KEPT];
-	size_t nclocks, clocks_total;
+	struct clock_ev *clocks;	/* every change: params.json lists them all */
+	size_t nclocks, clocks_cap, clocks_total;
 	struct state_ev states[MAX_EVENTS_KEPT];
 	size_t nstates, states_total;
 	struct kprof_host_bpf_stats bpf;
@@ -133,9 +133,17 @@ static int pass1(struct capture *c, struct kprof_err *err)
 		} else if (rec->type == KPROF_REC_CLOCK) {
 			const struct kprof_rec_clock *k = (const void *)rec;
 
-			if (c->nclocks < MAX_EVENTS_KEPT)
-				c->clocks[c->nclocks++] = (struct clock_ev){
-					k->host_ns, k->device_cycles, k->mhz, k->flags };
+			if (c->nclocks == c->clocks_cap) {
+				size_t n = c->clocks_cap ? c->clocks_cap * 2 : 256;
+				void *p = realloc(c->clocks, n * sizeof(*c->clocks));
+
+				if (!p)
+					return kprof_err_set(err, ENOMEM, "out of memory");
+				c->clocks = p;
+				c->clocks_cap = n;
+			}
+			c->clocks[c->nclocks++] = (struct clock_ev){
+				k->host_ns, k->device_cycles, k->mhz, k->flags };
 			c->clocks_total++;
 		} else if (rec->type == KPROF_REC_STATE) {
 			const struct kprof_rec_state *s = (const void *)rec;
@@ -488,7 +496,8 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 			c->clocks[i].mhz,
 			(c->clocks[i].flags & KPROF_CLOCK_LOCKED) ? " (locked)" : "");
 	if (c->clocks_total > 20)
-		fprintf(f, "    ... (all kept changes in params.json)\n");
+		fprintf(f, "    ... %zu more: every change is in params.json (clock.changes)\n",
+			c->clocks_total - 20);
 
 	fprintf(f, "\ntime sync (device cycles -> host CLOCK_MONOTONIC):\n");
 	fprintf(f, "  method: %s, samples %zu, used %zu, rejected %zu\n",
@@ -915,6 +924,7 @@ out:
 	kprof_tsfit_free(&c->fit);
 	kprof_tsfit_free(&c->oneshot);
 	free(c->pts);
+	free(c->clocks);
 	free(c);
 	free(config);
 	return ret;
