@@ -8,14 +8,15 @@
 #
 # 1. default settings, BPF on, >= 1000 ops of 5 kinds on sim0: one ops.csv
 #    row per launched op, launch entry <= FW start <= FW end <= sync exit,
-#    FW/KERNEL durations within 1% of truth, zero lost markers everywhere.
+#    FW/KERNEL durations within 1% of truth, zero lost markers everywhere;
+#    once with the device's clock as it comes (DVFS), once locked.
 # 2. a deliberately slow reader (--test-drain-delay, small ring) on a small
 #    extra sim device: the LOST markers in the outputs equal the sim's own
 #    drop count, and kernel ring record losses are reported.
 #
 # Per-op checks are in tests/e2e/e2e_ops.awk. Output: TAP plus a kselftest
 # style "# Totals:" line (the suite runner sums those); exit 1 on failure.
-# Env: E2E_PARTS ("default slow"), E2E_OPS (default 1200), E2E_SLOW_OPS
+# Env: E2E_PARTS ("default locked slow"), E2E_OPS (default 1200), E2E_SLOW_OPS
 # (3000), E2E_SLOW_DELAY_MS (200), E2E_SLOW_RING (65536), E2E_SLOW_TAIL_S (8),
 # E2E_OUT (default /tmp/kprof-e2e; copied to $BUILD/tests/e2e/failed on failure).
 
@@ -30,7 +31,7 @@ SLOW_OPS=${E2E_SLOW_OPS:-3000}
 SLOW_DELAY=${E2E_SLOW_DELAY_MS:-200}
 SLOW_RING=${E2E_SLOW_RING:-65536}
 SLOW_TAIL=${E2E_SLOW_TAIL_S:-8}
-PARTS=${E2E_PARTS:-default slow}
+PARTS=${E2E_PARTS:-default locked slow}
 OUT=${E2E_OUT:-/tmp/kprof-e2e}
 DBG=/sys/kernel/debug/kprof_sim
 SLOW_ID=7		# sim id of the small device for the slow-reader capture
@@ -140,31 +141,42 @@ echo "TAP version 13"
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---- 1. default settings -------------------------------------------------
+# $1 label: "default" (the device as it comes: DVFS clock), or "locked"
+# (clock locked at 1000 MHz first, as examples/demo.sh does).
+default_capture() {
+	d=$OUT/$1
+	lo=$(simstat 0 ops_launched)
+	drop0=$(dropped 0)
+	drained0=$(simstat 0 markers_drained)
+	disc0=$(simstat 0 markers_discarded_at_stop)
+	"$K" capture --device 0 -o "$d" -- "$W" --ops "$OPS" --quiet >"$OUT/$1.log" 2>&1
+	st=$?
+	sed 's/^/# /' "$OUT/$1.log"
+	eq "$st" 0 "$1: kprofctl capture exit status"
+	hi=$(simstat 0 ops_launched)
+	eq $((hi - lo)) "$OPS" "$1: sim counted the launched ops"
+	check_capture "$d" 0 "$lo" "$hi" zero "$1"
+	eq "$(json "$d/params.json" stats.lost_markers)" 0 "$1: params.json stats.lost_markers"
+	eq "$(json "$d/params.json" stats.lost_records)" 0 "$1: params.json stats.lost_records"
+	eq "$(json "$d/params.json" config.ring.lost_records)" 0 "$1: kernel ring lost_records"
+	eq "$(json "$d/params.json" config.ring.lost_markers)" 0 "$1: kernel ring lost_markers"
+	eq "$(grep -c '^  kernel records dropped (capture ring full): 0$' "$d/summary.txt")" 1 \
+		"$1: summary.txt says the kernel dropped no record"
+	eq "$(grep -c '^  markers lost (LOST records): 0 in 0 records$' "$d/summary.txt")" 1 \
+		"$1: summary.txt says 0 markers lost"
+	eq $(($(dropped 0) - drop0)) 0 "$1: sim dropped no marker"
+	eq $(($(simstat 0 markers_discarded_at_stop) - disc0)) 0 "$1: sim discarded no marker at stop"
+	eq "$(json "$d/params.json" stats.markers)" $(($(simstat 0 markers_drained) - drained0)) \
+		"$1: markers in the outputs = markers the sim delivered"
+}
+
 if part default; then
-d=$OUT/default
-lo=$(simstat 0 ops_launched)
-drop0=$(dropped 0)
-drained0=$(simstat 0 markers_drained)
-disc0=$(simstat 0 markers_discarded_at_stop)
-"$K" capture --device 0 -o "$d" -- "$W" --ops "$OPS" --quiet >"$OUT/default.log" 2>&1
-st=$?
-sed 's/^/# /' "$OUT/default.log"
-eq "$st" 0 "default: kprofctl capture exit status"
-hi=$(simstat 0 ops_launched)
-eq $((hi - lo)) "$OPS" "default: sim counted the launched ops"
-check_capture "$d" 0 "$lo" "$hi" zero default
-eq "$(json "$d/params.json" stats.lost_markers)" 0 "default: params.json stats.lost_markers"
-eq "$(json "$d/params.json" stats.lost_records)" 0 "default: params.json stats.lost_records"
-eq "$(json "$d/params.json" config.ring.lost_records)" 0 "default: kernel ring lost_records"
-eq "$(json "$d/params.json" config.ring.lost_markers)" 0 "default: kernel ring lost_markers"
-eq "$(grep -c '^  kernel records dropped (capture ring full): 0$' "$d/summary.txt")" 1 \
-	"default: summary.txt says the kernel dropped no record"
-eq "$(grep -c '^  markers lost (LOST records): 0 in 0 records$' "$d/summary.txt")" 1 \
-	"default: summary.txt says 0 markers lost"
-eq $(($(dropped 0) - drop0)) 0 "default: sim dropped no marker"
-eq $(($(simstat 0 markers_discarded_at_stop) - disc0)) 0 "default: sim discarded no marker at stop"
-eq "$(json "$d/params.json" stats.markers)" $(($(simstat 0 markers_drained) - drained0)) \
-	"default: markers in the outputs = markers the sim delivered"
+	default_capture default
+fi
+if part locked; then
+	"$K" lock-clock --device 0 --mhz 1000 | sed 's/^/# /'
+	default_capture locked
+	"$K" reset-clock --device 0 | sed 's/^/# /'
 fi
 
 # ---- 2. slow reader: LOST = the sim's drops ------------------------------
