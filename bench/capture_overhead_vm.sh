@@ -45,7 +45,7 @@ traced() {	# traced [--no-bpf]
 		>"$tmp" 2>&1 || { cat "$tmp"; exit 1; }
 	[ $# -gt 0 ] || grep -q "0 lost (BPF ring full)" "$tmp" ||
 		echo "# BPF losses or no BPF: $(grep '^host:' "$tmp")" >&2
-	grep -q "markers lost" "$tmp" && echo "# $(grep 'markers lost' "$tmp")" >&2
+	grep -q "[1-9][0-9]* markers lost" "$tmp" && echo "# $(grep "markers lost" "$tmp")" >&2
 	opsps "$tmp"
 }
 
