@@ -48,7 +48,7 @@ deps:
 # Runs every lane even when one fails, then prints one "N passed, N failed"
 # total over all of them (scripts/check.sh).
 check:
-	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-bpf check-style check-vm
+	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-bpf check-style check-vm check-fuzz
 
 check-unit: bpf
 	$(MAKE) -C user check
@@ -95,7 +95,7 @@ clean:
 help:
 	@echo "make deps      install the Debian packages kprof needs (apt-get)"
 	@echo "make           build kmod/kprof.ko, the BPF objects and kprofctl"
-	@echo "make check     host unit tests, checkpatch + sparse, VM test suite"
+	@echo "make check     host unit tests, checkpatch + sparse, VM test suite, fuzz targets"
 	@echo "make check-unit / check-bpf / check-style / check-vm   one lane of make check"
 	@echo "make check-fuzz  short libFuzzer run of every collector parser (~3 min)"
 	@echo "make check-debug  VM suite on the debug kernel (KASAN, lockdep, kmemleak)"
