@@ -169,14 +169,20 @@ TEST_F_TIMEOUT(excl, race_32_processes_200_rounds, 600)
 	}
 }
 
-/* The holder is killed while blocked in poll() on the capture fd. */
-TEST_F(excl, kill9_frees_within_100ms)
+/*
+ * The holder is killed while blocked in poll() on the capture fd. The
+ * capture must end in the holder's exit path (its files are released
+ * before the parent can reap it), so the device is free the moment
+ * waitpid() returns: no retry loop, no timeout-based cleanup. The time
+ * from kill to free is logged; it is not asserted, because under TCG on a
+ * loaded host it measures the scheduler, not kprof.
+ */
+TEST_F(excl, kill9_frees_at_exit)
 {
 	int ready[2];
-	uint64_t t0, elapsed;
+	uint64_t t0;
 	char c;
 	pid_t pid;
-	int ret;
 
 	ASSERT_EQ(0, pipe(ready));
 	pid = fork();
@@ -198,16 +204,10 @@ TEST_F(excl, kill9_frees_within_100ms)
 	EXPECT_EQ(-EBUSY, kt_start(self->fd, 0, 0, 0));
 	t0 = kt_now_ns();
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	do {
-		ret = kt_start(self->fd, 0, 0, 0);
-		elapsed = kt_now_ns() - t0;
-		if (ret == -EBUSY)
-			kt_sleep_ms(1);
-	} while (ret == -EBUSY && elapsed < 1000000000ULL);
-	ASSERT_EQ(0, ret);
-	EXPECT_GT(100000000ULL, elapsed) TH_LOG("freed after %llu ns",
-						 (unsigned long long)elapsed);
 	EXPECT_EQ(128 + SIGKILL, kt_wait_child(pid));
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	TH_LOG("device free %llu us after kill -9 (holder reaped)",
+	       (unsigned long long)((kt_now_ns() - t0) / 1000));
 	ASSERT_EQ(0, kt_stop(self->fd));
 	close(ready[0]);
 }
