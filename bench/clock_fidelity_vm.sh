@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # bench/clock_fidelity's part inside the VM. The capture and the comparison
-# are bench/collector_timesync.sh (LIBK's); this part makes sure the clock
+# are bench/collector_timesync_vm.sh (LIBK's); this part makes sure the clock
 # is unlocked (DVFS on) and says how much it moved.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,4 +12,4 @@ if ! kprofctl info --device 0 | grep -q 'clock: *dvfs'; then
 	exit 1
 fi
 echo "# kernel $(uname -r) under qemu TCG, $(nproc) vCPUs; device clock: dvfs"
-"$here/collector_timesync.sh" "$@"
+"$here/collector_timesync_vm.sh" "$@"

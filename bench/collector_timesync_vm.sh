@@ -5,7 +5,7 @@
 # (default 60) with the device clock unlocked (DVFS on) and the reference
 # timer drifting DRIFT ppm (default 200); then the piecewise and one-shot
 # fits are compared with the sim's ground truth.
-#   tests/vm/run --timeout 900 --exec bench/collector_timesync.sh [SECONDS [DRIFT]]
+#   tests/vm/run --timeout 900 --exec bench/collector_timesync_vm.sh [SECONDS [DRIFT]]
 # Results: docs/performance.md ("## Collector").
 set -eu
 secs=${1:-60}
