@@ -3,6 +3,7 @@
  * tt-metal profile_log_device.csv parser (all layouts; see kprof_ttmetal.h).
  */
 #include "kprof_ttmetal.h"
+#include "kprof_csvread.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -37,59 +38,6 @@ static const struct {
 	{ "zone phase", C_PHASE },
 	{ "type", C_PHASE },
 };
-
-/*
- * Splits a line in place into fields: commas separate, double quotes
- * group ("" is a quote), spaces and tabs around fields are dropped.
- * Returns the field count or -1 for an unterminated quote.
- */
-static int split_csv(char *s, char **f, int max)
-{
-	int n = 0;
-
-	for (;;) {
-		char *out, *start;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		start = out = s;
-		if (*s == '"') {
-			s++;
-			for (;;) {
-				if (*s == '\0')
-					return -1;
-				if (*s == '"') {
-					if (s[1] == '"') {
-						*out++ = '"';
-						s += 2;
-						continue;
-					}
-					s++;
-					break;
-				}
-				*out++ = *s++;
-			}
-			while (*s == ' ' || *s == '\t')
-				s++;
-			if (*s != ',' && *s != '\0')
-				return -1;
-		} else {
-			while (*s != ',' && *s != '\0')
-				*out++ = *s++;
-			while (out > start && (out[-1] == ' ' || out[-1] == '\t'))
-				out--;
-		}
-		if (n < max)
-			f[n] = start;
-		n++;
-		if (*s == '\0') {
-			*out = '\0';
-			return n;
-		}
-		s++;
-		*out = '\0';
-	}
-}
 
 static void normalize(const char *in, char *out, size_t len)
 {
@@ -130,7 +78,7 @@ static int parse_info(char *line, const char *name, struct kprof_tt_info *info,
 		      struct kprof_err *err)
 {
 	char *f[8];
-	int n = split_csv(line, f, 8), have_freq = 0;
+	int n = kprof_csv_split(line, f, 8), have_freq = 0;
 
 	for (int i = 0; i < n && i < 8; i++) {
 		char *colon = strchr(f[i], ':');
@@ -204,7 +152,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			continue;
 		}
 		if (lineno == 2) {
-			ncols = split_csv(line, fld, MAX_COLS);
+			ncols = kprof_csv_split(line, fld, MAX_COLS);
 			if (ncols < 0 || ncols > MAX_COLS) {
 				ret = kprof_err_set(err, EBADMSG, "%s:2: bad header line", name);
 				break;
@@ -243,7 +191,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		}
 		if (len == 0)
 			continue;	/* blank lines: tt-metal leaves none, editors do */
-		n = split_csv(line, fld, MAX_COLS);
+		n = kprof_csv_split(line, fld, MAX_COLS);
 		if (n < 0) {
 			ret = kprof_err_set(err, EBADMSG, "%s:%lu: unterminated quoted field",
 					    name, lineno);
