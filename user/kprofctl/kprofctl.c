@@ -14,11 +14,14 @@ struct command {
 	const char *summary;
 };
 
+int cmd_diff(int argc, char **argv);
+
 static const struct command commands[] = {
 	{ "list", cmd_list, "list kprof devices" },
 	{ "info", cmd_info, "show one device: cores, counters, clock, capture holder" },
 	{ "capture", cmd_capture, "capture a command (or a time span) into CSVs" },
 	{ "report", cmd_report, "re-make outputs from a capture's raw spool, or from a tt-metal log" },
+	{ "diff", cmd_diff, "compare two captures by op kind, flag changes beyond noise" },
 	{ "lock-clock", cmd_lock_clock, "pin the device (and/or host) clock" },
 	{ "reset-clock", cmd_reset_clock, "restore the clock state from before the first lock" },
 };
