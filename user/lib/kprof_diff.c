@@ -384,12 +384,12 @@ void kprof_diff_print(FILE *f, const struct kprof_diff_row *rows, size_t n)
 {
 	const char *prev = NULL;
 
-	/* 22 + 1 + 26 + 2*6 + 3*10 + 9 + 1 + 9 = 100 columns at most */
-	fprintf(f, "%-22s %-26s %5s %5s %9s %9s %9s %8s %s\n", "OP CODE", "METRIC",
+	/* 19 + 25 + 2*6 + 3*9 + 7 + 10 = 100 columns at most */
+	fprintf(f, "%-19s %-24s %5s %5s %8s %8s %8s %6s %s\n", "OP CODE", "METRIC",
 		"N A", "N B", "MEDIAN A", "MEDIAN B", "CHANGE", "NOISE", "FLAG");
 	for (size_t i = 0; i < n; i++) {
 		const struct kprof_diff_row *r = &rows[i];
-		char ma[16], mb[16], ch[16], no[16], op[23], me[27];
+		char ma[16], mb[16], ch[16], no[16], op[20], me[25];
 
 		fmt_num(ma, sizeof(ma), r->med_a);
 		fmt_num(mb, sizeof(mb), r->med_b);
@@ -397,14 +397,14 @@ void kprof_diff_print(FILE *f, const struct kprof_diff_row *rows, size_t n)
 		fmt_pct(no, sizeof(no), r->noise_pct, 0);
 		/* names longer than the column are cut with a '~' */
 		snprintf(op, sizeof(op), "%s", r->op[0] ? r->op : "(no OP CODE)");
-		if (strlen(r->op) > 22)
-			op[21] = '~';
+		if (strlen(r->op) > 19)
+			op[18] = '~';
 		snprintf(me, sizeof(me), "%s", r->metric);
-		if (strlen(r->metric) > 26)
-			me[25] = '~';
-		fprintf(f, "%-22s %-26s %5zu %5zu %9s %9s %9s %8s %s\n",
+		if (strlen(r->metric) > 24)
+			me[23] = '~';
+		fprintf(f, "%-19s %-24s %5zu %5zu %8s %8s %8s %6s%s%s\n",
 			prev && !strcmp(prev, r->op) ? "" : op, me, r->na, r->nb, ma, mb, ch, no,
-			kprof_diff_flag_name(r->flag));
+			r->flag ? " " : "", kprof_diff_flag_name(r->flag));
 		prev = r->op;
 	}
 }
