@@ -11,7 +11,9 @@
  *     unmaps the ring and the counters, reads and polls, launches ops;
  *   - a holder process forks captures and kill -9s them at random times;
  *   - a churn process removes and re-adds sim devices through
- *     /sys/bus/kprof_sim and tries to unload the module, which must fail
+ *     /sys/bus/kprof_sim, writes the sim's debugfs fault and clock knobs
+ *     (stalled DMA, dropped completions, corrupt markers, marker storm,
+ *     outside clock lock) and tries to unload the module, which must fail
  *     while this program holds a kprof fd (if it ever succeeds, the module
  *     is loaded again and the run fails).
  *
@@ -60,7 +62,7 @@ struct stats {
 	atomic_ulong err[NERRNO];	/* [0] = success */
 	atomic_ulong cls[4];		/* valid, valid mutated, kprof-magic random, random */
 	atomic_ulong captures, mmaps, reads, polls, launches;
-	atomic_ulong kills, dev_del, dev_add, rmmod_tries, rmmod_ok, reloads;
+	atomic_ulong kills, dev_del, dev_add, rmmod_tries, rmmod_ok, reloads, knobs;
 	atomic_ulong write_maps;	/* anomaly: PROT_WRITE mapping of the ring */
 	atomic_ulong open_fail;
 	atomic_int stop;
@@ -577,7 +579,38 @@ static void reload_module(void)
 		close(fd);
 }
 
-/* Device removal/creation and unload attempts. */
+/* The sim's debugfs fault and clock knobs (docs/sim.md), random values. */
+static const char *const knobs[] = {
+	"fault_corrupt_markers", "fault_dma_stall", "fault_drop_irq",
+	"clock_lock_mhz", "drift_ppm", "jitter_ns", "marker_storm", "reset_truth",
+};
+#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+static void poke_knob(unsigned int id)
+{
+	static const char *const vals[] = { "0", "1", "3", "100", "800", "1200", "-1000",
+					     "100000", "-1", "99999999999999999999", "x" };
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kprof_sim/sim%u/%s", id,
+		 knobs[rn(NKNOBS)]);
+	if (write_sysfs(path, vals[rn(sizeof(vals) / sizeof(vals[0]))]) == 0)
+		atomic_fetch_add(&S->knobs, 1);
+}
+
+static void knobs_reset(unsigned int id)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kprof_sim/sim%u/fault_dma_stall", id);
+	write_sysfs(path, "0");
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kprof_sim/sim%u/marker_storm", id);
+	write_sysfs(path, "0");
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kprof_sim/sim%u/clock_lock_mhz", id);
+	write_sysfs(path, "0");
+}
+
+/* Device removal/creation, debugfs knobs and unload attempts. */
 static void churn_proc(uint64_t seed)
 {
 	char buf[64];
@@ -585,6 +618,12 @@ static void churn_proc(uint64_t seed)
 	seed_stream(seed, 4);
 	while (!atomic_load(&S->stop)) {
 		unsigned int id = chance(70) ? CHURN_ID : 0;
+
+		for (int k = (int)rn(4); k > 0; k--)
+			poke_knob(chance(50) ? CHURN_ID : 0);
+		/* a stall or a storm lasts until the next round at most */
+		if (chance(50))
+			knobs_reset(0);
 
 		usleep((useconds_t)(20000 + rn(200000)));
 		snprintf(buf, sizeof(buf), "%u", id);
@@ -606,6 +645,7 @@ static void churn_proc(uint64_t seed)
 	}
 	/* leave the devices as we found them: sim0 present, no extra one */
 	write_sysfs(SIM_BUS "/new_device", "0");
+	knobs_reset(0);
 	snprintf(buf, sizeof(buf), "%u", CHURN_ID);
 	write_sysfs(SIM_BUS "/del_device", buf);
 	_exit(0);
@@ -733,10 +773,12 @@ int main(int argc, char **argv)
 			printf(" %s=%lu", e ? strerrorname_np(e) ? strerrorname_np(e) : "E?" : "ok", n);
 	}
 	printf("\n  chaos: %lu captures, %lu mmaps, %lu reads, %lu polls, %lu launches, "
-	       "%lu kill -9, %lu del_device, %lu new_device, %lu unload attempts\n",
+	       "%lu kill -9, %lu del_device, %lu new_device, %lu unload attempts, "
+	       "%lu debugfs knob writes\n",
 	       atomic_load(&S->captures), atomic_load(&S->mmaps), atomic_load(&S->reads),
 	       atomic_load(&S->polls), atomic_load(&S->launches), atomic_load(&S->kills),
-	       atomic_load(&S->dev_del), atomic_load(&S->dev_add), atomic_load(&S->rmmod_tries));
+	       atomic_load(&S->dev_del), atomic_load(&S->dev_add), atomic_load(&S->rmmod_tries),
+	       atomic_load(&S->knobs));
 	printf("  anomalies: %lu writable mappings, %lu unloads with fds open (%lu reloads)\n",
 	       atomic_load(&S->write_maps), atomic_load(&S->rmmod_ok), atomic_load(&S->reloads));
 	fails += (int)(atomic_load(&S->write_maps) + atomic_load(&S->rmmod_ok));
