@@ -56,6 +56,10 @@
 #define TICK_MS		100		/* spool flush / housekeeping period */
 #define STOP_GRACE_MS	3000		/* wait for the command after a signal */
 #define FINAL_DRAIN_MS	2000		/* wait for the kernel's last DMA */
+/* After CMD exits: the device is quiet once a window brings few records. */
+#define SETTLE_WINDOW_MS	200
+#define SETTLE_RECORDS		64	/* periodic SYNC/CLOCK records, no markers */
+#define SETTLE_MAX_MS		10000
 
 static void capture_usage(FILE *f)
 {
@@ -902,6 +906,38 @@ static void run_loop(struct capture *c)
 	}
 }
 
+/*
+ * CMD has exited, but the device may still hold markers of its last ops in
+ * its own buffers (the sim's L1 rings): keep draining until it goes quiet.
+ * A stop flushes only what fits in the ring; markers beyond that would be
+ * gone without a LOST record.
+ */
+static void settle(struct capture *c)
+{
+	struct pollfd pfd = { .fd = c->dev.fd, .events = POLLIN };
+	struct timespec t0, win;
+	uint64_t rec0 = c->dev.records_read;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	win = t0;
+	while (!c->ring_error && !c->dev.gone && c->dev.ctrl) {
+		poll(&pfd, 1, 20);
+		drain_device(c);
+		drain_bpf(c);
+		if (ms_since(&win) >= SETTLE_WINDOW_MS) {
+			if (c->dev.records_read - rec0 < SETTLE_RECORDS)
+				return;
+			rec0 = c->dev.records_read;
+			clock_gettime(CLOCK_MONOTONIC, &win);
+		}
+		if (ms_since(&t0) > SETTLE_MAX_MS) {
+			kprofctl_warn("the device still delivered data %d ms after the command exited; stopping anyway",
+				      SETTLE_MAX_MS);
+			return;
+		}
+	}
+}
+
 /* Stop the capture and take everything the kernel still delivers. */
 static void final_drain(struct capture *c)
 {
@@ -911,6 +947,8 @@ static void final_drain(struct capture *c)
 
 	if (c->dev.fd < 0)
 		return;
+	if (!c->device_gone && c->child > 0 && c->child_exited && !c->stop_sig)
+		settle(c);
 	if (!c->device_gone) {
 		r = kprof_dev_capture_stop(&c->dev);
 		if (r && r != -ENODEV)
