@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bubble analysis (kprof_bubbles.h). Streaming: per core, only the end of
+ * its work so far is kept. Op rows arrive in op order; on an in-order
+ * device a core's FW spans then arrive in time order, which makes the
+ * running union exact. A span starting before the previous one (an
+ * out-of-order device) is merged as far as the running end allows and
+ * counted in "unordered".
+ */
+#include "kprof_bubbles.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kprof_bubbles {
+	struct kprof_bub_core *cores;	/* indexed by core id */
+	uint8_t *seen;
+	size_t cap;
+	uint32_t num_cores;
+	double prev_fw_end_ns;		/* latest FW end of earlier ops */
+	double first_launch_ns;
+	double dispatch_sum_ns;
+	double last_sync_end;		/* dedup: ops share a covering sync */
+	double host_first_ns, host_last_ns;
+	int finished;
+	struct kprof_bub_totals t;
+};
+
+struct kprof_bubbles *kprof_bubbles_new(uint32_t num_cores, struct kprof_err *err)
+{
+	struct kprof_bubbles *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		kprof_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	b->num_cores = num_cores;
+	b->prev_fw_end_ns = NAN;
+	b->first_launch_ns = NAN;
+	b->last_sync_end = NAN;
+	b->host_first_ns = NAN;
+	b->host_last_ns = NAN;
+	b->t.window_start_ns = NAN;
+	b->t.window_end_ns = NAN;
+	b->t.rating = "n/a";
+	return b;
+}
+
+void kprof_bubbles_free(struct kprof_bubbles *b)
+{
+	if (!b)
+		return;
+	free(b->cores);
+	free(b->seen);
+	free(b);
+}
+
+static int grow(struct kprof_bubbles *b, uint32_t core)
+{
+	size_t n = b->cap ? b->cap : 64;
+	void *p, *q;
+
+	while (n <= core)
+		n *= 2;
+	p = realloc(b->cores, n * sizeof(*b->cores));
+	if (!p)
+		return -ENOMEM;
+	b->cores = p;
+	q = realloc(b->seen, n);
+	if (!q)
+		return -ENOMEM;
+	b->seen = q;
+	memset(b->cores + b->cap, 0, (n - b->cap) * sizeof(*b->cores));
+	memset(b->seen + b->cap, 0, n - b->cap);
+	b->cap = n;
+	return 0;
+}
+
+static double fmin_nan(double a, double b)
+{
+	return isnan(a) ? b : (isnan(b) ? a : fmin(a, b));
+}
+
+static double fmax_nan(double a, double b)
+{
+	return isnan(a) ? b : (isnan(b) ? a : fmax(a, b));
+}
+
+/* An idle gap [a, e) that ends when an op launched at launch starts. */
+static void split_gap(struct kprof_bub_core *c, double a, double e, double launch)
+{
+	double g = e - a, before;
+
+	if (!(g > 0))
+		return;
+	if (isnan(launch)) {
+		c->wait_unknown_ns += g;
+		return;
+	}
+	before = fmin(fmax(launch - a, 0), g);
+	c->wait_launch_ns += before;
+	c->wait_pred_ns += g - before;
+}
+
+static int core_span(struct kprof_bubbles *b, const struct kprof_core_time *ct,
+		     double launch)
+{
+	struct kprof_bub_core *c;
+	double s = ct->fw_start_ns, e = ct->fw_end_ns;
+
+	if (!(e >= s))		/* NAN or reversed: no span */
+		return 0;
+	if (ct->core >= b->cap && grow(b, ct->core))
+		return -ENOMEM;
+	c = &b->cores[ct->core];
+	c->ops++;
+	if (!b->seen[ct->core]) {
+		b->seen[ct->core] = 1;
+		c->core = ct->core;
+		c->first_start_ns = s;
+		c->first_launch_ns = launch;
+		c->last_start_ns = s;
+		c->last_end_ns = e;
+		c->work_ns = e - s;
+		return 0;
+	}
+	if (s < c->last_end_ns) {
+		if (s < c->last_start_ns)
+			c->unordered++;
+		c->last_start_ns = fmax(c->last_start_ns, s);
+		if (e > c->last_end_ns) {
+			c->work_ns += e - c->last_end_ns;
+			c->last_end_ns = e;
+		}
+		return 0;
+	}
+	split_gap(c, c->last_end_ns, s, launch);
+	c->last_start_ns = s;
+	c->work_ns += e - s;
+	c->last_end_ns = e;
+	return 0;
+}
+
+int kprof_bubbles_op(struct kprof_bubbles *b, const struct kprof_op_row *r)
+{
+	double launch = r->host_start_ns != KPROF_AGG_NONE ? (double)r->host_start_ns : NAN;
+	struct kprof_bub_totals *t = &b->t;
+	int ret;
+
+	t->ops++;
+	for (uint32_t i = 0; i < r->ncores; i++) {
+		ret = core_span(b, &r->cores[i], launch);
+		if (ret)
+			return ret;
+		t->window_start_ns = fmin_nan(t->window_start_ns, r->cores[i].fw_start_ns);
+		t->window_end_ns = fmax_nan(t->window_end_ns, r->cores[i].fw_end_ns);
+	}
+	if (!isnan(launch)) {
+		/* the window starts when the host first asked for work */
+		if (r->ncores)
+			t->window_start_ns = fmin_nan(t->window_start_ns, launch);
+		b->host_first_ns = fmin_nan(b->host_first_ns, launch);
+		b->host_last_ns = fmax_nan(b->host_last_ns, (double)r->host_end_ns);
+	}
+	if (!isnan(r->fw_duration_ns)) {
+		t->ops_fw++;
+		t->op_fw_mean_ns += r->fw_duration_ns;	/* a sum until finish */
+		if (!isnan(r->kernel_duration_ns)) {
+			t->ops_control++;
+			t->fw_sum_ns += r->fw_duration_ns;
+			t->control_sum_ns += fmax(r->fw_duration_ns - r->kernel_duration_ns, 0);
+		}
+	}
+	/* dispatch latency: only ops launched while the device was idle, so
+	 * that queueing behind earlier ops is not counted as launch cost */
+	if (!isnan(launch) && !isnan(r->launch_to_start_ns) &&
+	    (isnan(b->prev_fw_end_ns) || launch >= b->prev_fw_end_ns)) {
+		t->dispatch_n++;
+		b->dispatch_sum_ns += r->launch_to_start_ns;
+	}
+	b->prev_fw_end_ns = fmax_nan(b->prev_fw_end_ns, r->fw_end_ns);
+	if (!isnan(r->sync_wait_ns) && r->sync_end_ns != KPROF_AGG_NONE &&
+	    (double)r->sync_end_ns != b->last_sync_end) {
+		b->last_sync_end = (double)r->sync_end_ns;
+		t->syncs++;
+		t->sync_wait_ns += r->sync_wait_ns;
+		b->host_last_ns = fmax_nan(b->host_last_ns, (double)r->sync_end_ns);
+	}
+	return 0;
+}
+
+static const char *rating(const struct kprof_bub_totals *t)
+{
+	if (!t->cores_used || !(t->window_ns > 0))
+		return "n/a";
+	if (t->bubble_rate > KPROF_BUB_RATE_POOR)
+		return "poor";
+	if (t->bubble_rate > KPROF_BUB_RATE_WARN || t->control_share > KPROF_BUB_CONTROL_WARN)
+		return "fair";
+	return "good";
+}
+
+const struct kprof_bub_totals *kprof_bubbles_finish(struct kprof_bubbles *b)
+{
+	struct kprof_bub_totals *t = &b->t;
+	size_t n;
+
+	if (b->finished)
+		return t;
+	b->finished = 1;
+	if (b->num_cores > b->cap && grow(b, b->num_cores - 1))
+		b->num_cores = 0;	/* no memory for unused cores: list seen ones */
+	n = b->cap;
+	t->window_ns = t->window_end_ns - t->window_start_ns;
+	if (!(t->window_ns > 0))
+		t->window_ns = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct kprof_bub_core *c = &b->cores[i];
+
+		if (!b->seen[i]) {
+			if (i >= b->num_cores)
+				continue;
+			c->core = (uint32_t)i;
+			c->first_start_ns = c->first_launch_ns = c->last_end_ns = NAN;
+			c->idle_other_ns = t->window_ns;
+			t->idle_other_ns += c->idle_other_ns;
+			t->cores_listed++;
+			continue;
+		}
+		split_gap(c, t->window_start_ns, c->first_start_ns, c->first_launch_ns);
+		c->idle_other_ns = fmax(t->window_end_ns - c->last_end_ns, 0);
+		t->cores_used++;
+		t->cores_listed++;
+		t->work_ns += c->work_ns;
+		t->wait_launch_ns += c->wait_launch_ns;
+		t->wait_pred_ns += c->wait_pred_ns;
+		t->wait_unknown_ns += c->wait_unknown_ns;
+		t->idle_other_ns += c->idle_other_ns;
+	}
+	if (t->cores_used && t->window_ns > 0) {
+		double all = t->cores_used * t->window_ns;
+
+		t->bubble_rate = (t->wait_launch_ns + t->wait_pred_ns + t->wait_unknown_ns) / all;
+		t->utilization = t->work_ns / all;
+	}
+	t->control_share = t->fw_sum_ns > 0 ? t->control_sum_ns / t->fw_sum_ns : 0;
+	t->op_fw_mean_ns = t->ops_fw ? t->op_fw_mean_ns / t->ops_fw : NAN;
+	t->dispatch_mean_ns = t->dispatch_n ? b->dispatch_sum_ns / t->dispatch_n : NAN;
+	t->host_span_ns = b->host_last_ns - b->host_first_ns;
+	if (!(t->host_span_ns > 0))
+		t->host_span_ns = 0;
+	t->sync_share = t->host_span_ns > 0 ? t->sync_wait_ns / t->host_span_ns : 0;
+	t->ops_per_sync = t->syncs ? (double)t->ops / t->syncs : NAN;
+	t->rating = rating(t);
+	return t;
+}
+
+size_t kprof_bubbles_ncores(const struct kprof_bubbles *b)
+{
+	return b->t.cores_listed;
+}
+
+const struct kprof_bub_core *kprof_bubbles_core(const struct kprof_bubbles *b, size_t i)
+{
+	for (size_t k = 0; k < b->cap; k++) {
+		if (!b->seen[k] && k >= b->num_cores)
+			continue;
+		if (i-- == 0)
+			return &b->cores[k];
+	}
+	return NULL;
+}
+
+unsigned int kprof_bubbles_advice(const struct kprof_bubbles *b, const char **out,
+				  unsigned int max)
+{
+	const struct kprof_bub_totals *t = &b->t;
+	unsigned int n = 0;
+
+#define ADD(s) do { if (n < max) out[n++] = (s); } while (0)
+	if (t->bubble_rate > KPROF_BUB_RATE_WARN) {
+		double w = t->wait_launch_ns, p = t->wait_pred_ns, u = t->wait_unknown_ns;
+
+		if (w >= p && w >= u)
+			ADD("bubble rate > 5%, mostly before launches: host launch gaps; batch launches / use an async queue so the next op is queued before the device goes idle");
+		else if (p >= u)
+			ADD("bubble rate > 5%, mostly with the next op already launched: cores wait on predecessors; ops serialize on other cores; spread ops over all cores or overlap independent ops (multiple queues)");
+		else
+			ADD("bubble rate > 5%, cause unknown (no host launch times): capture with BPF host tracing to tell launch gaps from predecessor waits");
+	}
+	if (t->control_share > KPROF_BUB_CONTROL_WARN)
+		ADD("control (FW) overhead > 50% of FW time: ops too small; fuse ops or give each more work");
+	if (t->dispatch_n && t->op_fw_mean_ns > 0 &&
+	    t->dispatch_mean_ns > KPROF_BUB_DISPATCH_WARN * t->op_fw_mean_ns)
+		ADD("launch-to-start latency > 25% of the mean op time: dispatch cost dominates small ops; keep the queue full (launch ahead) or fuse ops");
+	if (t->syncs && t->sync_share > KPROF_BUB_SYNC_SHARE_WARN &&
+	    t->ops_per_sync < KPROF_BUB_SYNC_OPS_WARN)
+		ADD("sync wait > 50% of host time with < 4 ops per sync: too many syncs; sync once per batch, not per op");
+	if (t->cores_used && t->utilization < KPROF_BUB_UTIL_LOW &&
+	    t->bubble_rate <= KPROF_BUB_RATE_WARN)
+		ADD("utilization < 50% with few bubbles: cores idle at the end of the window (uneven work); balance work across cores");
+#undef ADD
+	return n;
+}
+
+static void pct(FILE *f, const char *what, double v, double all)
+{
+	fprintf(f, "  %-34s %16.0f ns  %6.2f%%\n", what, v, all > 0 ? 100.0 * v / all : 0.0);
+}
+
+void kprof_bubbles_summary(const struct kprof_bubbles *b, FILE *f)
+{
+	const struct kprof_bub_totals *t = &b->t;
+	double all = t->cores_used * t->window_ns;
+	const char *adv[8];
+	unsigned int n;
+
+	fprintf(f, "\nbubbles (bubbles.csv; thresholds in docs/formats.md):\n");
+	if (!t->cores_used) {
+		fprintf(f, "  no ops with FW spans: nothing to analyse\n");
+		return;
+	}
+	fprintf(f, "  window: %.0f ns (first launch or FW start to last FW end), %u cores used of %u listed\n",
+		t->window_ns, t->cores_used, t->cores_listed);
+	fprintf(f, "  core time over the window, summed over used cores:\n");
+	pct(f, "work (union of FW spans)", t->work_ns, all);
+	pct(f, "waiting for a launch", t->wait_launch_ns, all);
+	pct(f, "waiting on a predecessor", t->wait_pred_ns, all);
+	pct(f, "waiting, launch time unknown", t->wait_unknown_ns, all);
+	pct(f, "idle after the core's last op", t->idle_other_ns - (t->cores_listed - t->cores_used) * t->window_ns, all);
+	fprintf(f, "  bubble rate %.2f%%, utilization %.2f%%\n", 100 * t->bubble_rate,
+		100 * t->utilization);
+	fprintf(f, "  control (FW - kernel) overhead: %.2f%% of FW time (%" PRIu64 " ops)\n",
+		100 * t->control_share, t->ops_control);
+	if (t->dispatch_n)
+		fprintf(f, "  launch-to-start on an idle device: mean %.0f ns over %" PRIu64 " ops (mean op FW time %.0f ns)\n",
+			t->dispatch_mean_ns, t->dispatch_n, t->op_fw_mean_ns);
+	else
+		fprintf(f, "  launch-to-start: no op launched onto an idle device with a known launch time\n");
+	if (t->syncs)
+		fprintf(f, "  syncs: %" PRIu64 " (%.1f ops per sync), wait %.0f ns = %.2f%% of the host span %.0f ns\n",
+			t->syncs, t->ops_per_sync, t->sync_wait_ns, 100 * t->sync_share,
+			t->host_span_ns);
+	else
+		fprintf(f, "  syncs: none seen\n");
+	fprintf(f, "  rating: %s (good: bubble rate <= 5%% and control overhead <= 50%%; poor: bubble rate > 20%%)\n",
+		t->rating);
+	n = kprof_bubbles_advice(b, adv, 8);
+	if (!n)
+		fprintf(f, "  suggestions: none (no threshold crossed)\n");
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(f, "  - %s\n", adv[i]);
+}
+
+static void num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs(",", f);
+	else
+		fprintf(f, ",%.0f", v);
+}
+
+int kprof_bubbles_write_csv(const struct kprof_bubbles *b, const char *path,
+			    struct kprof_err *err)
+{
+	const struct kprof_bub_totals *t = &b->t;
+	FILE *f = fopen(path, "we");
+	int bad;
+
+	if (!f)
+		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
+	fputs("CORE,OPS,WORK [ns],WAIT LAUNCH [ns],WAIT PREDECESSOR [ns],WAIT UNKNOWN [ns],"
+	      "IDLE OTHER [ns],WINDOW [ns],BUBBLE RATE,UTILIZATION,UNORDERED SPANS\n", f);
+	for (size_t i = 0; i < kprof_bubbles_ncores(b); i++) {
+		const struct kprof_bub_core *c = kprof_bubbles_core(b, i);
+		double w = t->window_ns;
+
+		fprintf(f, "%u,%" PRIu64, c->core, c->ops);
+		num(f, c->work_ns);
+		num(f, c->wait_launch_ns);
+		num(f, c->wait_pred_ns);
+		num(f, c->wait_unknown_ns);
+		num(f, c->idle_other_ns);
+		num(f, w);
+		fprintf(f, ",%.6f,%.6f,%" PRIu64 "\n",
+			w > 0 ? (c->wait_launch_ns + c->wait_pred_ns + c->wait_unknown_ns) / w : 0.0,
+			w > 0 ? c->work_ns / w : 0.0, c->unordered);
+	}
+	bad = ferror(f);
+	bad |= fclose(f) != 0;
+	return bad ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
+}
