@@ -24,6 +24,7 @@
 #include <json.h>
 
 #include "kprof_agg.h"
+#include "kprof_html.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
@@ -899,6 +900,10 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	if (ret)
 		goto out;
 	ret = capture_params(outdir, c, config, opts, kprof_agg_stats(agg), &out, err);
+	if (ret)
+		goto out;
+	/* last: report.html is made from the files written above */
+	ret = kprof_html_write(outdir, err);
 	if (ret)
 		goto out;
 	if (res) {
