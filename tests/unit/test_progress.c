@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Progress line: silent when not a terminal; counts and format when on. */
+#include "kt.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+
+#include "kprof_progress.h"
+
+static size_t drain(int fd, char *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? (size_t)n : 0;
+}
+
+int main(void)
+{
+	union {
+		uint64_t align;
+		uint8_t b[512];
+	} buf;
+	struct kprof_rec_marker m;
+	struct kprof_rec_op o;
+	struct kprof_rec_lost l;
+	struct kprof_progress p;
+	size_t off = 0;
+	char out[512];
+	int fds[2];
+	FILE *w;
+
+	KT_CHECK(pipe(fds) == 0, "pipe");
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	w = fdopen(fds[1], "w");
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = KPROF_REC_MARKER;
+	m.hdr.size = sizeof(m);
+	memset(&o, 0, sizeof(o));
+	o.hdr.type = KPROF_REC_OP;
+	o.hdr.size = sizeof(o);
+	memset(&l, 0, sizeof(l));
+	l.hdr.type = KPROF_REC_LOST;
+	l.hdr.size = sizeof(l);
+	l.count = 7;
+	memcpy(buf.b + off, &o, sizeof(o));
+	off += sizeof(o);
+	for (int i = 0; i < 3; i++) {
+		memcpy(buf.b + off, &m, sizeof(m));
+		off += sizeof(m);
+	}
+	memcpy(buf.b + off, &l, sizeof(l));
+	off += sizeof(l);
+
+	/* a pipe is not a terminal: nothing is counted or written */
+	kprof_progress_init(&p, w, "capture", 0);
+	KT_CHECK(p.f == NULL, "off on a pipe");
+	kprof_progress_count(&p, buf.b, off);
+	KT_CHECK(kprof_progress_tick(&p, p.start_ns + 10 * KPROF_PROGRESS_PERIOD_NS) == 0, "no draw");
+	kprof_progress_report_cb(&p, 100, 1000, 0);
+	kprof_progress_done(&p);
+	fflush(w);
+	KT_EQ_U64(drain(fds[0], out, sizeof(out)), 0);
+
+	/* forced on (what a terminal gets) */
+	kprof_progress_init(&p, w, "capture", 1);
+	kprof_progress_count(&p, buf.b, off);
+	KT_EQ_U64(p.ops, 1);
+	KT_EQ_U64(p.markers, 3);
+	KT_EQ_U64(p.lost, 7);
+	KT_CHECK(kprof_progress_tick(&p, p.start_ns + KPROF_PROGRESS_PERIOD_NS / 2) == 0,
+		 "not before the period");
+	KT_CHECK(kprof_progress_tick(&p, p.start_ns + KPROF_PROGRESS_PERIOD_NS) == 1, "draws");
+	drain(fds[0], out, sizeof(out));
+	KT_STR(out, "\rkprofctl capture: 1 ops, 3 markers (6/s), 7 lost");
+	kprof_progress_done(&p);
+	drain(fds[0], out, sizeof(out));
+	KT_CHECK(out[0] == '\r' && out[strlen(out) - 1] == '\r', "line blanked: '%s'", out);
+
+	kprof_progress_init(&p, w, "report", 1);
+	kprof_progress_report_cb(&p, 1048576, 25000000, 0);
+	KT_EQ_U64(p.lines, 0);	/* within the first period */
+	p.last_ns -= KPROF_PROGRESS_PERIOD_NS;
+	kprof_progress_report_cb(&p, 2097152, 50000000, 0);
+	drain(fds[0], out, sizeof(out));
+	KT_STR(out, "\rkprofctl report: 2097152 records, 50.0 MB read");
+	fclose(w);
+	close(fds[0]);
+	return kt_done("test_progress");
+}
