@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-html`: report.html of a real capture, rendered by headless
+# Chromium (Debian's chromium package) on the host.
+#  1. tests/vm/run --exec tests/vm/e2e_report_html.sh makes a capture of
+#     examples/sim_workload in the VM (its own, every run: no dependence on
+#     what earlier lanes left in build/) and leaves it in
+#     $BUILD/tests/html/capture.
+#  2. Chromium loads report.html (file://, no network: the page's CSP
+#     forbids every fetch) and dumps the DOM after its JS ran.
+#  3. The DOM must hold one top-ops row per op kind of ops.csv with that
+#     kind's op count (counted here with awk, not by the page), the op
+#     total, the timeline and the slowest-ops table. A second render with
+#     JavaScript off must NOT have those rows: the check can fail.
+# A Chromium that does not start is diagnosed (exit status, its stderr),
+# never retried. Prints ok/not ok lines and "N passed, N failed" last.
+# Env: HTML_CAPTURE=DIR skips step 1 and checks DIR (must have
+# report.html, ops.csv); CHROMIUM (default chromium); HTML_OPS.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+OUT=$BUILD/tests/html
+CHROMIUM=${CHROMIUM:-chromium}
+pass=0 fail=0
+
+ok() {
+	if [ "$1" = 0 ]; then
+		echo "ok - $2"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $2"
+		fail=$((fail + 1))
+	fi
+}
+
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}
+
+mkdir -p "$OUT"
+if [ -z "${HTML_CAPTURE:-}" ]; then
+	rm -rf "$OUT/capture"
+	HTML_OPS=${HTML_OPS:-300} "$ROOT/tests/vm/run" --exec tests/vm/e2e_report_html.sh \
+		>"$OUT/vm.log" 2>&1
+	st=$?
+	sed 's/^/# vm: /' "$OUT/vm.log"
+	ok "$st" "VM capture and report.html checks (tests/vm/e2e_report_html.sh, status $st)"
+	HTML_CAPTURE=$OUT/capture
+fi
+CAP=$HTML_CAPTURE
+if [ ! -s "$CAP/report.html" ] || [ ! -s "$CAP/ops.csv" ]; then
+	ok 1 "capture $CAP has report.html and ops.csv"
+	finish
+fi
+
+if ! command -v "$CHROMIUM" >/dev/null; then
+	ok 1 "'$CHROMIUM' is installed (apt-get install chromium; scripts/deps.sh lists it)"
+	finish
+fi
+
+# render URL DOMFILE [extra flags]: one Chromium run, diagnosed on failure
+render() {
+	local url=$1 dom=$2 prof st
+	shift 2
+	prof=$(mktemp -d) || return 1
+	# no network, no first-run, no updater; root needs --no-sandbox;
+	# a small /dev/shm in containers crashes the renderer without
+	# --disable-dev-shm-usage
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --disable-dev-shm-usage --user-data-dir="$prof" \
+		--virtual-time-budget=5000 "$@" --dump-dom "$url" >"$dom" 2>"$dom.err"
+	st=$?
+	rm -rf "$prof"
+	if [ "$st" != 0 ] || [ ! -s "$dom" ]; then
+		echo "# chromium failed: exit status $st$([ "$st" = 124 ] && echo ' (timeout)'), DOM ${dom} $(wc -c <"$dom") bytes; its stderr:"
+		grep -v -E 'dbus|Failed to connect to the bus' "$dom.err" | tail -n 20 | sed 's/^/#   /'
+		return 1
+	fi
+	return 0
+}
+
+URL="file://$(cd "$CAP" && pwd)/report.html"
+render "$URL" "$OUT/dom.html"
+ok $? "chromium renders $URL"
+# the same page without its closing script (the one that builds the table)
+awk '/^<script>$/ { skip = 1 } !skip { print } /^<\/script>$/ { skip = 0 }' \
+	"$CAP/report.html" >"$OUT/nojs.html"
+render "file://$OUT/nojs.html" "$OUT/dom-nojs.html"
+ok $? "chromium renders it without the page's script"
+# a screenshot for people (not checked)
+prof=$(mktemp -d)
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--disable-dev-shm-usage --user-data-dir="$prof" --window-size=1300,1600 \
+	--screenshot="$OUT/report.png" "$URL" >/dev/null 2>&1
+rm -rf "$prof"
+
+# expected: per op kind, its row count, from ops.csv (the sim's op names
+# have no commas or quotes, so the first field is the OP CODE)
+awk -F, 'NR > 1 { n[$1]++ } END { for (k in n) print k "\t" n[k] }' \
+	"$CAP/ops.csv" | sort >"$OUT/expect.tsv"
+total=$(($(wc -l <"$CAP/ops.csv") - 1))
+nkinds=$(wc -l <"$OUT/expect.tsv")
+test "$nkinds" -gt 0 && test "${total:-0}" -gt 0
+ok $? "ops.csv has ops ($total ops, $nkinds kinds)"
+
+# the rows the page's JS made: <tr class="kind" data-op="K" data-n="N">
+grep -o '<tr class="kind" data-op="[^"]*" data-n="[0-9]*"' "$OUT/dom.html" |
+	sed -E 's/.*data-op="([^"]*)" data-n="([0-9]*)"/\1\t\2/' | sort >"$OUT/got.tsv"
+diff -u "$OUT/expect.tsv" "$OUT/got.tsv" >"$OUT/kinds.diff"
+st=$?
+sed 's/^/# /' "$OUT/kinds.diff"
+ok "$st" "rendered top-ops table: one row per op kind with its ops.csv count"
+grep -q "id=\"js-status\" class=\"note\">$nkinds op kinds, $total ops<" "$OUT/dom.html"
+ok $? "rendered status line: $nkinds op kinds, $total ops"
+while IFS=$'\t' read -r kind cnt; do
+	grep -q "<td>$kind</td>" "$OUT/dom.html"
+	ok $? "op kind '$kind' shown in a table cell"
+done <"$OUT/expect.tsv"
+rects=$(grep -o '<rect ' "$OUT/dom.html" | wc -l)
+test "$rects" -gt 0
+ok $? "timeline SVG has slices ($rects rects)"
+grep -q '<text class="lane"[^>]*>launch ' "$OUT/dom.html" &&
+	grep -q '<text class="lane"[^>]*>sync ' "$OUT/dom.html"
+ok $? "timeline has host launch and sync lanes"
+slow=$(sed -n '/<table id="slowest">/,/<\/table>/p' "$OUT/dom.html" | grep -c '<tr><td>')
+exp=$((total < 20 ? total : 20))
+test "$slow" = "$exp"
+ok $? "slowest-ops table has $exp rows ($slow)"
+# without the script the kind rows are absent: the checks above see its work
+nojs=$(grep -c '<tr class="kind"' "$OUT/dom-nojs.html")
+test "$nojs" = 0 && grep -q '<table id="top-ops"></table>' "$OUT/dom-nojs.html"
+ok $? "without the page's script the op-kind rows are absent ($nojs)"
+finish
