@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* report.html (kprof_html): escaping, determinism, inputs it uses. */
+#include "kt.h"
+#include "kprof_html.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/kprof-test-html-XXXXXX";
+
+static void put(const char *name, const char *text)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	KT_CHECK(f != NULL, "create %s", p);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static char *slurp(const char *name)
+{
+	char p[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "r");
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+#define EVIL "<script>alert(1)</script>&\"'"
+#define EVIL_CSV "\"<script>alert(1)</script>&\"\"'\""
+
+static char *build(void)
+{
+	struct kprof_err err = { 0 };
+
+	KT_CHECK(kprof_html_write(dir, &err) == 0, "kprof_html_write: %s", err.msg);
+	return slurp("report.html");
+}
+
+int main(void)
+{
+	char *a, *b;
+
+	KT_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	{
+		struct kprof_err err = { 0 };
+
+		KT_CHECK(kprof_html_write(dir, &err) < 0 && strstr(err.msg, "ops.csv"),
+			 "no ops.csv: %s", err.msg);
+	}
+	put("ops.csv", "OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
+	    "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
+	    "DEVICE FW START TS [ns],DEVICE FW END TS [ns]\n"
+	    "matmul,1,4,100,1000,900,10000,11000\n"
+	    EVIL_CSV ",2,4,100,3000,2900,12000,15000\n"
+	    "matmul,3,4,100,1000,800,16000,17000\n"
+	    "matmul,4,0,100,,,,\n");
+	put("host_events.csv", "ROLE,PID,TID,COMM,CMD,ENTER TS [ns],EXIT TS [ns],DURATION [ns],RET,SEQ\n"
+	    "launch,5,5,w,0x1,9000,9100,100,0,1\n"
+	    "sync,5,5,w,0x2,17000,18000,1000,0,0\n");
+	put("summary.txt", "top ops " EVIL "\n");
+
+	/* no trace.json: one device lane from ops.csv */
+	a = build();
+	KT_CHECK(a != NULL, "report.html written");
+	if (!a)
+		goto out;
+	KT_CHECK(!strstr(a, "<script>alert"), "op name is escaped everywhere");
+	KT_CHECK(strstr(a, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;") != NULL,
+		 "escaped name in the page");
+	KT_CHECK(strstr(a, "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\u0026\\\"'") != NULL,
+		 "JSON string escaped for <script>");
+	KT_CHECK(strstr(a, "<p>4 ops in ops.csv, 2 op kinds.") != NULL, "op and kind counts");
+	KT_CHECK(strstr(a, "\"op\":\"matmul\",\"n\":3,\"nk\":2,\"tot_k\":1700,\"med_k\":850") != NULL,
+		 "matmul kind data (empty fields are no value)");
+	KT_CHECK(strstr(a, "ops.csv DEVICE FW START/END TS") != NULL, "fallback lane source");
+	KT_CHECK(strstr(a, ">device (all cores)</text>") != NULL, "one device lane");
+	KT_CHECK(strstr(a, ">launch w (5)</text>") && strstr(a, ">sync w (5)</text>"),
+		 "host launch and sync lanes");
+	/* 3 device slices + 2 host slices, none merged at this scale */
+	KT_EQ_U64(count(a, "<rect "), 5);
+	KT_CHECK(strstr(a, "No report.md") != NULL, "says report.md is missing");
+	KT_CHECK(count(a, "http:") == 1 && count(a, "https:") == 0 && strstr(a, "xmlns=\"http://www.w3.org/2000/svg\""),
+		 "no URL but the SVG namespace");
+	KT_CHECK(strstr(a, "<script src") == NULL && strstr(a, "<link") == NULL,
+		 "nothing loaded from outside");
+
+	/* same inputs, same bytes */
+	b = build();
+	KT_CHECK(b && !strcmp(a, b), "byte-identical when re-made");
+	free(b);
+	free(a);
+
+	/* trace.json device tracks; report.md and bubbles.csv embedded */
+	put("trace.json", "{\"traceEvents\":[\n"
+	    "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":\"core 0\"}},\n"
+	    "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"core 1\"}},\n"
+	    "{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"clock MHz\",\"ts\":1,\"args\":{\"MHz\":1}},\n"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0,\"args\":{\"seq\":1}},\n"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0,\"args\":{\"seq\":1}},\n"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"" "\\u003cscript>alert(1)\\u003c/script>&\\\"'"
+	    "\",\"ts\":12.0,\"dur\":3.0,\"args\":{\"seq\":2}}\n]}\n");
+	put("report.md", "# verdict\nmemory-bound " EVIL "\n");
+	put("bubbles.csv", "CORE,BUBBLE RATE\n0," EVIL_CSV "\n");
+	a = build();
+	KT_CHECK(a != NULL, "report.html written");
+	if (!a)
+		goto out;
+	KT_CHECK(strstr(a, "Device lanes: trace.json device tracks") != NULL, "lanes from trace.json");
+	KT_CHECK(strstr(a, ">core 0</text>") && strstr(a, ">core 1</text>"), "one lane per core");
+	KT_EQ_U64(count(a, "<rect "), 5);
+	KT_CHECK(strstr(a, "<pre id=\"report-md\"># verdict\nmemory-bound &lt;script&gt;") != NULL,
+		 "report.md embedded, escaped");
+	KT_CHECK(strstr(a, "<table id=\"bubbles\"><tr><th>CORE</th><th>BUBBLE RATE</th></tr>") &&
+		 strstr(a, "<td>&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</td>"),
+		 "bubbles.csv as a table, escaped");
+	KT_CHECK(!strstr(a, "No report.md"), "no missing-report note");
+	KT_CHECK(!strstr(a, "<script>alert"), "still escaped");
+	free(a);
+out:
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		KT_CHECK(system(cmd) == 0, "cleanup");
+	}
+	return kt_done("test_html");
+}
