@@ -141,13 +141,17 @@ static void test_kinds(const struct kprof_peaks *p)
 	KT_CHECK(strstr(text, "\n10,add,2,1000,10000,1000,100000,0.01,0.1000,10.0000,200.0000,20.0000,10,0.2000,0.05,50.00,50.00,memory-bound\n"),
 		 "add row in:\n%s", text);
 	KT_CHECK(strstr(text, "\n21,nocount,2,1000,10000,,,,,,,,,,,,,unclassified\n"), "unclassified row");
-	KT_CHECK(kprof_roofline_report_md(r, NULL, "test device", md, NULL) == 0, "report.md");
+	KT_CHECK(kprof_roofline_report_md(r, NULL, "test device", NULL, md, NULL) == 0, "report.md");
 	text = slurp(md);
 	KT_CHECK(strstr(text, "**Mostly compute-bound**: 50.0%"), "verdict in:\n%s", text);
 	KT_CHECK(strstr(text, "1. **add** (memory-bound)"), "top 1");
 	KT_CHECK(strstr(text, "2. **tiny** (latency-bound)"), "top 2");
 	KT_CHECK(!strstr(text, "3. **"), "gemm has no gain: not an opportunity");
 	kprof_roofline_free(r);
+	KT_CHECK(kprof_roofline_report_md(NULL, NULL, "x", "no peaks file here", md, NULL) == 0,
+		 "report.md without roofline");
+	text = slurp(md);
+	KT_CHECK(strstr(text, "**No roofline**: no peaks file here."), "note in:\n%s", text);
 	unlink(csv);
 	unlink(md);
 	rmdir(dir);

@@ -29,8 +29,8 @@ int kprof_peaks_parse(const char *text, struct kprof_peaks *p, struct kprof_err 
 int kprof_peaks_load(const char *path, struct kprof_peaks *p, struct kprof_err *err);
 /*
  * Default peaks file for a device name: $KPROF_PEAKS_DIR/NAME.json, else
- * ../share/kprof/peaks or ../data/peaks next to the executable. 0 with the
- * path in buf, or -ENOENT.
+ * ../share/kprof/peaks or ../data/peaks next to the executable, else
+ * $KPROF_ROOT/data/peaks. 0 with the path in buf, or -ENOENT.
  */
 int kprof_peaks_default(const char *device, char *buf, size_t len);
 

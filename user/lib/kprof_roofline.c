@@ -288,26 +288,32 @@ static const char *advice(enum kprof_bound b)
 	}
 }
 
-int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_bubbles *b,
-			     const char *device_label, const char *path,
-			     struct kprof_err *err)
+static void md_bubbles(FILE *f, const struct kprof_bubbles *b)
+{
+	const struct kprof_bub_totals *t = kprof_bubbles_finish((struct kprof_bubbles *)b);
+	const char *adv[8];
+	unsigned int n = kprof_bubbles_advice(b, adv, 8);
+
+	fprintf(f, "\nDevice idle: bubble rate %.2f%%, utilization %.2f%% over a %.0f ns window on %u cores; rating **%s**.\n",
+		100 * t->bubble_rate, 100 * t->utilization, t->window_ns, t->cores_used,
+		t->rating);
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(f, "- %s\n", adv[i]);
+}
+
+static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kprof_bubbles *b)
 {
 	const struct kprof_peaks *p = &r->peaks;
-	FILE *f = fopen(path, "we");
 	double share, all = 0, gain = 0;
 	enum kprof_bound v = kprof_roofline_verdict(r, &share);
 	unsigned int top = 0;
-	int bad;
 
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
 	for (size_t i = 0; i < r->nkinds; i++) {
 		all += r->kinds[i].time_ns;
 		gain += r->kinds[i].gain_ns;
 	}
-	fprintf(f, "# kprof report\n\n");
-	fprintf(f, "Device: %s. Peaks: %s, %.6g GFLOP/s and %.6g GB/s per %s%s (ridge %.4g FLOP/B).\n\n",
-		device_label, p->device, p->flops_per_s / 1e9, p->bytes_per_s / 1e9,
+	fprintf(f, "Peaks: %s, %.6g GFLOP/s and %.6g GB/s per %s%s (ridge %.4g FLOP/B).\n\n",
+		p->device, p->flops_per_s / 1e9, p->bytes_per_s / 1e9,
 		p->per_core ? "core" : "device", p->clock_mhz > 0 ? " at the peaks file's clock" : "",
 		p->flops_per_s / p->bytes_per_s);
 	fprintf(f, "## Verdict\n\n");
@@ -323,17 +329,8 @@ int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_
 				100 * gain / all);
 		fputc('\n', f);
 	}
-	if (b) {
-		const struct kprof_bub_totals *t = kprof_bubbles_finish((struct kprof_bubbles *)b);
-		const char *adv[8];
-		unsigned int n = kprof_bubbles_advice(b, adv, 8);
-
-		fprintf(f, "\nDevice idle: bubble rate %.2f%%, utilization %.2f%% over a %.0f ns window on %u cores; rating **%s**.\n",
-			100 * t->bubble_rate, 100 * t->utilization, t->window_ns, t->cores_used,
-			t->rating);
-		for (unsigned int i = 0; i < n; i++)
-			fprintf(f, "- %s\n", adv[i]);
-	}
+	if (b)
+		md_bubbles(f, b);
 	fprintf(f, "\n## Top opportunities\n\nRanked by estimated gain = op time x (1 - achieved / attainable), summed per op kind.\n\n");
 	for (size_t i = 0; i < r->nkinds && top < 3; i++) {
 		const struct kprof_roof_kind *k = &r->kinds[i];
@@ -363,6 +360,26 @@ int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_
 				k->gain_ns, kprof_bound_name(k->bound));
 		else
 			fprintf(f, " | - | - | %s |\n", kprof_bound_name(k->bound));
+	}
+}
+
+int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_bubbles *b,
+			     const char *device_label, const char *no_roof_note,
+			     const char *path, struct kprof_err *err)
+{
+	FILE *f = fopen(path, "we");
+	int bad;
+
+	if (!f)
+		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
+	fprintf(f, "# kprof report\n\nDevice: %s. ", device_label);
+	if (r) {
+		md_roofline(f, r, b);
+	} else {
+		fprintf(f, "\n\n## Verdict\n\n**No roofline**: %s.\n",
+			no_roof_note && no_roof_note[0] ? no_roof_note : "no peaks file");
+		if (b)
+			md_bubbles(f, b);
 	}
 	fprintf(f, "\nPer-op figures: roofline.csv. Bubbles per core: bubbles.csv and summary.txt. Labels and thresholds: docs/formats.md.\n");
 	bad = ferror(f);

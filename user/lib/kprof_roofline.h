@@ -78,9 +78,12 @@ int kprof_roofline_has_counters(const struct kprof_roofline *r);
 /* The overall verdict: the label with the most classified op time. */
 enum kprof_bound kprof_roofline_verdict(const struct kprof_roofline *r, double *share);
 
-/* report.md: verdict, top three opportunities, kinds, bubbles (b may be NULL). */
+/*
+ * report.md: verdict, top three opportunities, kinds, bubbles (b may be
+ * NULL). r NULL: no roofline (no peaks file), no_roof_note says why.
+ */
 int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_bubbles *b,
-			     const char *device_label, const char *path,
-			     struct kprof_err *err);
+			     const char *device_label, const char *no_roof_note,
+			     const char *path, struct kprof_err *err);
 
 #endif /* KPROF_ROOFLINE_H */
