@@ -24,6 +24,7 @@
 #include <json.h>
 
 #include "kprof_agg.h"
+#include "kprof_analysis.h"
 #include "kprof_html.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
@@ -776,11 +777,30 @@ static int pick_filter(const struct kprof_report_opts *opts, const char *config,
 	return 0;
 }
 
+/* ops.csv rows also go to the analysis (bubbles, roofline), filtered alike */
+struct emit_both {
+	struct kprof_out *out;
+	struct kprof_analysis *an;
+};
+
+static int emit_both(void *ctx, const struct kprof_op_row *row)
+{
+	struct emit_both *e = ctx;
+	uint64_t filtered = e->out->ops_filtered;
+	int ret = kprof_out_op(e->out, row);
+
+	if (ret || e->out->ops_filtered != filtered)
+		return ret;
+	return kprof_analysis_op(e->an, row);
+}
+
 int kprof_report_build_to(const char *capture_dir, const char *outdir,
 			  const struct kprof_report_opts *opts,
 			  struct kprof_report_result *res, struct kprof_err *err)
 {
 	struct capture *c = calloc(1, sizeof(*c));
+	struct kprof_analysis *an = NULL;
+	struct emit_both em;
 	struct kprof_out out;
 	struct kprof_agg *agg = NULL;
 	struct kprof_agg_config cfg;
@@ -873,8 +893,15 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	cfg.num_riscs = out.nriscs;
 	cfg.num_cores = c->dev_hdr.device.num_cores;
 	cfg.slack_ns = opts ? opts->slack_ns : 0;
-	cfg.emit = kprof_out_op;
-	cfg.ctx = &out;
+	an = kprof_analysis_new(capture_dir, outdir, opts ? opts->peaks_file : NULL,
+				&c->dev_hdr, err);
+	if (!an) {
+		ret = -(err ? err->code : ENOMEM);
+		goto out;
+	}
+	em = (struct emit_both){ &out, an };
+	cfg.emit = emit_both;
+	cfg.ctx = &em;
 	agg = kprof_agg_new(&cfg, err);
 	if (!agg) {
 		ret = -(err ? err->code : ENOMEM);
@@ -897,6 +924,9 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	if (ret)
 		goto out;
 	ret = write_summary(outdir, c, &out, kprof_agg_stats(agg), config, err);
+	if (ret)
+		goto out;
+	ret = kprof_analysis_finish(an, err);	/* appends to summary.txt */
 	if (ret)
 		goto out;
 	ret = capture_params(outdir, c, config, opts, kprof_agg_stats(agg), &out, err);
@@ -924,6 +954,7 @@ out:
 	free(out.top);
 	free(out.codes);
 	kprof_agg_free(agg);
+	kprof_analysis_free(an);
 	kprof_spool_free(c->dev);
 	kprof_spool_free(c->host);
 	kprof_tsfit_free(&c->fit);

@@ -35,6 +35,11 @@ struct kprof_report_opts {
 	 * the "op_filter" string of the capture config, if any.
 	 */
 	const char *op_filter;
+	/*
+	 * Device peaks file for roofline.csv / report.md (docs/formats.md);
+	 * NULL: the capture's raw/peaks.json, else data/peaks/kprof_<backend>.json.
+	 */
+	const char *peaks_file;
 	/* Progress callback (may be NULL): records done, bytes done/total. */
 	void (*progress)(void *ctx, uint64_t records, uint64_t bytes,
 			 uint64_t total);
