@@ -6,6 +6,7 @@
  */
 #include "kprofctl.h"
 #include "kprof.h"
+#include "kprof_progress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,7 +34,10 @@ static void report_usage(FILE *f)
 		"      --op-filter GLOB   keep only ops whose OP CODE matches (fnmatch);\n"
 		"                         default: the capture's own --op-filter, if any\n"
 		"                         ('*' keeps everything)\n"
-		"      --no-device-log    skip device_log.csv (one row per marker)\n");
+		"      --no-device-log    skip device_log.csv (one row per marker)\n"
+		"      --peaks FILE       device peaks for roofline.csv / report.md\n"
+		"                         (default: DIR/raw/peaks.json, else\n"
+		"                         data/peaks/kprof_<backend>.json)\n");
 }
 
 int kprofctl_dir_usable(const char *dir, int force)
@@ -59,7 +63,8 @@ static void print_outputs(const char *dir)
 {
 	static const char *const names[] = {
 		"ops.csv", "counters.csv", "device_log.csv", "host_events.csv",
-		"params.json", "summary.txt", "trace.json",
+		"params.json", "summary.txt", "trace.json", "bubbles.csv", "roofline.csv",
+		"report.md",
 	};
 	char path[4096];
 	struct stat st;
@@ -98,7 +103,7 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 	print_outputs(dir);
 }
 
-enum { OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG };
+enum { OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS };
 
 int cmd_report(int argc, char **argv)
 {
@@ -108,12 +113,14 @@ int cmd_report(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
+		{ "peaks", required_argument, NULL, OPT_PEAKS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kprof_report_opts ro = { .version = KPROF_VERSION };
 	struct kprof_report_result res;
 	struct kprof_err err = { 0 };
+	struct kprof_progress prog;
 	const char *out = NULL, *tt = NULL, *dir = NULL;
 	int force = 0, c, r;
 
@@ -137,6 +144,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_DEVLOG:
 			ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
+			break;
+		case OPT_PEAKS:
+			ro.peaks_file = optarg;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -180,8 +190,12 @@ int cmd_report(int argc, char **argv)
 				     dir, spool);
 			return KPROFCTL_EXIT_FAIL;
 		}
+		kprof_progress_init(&prog, stderr, "report", 0);	/* terminal only */
+		ro.progress = kprof_progress_report_cb;
+		ro.progress_ctx = &prog;
 		r = out ? kprof_report_build_to(dir, out, &ro, &res, &err)
 			: kprof_report_build(dir, &ro, &res, &err);
+		kprof_progress_done(&prog);
 	}
 	if (r) {
 		kprofctl_err("report failed: %s", err.msg[0] ? err.msg : strerror(-r));
