@@ -15,6 +15,8 @@
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
 #include "kprof_profile.h"
+#include "kprof_peaks.h"
+#include "kprof_progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +89,8 @@ static void capture_usage(FILE *f)
 		"      --duration SEC    capture for SEC seconds with no command\n"
 		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
 		"      --no-device-log   skip device_log.csv (one row per marker: large)\n"
+		"      --peaks FILE      device peaks for roofline.csv / report.md (saved\n"
+		"                        as raw/peaks.json; default data/peaks/kprof_<backend>.json)\n"
 		"      --test-drain-delay MS  tests only: sleep MS before each device\n"
 		"                        drain, so that the ring overflows and LOST\n"
 		"                        accounting can be checked\n"
@@ -106,7 +110,7 @@ static void capture_usage(FILE *f)
 enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
-	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY,
+	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY, OPT_PEAKS,
 };
 
 struct capture_opts {
@@ -126,6 +130,7 @@ struct capture_opts {
 	const char *dev_node;
 	const char *launch_ioctl, *sync_ioctl;
 	const char *profile;
+	const char *peaks;
 	char **cmd;
 	int cmd_argc;
 };
@@ -156,6 +161,7 @@ struct capture {
 	uint64_t drains;		/* drain rounds that found data */
 	uint64_t max_pending;		/* fullest the ring was seen, bytes */
 	uint64_t pause_toggles;
+	struct kprof_progress prog;	/* terminal only */
 	struct timespec t_start, t_end;
 	char bpf_target_desc[640];
 	/* BPF state kept after the programs are detached at the end. */
@@ -188,6 +194,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
+		{ "peaks", required_argument, NULL, OPT_PEAKS },
 		{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -270,6 +277,15 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		case OPT_NO_DEVLOG:
 			o->no_devlog = 1;
 			break;
+		case OPT_PEAKS: {
+			struct kprof_peaks pk;
+
+			/* checked now, not after a long capture */
+			if (kprof_peaks_load(optarg, &pk, &err))
+				return kprofctl_usage_error("capture", "--peaks: %s", err.msg);
+			o->peaks = optarg;
+			break;
+		}
 		case OPT_DRAIN_DELAY:
 			if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
 				return kprofctl_usage_error("capture",
@@ -356,6 +372,7 @@ static void drain_device(struct capture *c)
 		if (c->dspool && !c->spool_error &&
 		    kprof_spool_append(c->dspool, c->buf, (size_t)n, &err))
 			spool_fail(c, &err);
+		kprof_progress_count(&c->prog, c->buf, (size_t)n);
 	}
 	if (kprof_dev_ring_state(&c->dev) == KPROF_STATE_GONE)
 		c->device_gone = 1;
@@ -869,6 +886,7 @@ static void run_loop(struct capture *c)
 				drain_device(c);
 				drain_bpf(c);
 				flush_spools(c);
+				kprof_progress_tick(&c->prog, 0);
 			} else if (fd == c->durfd) {
 				uint64_t x;
 
@@ -1171,10 +1189,15 @@ static int write_results(struct capture *c)
 
 	ro.config_json = cfg;
 	ro.op_filter = c->o->op_filter;
+	ro.peaks_file = c->o->peaks;
+	kprof_progress_init(&c->prog, stderr, "report", 0);
+	ro.progress = kprof_progress_report_cb;
+	ro.progress_ctx = &c->prog;
 	if (c->o->no_devlog)
 		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
 	memset(&res, 0, sizeof(res));
 	r = kprof_report_build(c->dir, &ro, &res, &err);
+	kprof_progress_done(&c->prog);
 	free(cfg);
 	if (r) {
 		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
@@ -1245,6 +1268,7 @@ int cmd_capture(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
+	kprof_progress_init(&c.prog, stderr, "capture", 0);
 	c.dev.fd = -1;
 	c.epfd = c.sigfd = c.timerfd = c.durfd = -1;
 	c.child = -1;
@@ -1343,6 +1367,7 @@ int cmd_capture(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &c.t_end);
 
 	final_drain(&c);
+	kprof_progress_done(&c.prog);
 	/* The command may still run (stopped by a second signal): reap it
 	 * if it has finished, never wait for it. */
 	reap_child(&c);
