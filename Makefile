@@ -22,7 +22,7 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 .NOTPARALLEL:
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
-	check-bpf check-vm check-debug check-fuzz demo bench install clean help
+	check-bpf check-vm check-html check-debug check-fuzz demo bench install clean help
 
 all: kmod bpf user examples
 
@@ -48,7 +48,7 @@ deps:
 # Runs every lane even when one fails, then prints one "N passed, N failed"
 # total over all of them (scripts/check.sh).
 check:
-	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-bpf check-style check-vm check-fuzz
+	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-bpf check-style check-vm check-html check-fuzz
 
 check-unit: bpf
 	$(MAKE) -C user check
@@ -64,6 +64,11 @@ check-style:
 
 check-vm: kmod user examples kselftest
 	./tests/vm/run --suite
+
+# report.html of a VM capture rendered by headless Chromium on the host
+# (tests/html/check.sh).
+check-html: kmod user examples
+	./tests/html/check.sh
 
 # libFuzzer targets of the collector's parsers, FUZZ_SECONDS (20) each,
 # plus the regression inputs (tests/fuzz/Makefile, docs/testing.md).
