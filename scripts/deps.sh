@@ -27,6 +27,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd file
 	python3 perl git
 	flex bison bc rsync
+	chromium
 )
 
 KPROF_CACHE=${KPROF_CACHE:-~/.cache/kprof}
