@@ -125,6 +125,7 @@ int main(void)
 	    "\",\"ts\":12.0,\"dur\":3.0,\"args\":{\"seq\":2}}\n]}\n");
 	put("report.md", "# verdict\nmemory-bound " EVIL "\n");
 	put("bubbles.csv", "CORE,BUBBLE RATE\n0," EVIL_CSV "\n");
+	put("roofline.csv", "OP CODE,BOUND\n\"unterminated\n");
 	a = build();
 	KT_CHECK(a != NULL, "report.html written");
 	if (!a)
@@ -138,6 +139,7 @@ int main(void)
 		 strstr(a, "<td>&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</td>"),
 		 "bubbles.csv as a table, escaped");
 	KT_CHECK(!strstr(a, "No report.md"), "no missing-report note");
+	KT_CHECK(strstr(a, "roofline.csv could not be read") != NULL, "broken CSV: a note");
 	KT_CHECK(!strstr(a, "<script>alert"), "still escaped");
 	free(a);
 out:

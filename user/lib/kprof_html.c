@@ -733,7 +733,7 @@ static const char html_css[] =
 	"th,td{border:1px solid #ddd;padding:2px 8px;text-align:right}\n"
 	"th{background:#f3f3f3;cursor:pointer}td:nth-child(1),td:nth-child(2){text-align:left}\n"
 	"#top-ops td:first-child{text-align:left}\n"
-	"pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:40em}\n"
+	"pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:40em;white-space:pre-wrap}\n"
 	"svg text{font:11px sans-serif}svg .tick{fill:#555}svg .grid{stroke:#eee}\n"
 	"svg rect:hover{stroke:#000}.note{color:#666}\n"
 	".legend span{display:inline-block;margin-right:1em}\n"
@@ -823,9 +823,14 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 
 	fputs("<h2>Bottlenecks</h2>\n", f);
 	have_report = pre_file(f, dir, "report.md", "report-md");
+	/* a broken CSV of these is left out, the rest of the page stands */
+	if (csv_table(f, dir, "roofline.csv", "roofline", err) < 0)
+		fputs("<p class=\"note\">roofline.csv could not be read.</p>\n", f);
 	have_bub = csv_table(f, dir, "bubbles.csv", "bubbles", err);
-	if (have_bub < 0)
-		have_bub = 0;	/* a broken bubbles.csv is left out, the rest stands */
+	if (have_bub < 0) {
+		fputs("<p class=\"note\">bubbles.csv could not be read.</p>\n", f);
+		have_bub = 1;
+	}
 	if (!have_report)
 		fprintf(f, "<p class=\"note\">No report.md (roofline verdict) in this directory: "
 			"the bottleneck figures here are what ops.csv and counters.csv give: "
