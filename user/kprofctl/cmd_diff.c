@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cmd_diff(int argc, char **argv);
 
@@ -92,6 +93,13 @@ int cmd_diff(int argc, char **argv)
 		return KPROFCTL_EXIT_FAIL;
 	}
 	for (int side = 0; side < 2; side++) {
+		struct stat st;
+
+		if (stat(argv[optind + side], &st) || !S_ISDIR(st.st_mode)) {
+			kprofctl_err("diff: %s is not a directory (give two capture directories)",
+				     argv[optind + side]);
+			goto out;
+		}
 		if (kprof_diff_add_capture(d, side, argv[optind + side], &err)) {
 			kprofctl_err("diff: %s (run 'kprofctl report %s' if the capture has only raw/)",
 				     err.msg, argv[optind + side]);
