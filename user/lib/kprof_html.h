@@ -14,7 +14,7 @@
 #include "kprof_err.h"
 
 /* trace.json bigger than this is not read (timeline: one device lane) */
-#define KPROF_HTML_TRACE_MAX	(64u << 20)
+#define KPROF_HTML_TRACE_MAX	(32u << 20)
 /* at most this many device / host lanes (device tracks are grouped) */
 #define KPROF_HTML_DEV_LANES	16
 #define KPROF_HTML_HOST_LANES	8
