@@ -312,10 +312,11 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		all += r->kinds[i].time_ns;
 		gain += r->kinds[i].gain_ns;
 	}
-	fprintf(f, "Peaks: %s, %.6g GFLOP/s and %.6g GB/s per %s%s (ridge %.4g FLOP/B).\n\n",
-		p->device, p->flops_per_s / 1e9, p->bytes_per_s / 1e9,
-		p->per_core ? "core" : "device", p->clock_mhz > 0 ? " at the peaks file's clock" : "",
-		p->flops_per_s / p->bytes_per_s);
+	fprintf(f, "Peaks: %s, %.6g GFLOP/s and %.6g GB/s per %s", p->device,
+		p->flops_per_s / 1e9, p->bytes_per_s / 1e9, p->per_core ? "core" : "device");
+	if (p->clock_mhz > 0)
+		fprintf(f, " at %.6g MHz (FLOP/s scaled by each op's clock)", p->clock_mhz);
+	fprintf(f, ", ridge %.4g FLOP/B.\n\n", p->flops_per_s / p->bytes_per_s);
 	fprintf(f, "## Verdict\n\n");
 	if (v == KPROF_BOUND_NONE) {
 		fprintf(f, "**Unclassified**: %s.\n",
