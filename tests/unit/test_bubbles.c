@@ -122,6 +122,8 @@ static void test_mixed(void)
 static void test_unknown_and_overlap(void)
 {
 	struct kprof_bubbles *b = kprof_bubbles_new(0, NULL);
+
+	KT_CHECK(b != NULL, "new");
 	const struct kprof_bub_totals *t;
 	const struct kprof_bub_core *c;
 	struct kprof_op_row r;
@@ -137,6 +139,7 @@ static void test_unknown_and_overlap(void)
 	kprof_bubbles_op(b, &r);
 	r = row(4, KPROF_AGG_NONE, 100, 95);
 	span(&r, 5, 240, 400);	/* starts before op3: union grows by 50 */
+	span(&r, 4000000000U, 240, 400);	/* corrupt core id: left out */
 	kprof_bubbles_op(b, &r);
 	t = kprof_bubbles_finish(b);
 	KT_EQ_U64(kprof_bubbles_ncores(b), 1);
@@ -146,6 +149,7 @@ static void test_unknown_and_overlap(void)
 	KT_NEAR(c->wait_unknown_ns, 50, 1e-9);
 	KT_NEAR(c->wait_launch_ns + c->wait_pred_ns, 0, 1e-9);
 	KT_EQ_U64(c->unordered, 1);
+	KT_EQ_U64(t->spans_skipped, 1);
 	KT_NEAR(t->window_ns, 400, 1e-9);
 	KT_NEAR(t->bubble_rate, 0.125, 1e-12);
 	KT_STR(t->rating, "fair");

@@ -37,7 +37,7 @@ struct kprof_bubbles *kprof_bubbles_new(uint32_t num_cores, struct kprof_err *er
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	b->num_cores = num_cores;
+	b->num_cores = num_cores < KPROF_BUB_MAX_CORES ? num_cores : KPROF_BUB_MAX_CORES;
 	b->prev_fw_end_ns = NAN;
 	b->first_launch_ns = NAN;
 	b->last_sync_end = NAN;
@@ -113,6 +113,10 @@ static int core_span(struct kprof_bubbles *b, const struct kprof_core_time *ct,
 
 	if (!(e >= s))		/* NAN or reversed: no span */
 		return 0;
+	if (ct->core >= KPROF_BUB_MAX_CORES) {	/* bounded memory on corrupt input */
+		b->t.spans_skipped++;
+		return 0;
+	}
 	if (ct->core >= b->cap && grow(b, ct->core))
 		return -ENOMEM;
 	c = &b->cores[ct->core];
@@ -325,6 +329,9 @@ void kprof_bubbles_summary(const struct kprof_bubbles *b, FILE *f)
 	}
 	fprintf(f, "  window: %.0f ns (first launch or FW start to last FW end), %u cores used of %u listed\n",
 		t->window_ns, t->cores_used, t->cores_listed);
+	if (t->spans_skipped)
+		fprintf(f, "  %" PRIu64 " FW spans on core ids >= %u left out (corrupt input?)\n",
+			t->spans_skipped, KPROF_BUB_MAX_CORES);
 	fprintf(f, "  core time over the window, summed over used cores:\n");
 	pct(f, "work (union of FW spans)", t->work_ns, all);
 	pct(f, "waiting for a launch", t->wait_launch_ns, all);

@@ -26,6 +26,9 @@
 #define KPROF_BUB_SYNC_OPS_WARN		4.0	/* ops per sync below this: too many */
 #define KPROF_BUB_UTIL_LOW		0.50	/* mean utilization below this */
 
+/* Core ids analysed (the aggregation's limit without a core count) */
+#define KPROF_BUB_MAX_CORES		65536U
+
 struct kprof_bub_core {
 	uint32_t core;
 	uint64_t ops;			/* ops with a FW span on this core */
@@ -41,6 +44,7 @@ struct kprof_bub_core {
 struct kprof_bub_totals {
 	double window_start_ns, window_end_ns, window_ns;
 	uint32_t cores_used, cores_listed;
+	uint64_t spans_skipped;		/* on cores >= KPROF_BUB_MAX_CORES */
 	double work_ns, wait_launch_ns, wait_pred_ns, wait_unknown_ns, idle_other_ns;
 	double bubble_rate;		/* waits / (cores used x window) */
 	double utilization;		/* work / (cores used x window) */
