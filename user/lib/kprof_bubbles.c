@@ -18,6 +18,7 @@
 struct kprof_bubbles {
 	struct kprof_bub_core *cores;	/* indexed by core id */
 	uint8_t *seen;
+	uint32_t *listed;		/* core ids of the rows, after finish */
 	size_t cap;
 	uint32_t num_cores;
 	double prev_fw_end_ns;		/* latest FW end of earlier ops */
@@ -55,6 +56,7 @@ void kprof_bubbles_free(struct kprof_bubbles *b)
 		return;
 	free(b->cores);
 	free(b->seen);
+	free(b->listed);
 	free(b);
 }
 
@@ -218,6 +220,7 @@ const struct kprof_bub_totals *kprof_bubbles_finish(struct kprof_bubbles *b)
 	if (b->num_cores > b->cap && grow(b, b->num_cores - 1))
 		b->num_cores = 0;	/* no memory for unused cores: list seen ones */
 	n = b->cap;
+	b->listed = n ? malloc(n * sizeof(*b->listed)) : NULL;
 	t->window_ns = t->window_end_ns - t->window_start_ns;
 	if (!(t->window_ns > 0))
 		t->window_ns = 0;
@@ -231,18 +234,21 @@ const struct kprof_bub_totals *kprof_bubbles_finish(struct kprof_bubbles *b)
 			c->first_start_ns = c->first_launch_ns = c->last_end_ns = NAN;
 			c->idle_other_ns = t->window_ns;
 			t->idle_other_ns += c->idle_other_ns;
-			t->cores_listed++;
+			if (b->listed)
+				b->listed[t->cores_listed++] = (uint32_t)i;
 			continue;
 		}
 		split_gap(c, t->window_start_ns, c->first_start_ns, c->first_launch_ns);
 		c->idle_other_ns = fmax(t->window_end_ns - c->last_end_ns, 0);
 		t->cores_used++;
-		t->cores_listed++;
+		if (b->listed)	/* no memory: no rows, the totals stay right */
+			b->listed[t->cores_listed++] = (uint32_t)i;
 		t->work_ns += c->work_ns;
 		t->wait_launch_ns += c->wait_launch_ns;
 		t->wait_pred_ns += c->wait_pred_ns;
 		t->wait_unknown_ns += c->wait_unknown_ns;
 		t->idle_other_ns += c->idle_other_ns;
+		t->idle_tail_ns += c->idle_other_ns;
 	}
 	if (t->cores_used && t->window_ns > 0) {
 		double all = t->cores_used * t->window_ns;
@@ -269,13 +275,7 @@ size_t kprof_bubbles_ncores(const struct kprof_bubbles *b)
 
 const struct kprof_bub_core *kprof_bubbles_core(const struct kprof_bubbles *b, size_t i)
 {
-	for (size_t k = 0; k < b->cap; k++) {
-		if (!b->seen[k] && k >= b->num_cores)
-			continue;
-		if (i-- == 0)
-			return &b->cores[k];
-	}
-	return NULL;
+	return i < b->t.cores_listed ? &b->cores[b->listed[i]] : NULL;
 }
 
 unsigned int kprof_bubbles_advice(const struct kprof_bubbles *b, const char **out,
@@ -337,7 +337,7 @@ void kprof_bubbles_summary(const struct kprof_bubbles *b, FILE *f)
 	pct(f, "waiting for a launch", t->wait_launch_ns, all);
 	pct(f, "waiting on a predecessor", t->wait_pred_ns, all);
 	pct(f, "waiting, launch time unknown", t->wait_unknown_ns, all);
-	pct(f, "idle after the core's last op", t->idle_other_ns - (t->cores_listed - t->cores_used) * t->window_ns, all);
+	pct(f, "idle after the core's last op", t->idle_tail_ns, all);
 	fprintf(f, "  bubble rate %.2f%%, utilization %.2f%%\n", 100 * t->bubble_rate,
 		100 * t->utilization);
 	fprintf(f, "  control (FW - kernel) overhead: %.2f%% of FW time (%" PRIu64 " ops)\n",

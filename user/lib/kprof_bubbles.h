@@ -46,6 +46,7 @@ struct kprof_bub_totals {
 	uint32_t cores_used, cores_listed;
 	uint64_t spans_skipped;		/* on cores >= KPROF_BUB_MAX_CORES */
 	double work_ns, wait_launch_ns, wait_pred_ns, wait_unknown_ns, idle_other_ns;
+	double idle_tail_ns;		/* idle_other of the used cores only */
 	double bubble_rate;		/* waits / (cores used x window) */
 	double utilization;		/* work / (cores used x window) */
 	uint64_t ops, ops_fw, ops_control;
