@@ -3,6 +3,7 @@
 #include "kt.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <linux/kprof.h>
@@ -89,5 +90,30 @@ int main(void)
 	KT_STR(out, "\rkprofctl report: 2097152 records, 50.0 MB read");
 	fclose(w);
 	close(fds[0]);
+
+	/* a terminal (a pseudo-terminal here) turns it on without force */
+	{
+		int m = posix_openpt(O_RDWR | O_NOCTTY);
+		FILE *t = NULL;
+		char *name;
+
+		KT_CHECK(m >= 0 && !grantpt(m) && !unlockpt(m) && (name = ptsname(m)) &&
+			 (t = fopen(name, "w")), "pseudo-terminal");
+		if (t) {
+			fcntl(m, F_SETFL, O_NONBLOCK);
+			kprof_progress_init(&p, t, "capture", 0);
+			KT_CHECK(p.f == t, "on for a terminal");
+			p.ops = 5;
+			KT_CHECK(kprof_progress_tick(&p, p.start_ns + KPROF_PROGRESS_PERIOD_NS), "draws");
+			drain(m, out, sizeof(out));
+			KT_CHECK(strstr(out, "kprofctl capture: 5 ops, 0 markers (0/s), 0 lost") != NULL,
+				 "line on the terminal: '%s'", out);
+			kprof_progress_init(&p, t, "capture", -1);
+			KT_CHECK(p.f == NULL, "forced off");
+			fclose(t);
+		}
+		if (m >= 0)
+			close(m);
+	}
 	return kt_done("test_progress");
 }
