@@ -169,7 +169,8 @@ int kprof_bubbles_op(struct kprof_bubbles *b, const struct kprof_op_row *r)
 		if (r->ncores)
 			t->window_start_ns = fmin_nan(t->window_start_ns, launch);
 		b->host_first_ns = fmin_nan(b->host_first_ns, launch);
-		b->host_last_ns = fmax_nan(b->host_last_ns, (double)r->host_end_ns);
+		if (r->host_end_ns != KPROF_AGG_NONE)
+			b->host_last_ns = fmax_nan(b->host_last_ns, (double)r->host_end_ns);
 	}
 	if (!isnan(r->fw_duration_ns)) {
 		t->ops_fw++;
