@@ -125,6 +125,13 @@ static int kprof_sim_stats_show(struct seq_file *m, void *v)
 		{ "dma_polled", &s->dma_polled },
 		{ "dma_bytes", &s->dma_bytes },
 		{ "clock_changes", &s->clock_changes },
+		{ "engine_passes", &s->engine_passes },
+		{ "engine_idle_passes", &s->engine_idle_passes },
+		{ "dma_empty_completions", &s->dma_empty_completions },
+		{ "engine_max_latency_ns", &s->engine_max_latency_ns },
+		{ "kick_max_late_ns", &s->kick_max_late_ns },
+		{ "l1_max_fill", &s->l1_max_fill },
+		{ "engine_assists", &s->engine_assists },
 	};
 	size_t i;
 

@@ -34,15 +34,94 @@ static struct kprof_rec_marker *kprof_sim_ring_mem(struct kprof_sim_dev *sd,
 	return sd->l1_mem + (size_t)ring * sd->l1_entries;
 }
 
+/* Lock-free running maximum for stats. */
+static void kprof_sim_stat_max(atomic64_t *v, s64 x)
+{
+	s64 old = atomic64_read(v);
+
+	while (x > old) {
+		s64 cur = atomic64_cmpxchg(v, old, x);
+
+		if (cur == old)
+			break;
+		old = cur;
+	}
+}
+
+/* Queue the engine's work; notes when for the latency stat. */
+static void kprof_sim_engine_queue(struct kprof_sim_dev *sd)
+{
+	if (!atomic64_read(&sd->kick_ns))
+		atomic64_cmpxchg(&sd->kick_ns, 0, ktime_get_ns());
+	queue_work(system_highpri_wq, &sd->engine_work);
+}
+
 void kprof_sim_engine_kick(struct kprof_sim_dev *sd, bool now)
 {
 	if (now) {
-		queue_work(system_highpri_wq, &sd->engine_work);
+		kprof_sim_engine_queue(sd);
 		return;
 	}
 	if (!atomic_read(&sd->kick_armed) && !atomic_xchg(&sd->kick_armed, 1))
 		hrtimer_start(&sd->kick_timer, ns_to_ktime(KPROF_SIM_KICK_NS),
 			      HRTIMER_MODE_REL_SOFT);
+}
+
+static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final);
+
+/*
+ * The engine's work item runs on the CPU that queued it, and in a VM on a
+ * busy host that vCPU can be descheduled for hundreds of ms while the exec
+ * thread keeps filling L1 on another one; a hardware DMA engine is never
+ * descheduled. So a ring at its watermark makes the producer run a pass
+ * itself, and a ring that would drop waits for a pass in progress (wait).
+ * Without a descriptor (slow reader) or while stalled, the pass does
+ * nothing and markers stay in L1, as before.
+ */
+static void kprof_sim_engine_assist(struct kprof_sim_dev *sd, bool wait)
+{
+	if (wait) {
+		mutex_lock(&sd->engine_mutex);
+	} else if (!mutex_trylock(&sd->engine_mutex)) {
+		kprof_sim_engine_queue(sd);
+		return;
+	}
+	atomic64_inc(&sd->stats.engine_assists);
+	kprof_sim_engine_run(sd, false);
+	mutex_unlock(&sd->engine_mutex);
+}
+
+/* A pass now could move something: a descriptor is held, no stall. */
+static bool kprof_sim_engine_ready(struct kprof_sim_dev *sd)
+{
+	return READ_ONCE(sd->dma_have) && !READ_ONCE(sd->dma_done) &&
+	       !READ_ONCE(sd->fault_dma_stall);
+}
+
+/* Producer: room for n markers in ring r, after a pass if it helps. */
+static u32 kprof_sim_l1_tail(struct kprof_sim_dev *sd,
+			     struct kprof_sim_l1 *r, u32 n)
+{
+	/* Pairs with the engine's release of tail: those slots are free. */
+	u32 tail = smp_load_acquire(&r->tail);
+
+	if (unlikely(sd->l1_entries - (r->head - tail) < n) &&
+	    kprof_sim_engine_ready(sd)) {
+		kprof_sim_engine_assist(sd, true);
+		/* As above: the pass's copies are done. */
+		tail = smp_load_acquire(&r->tail);
+	}
+	return tail;
+}
+
+/* Producer: after adding to a ring that now holds fill markers. */
+static void kprof_sim_l1_kick(struct kprof_sim_dev *sd, u32 fill, bool drop)
+{
+	kprof_sim_stat_max(&sd->stats.l1_max_fill, fill);
+	if (fill >= sd->l1_entries / 2 || drop)
+		kprof_sim_engine_assist(sd, false);
+	else
+		kprof_sim_engine_kick(sd, false);
 }
 
 static enum hrtimer_restart kprof_sim_kick_fn(struct hrtimer *t)
@@ -51,7 +130,10 @@ static enum hrtimer_restart kprof_sim_kick_fn(struct hrtimer *t)
 						kick_timer);
 
 	atomic_set(&sd->kick_armed, 0);
-	queue_work(system_highpri_wq, &sd->engine_work);
+	kprof_sim_stat_max(&sd->stats.kick_max_late_ns,
+			   ktime_to_ns(ktime_sub(ktime_get(),
+						 hrtimer_get_expires(t))));
+	kprof_sim_engine_queue(sd);
 	return HRTIMER_NORESTART;
 }
 
@@ -60,7 +142,7 @@ static enum hrtimer_restart kprof_sim_idle_fn(struct hrtimer *t)
 	struct kprof_sim_dev *sd = container_of(t, struct kprof_sim_dev,
 						idle_timer);
 
-	queue_work(system_highpri_wq, &sd->engine_work);
+	kprof_sim_engine_queue(sd);
 	return HRTIMER_NORESTART;
 }
 
@@ -88,9 +170,8 @@ void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
 {
 	struct kprof_sim_l1 *r = &sd->l1[ring];
 	struct kprof_rec_marker *mem = kprof_sim_ring_mem(sd, ring);
-	u32 mask = sd->l1_entries - 1, half = sd->l1_entries / 2;
-	/* Pairs with the engine's release of tail: those slots are free. */
-	u32 head = r->head, tail = smp_load_acquire(&r->tail);
+	u32 mask = sd->l1_entries - 1;
+	u32 head = r->head, tail = kprof_sim_l1_tail(sd, r, n);
 	u32 fit = min(n, sd->l1_entries - (head - tail)), i;
 	unsigned long flags;
 
@@ -112,9 +193,8 @@ void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
 		spin_unlock_irqrestore(&sd->lost_lock, flags);
 		atomic64_add(n - fit, &sd->stats.markers_dropped);
 	}
-	/* Past half full (or dropping), do not wait for moderation. */
-	kprof_sim_engine_kick(sd, head + fit - tail >= half &&
-			      (head - tail < half || fit < n));
+	/* At the watermark (or dropping), do not wait for moderation. */
+	kprof_sim_l1_kick(sd, head + fit - tail, fit < n);
 }
 
 /*
@@ -128,9 +208,8 @@ void kprof_sim_l1_put2(struct kprof_sim_dev *sd, u32 ring,
 {
 	struct kprof_sim_l1 *r = &sd->l1[ring];
 	struct kprof_rec_marker *mem = kprof_sim_ring_mem(sd, ring);
-	u32 mask = sd->l1_entries - 1, half = sd->l1_entries / 2;
-	/* Pairs with the engine's release of tail: those slots are free. */
-	u32 head = r->head, tail = smp_load_acquire(&r->tail);
+	u32 mask = sd->l1_entries - 1;
+	u32 head = r->head, tail = kprof_sim_l1_tail(sd, r, n);
 	u32 fit = min(n, sd->l1_entries - (head - tail)), i;
 	unsigned long flags;
 
@@ -149,8 +228,7 @@ void kprof_sim_l1_put2(struct kprof_sim_dev *sd, u32 ring,
 		spin_unlock_irqrestore(&sd->lost_lock, flags);
 		atomic64_add(n - fit, &sd->stats.markers_dropped);
 	}
-	kprof_sim_engine_kick(sd, head + fit - tail >= half &&
-			      (head - tail < half || fit < n));
+	kprof_sim_l1_kick(sd, head + fit - tail, fit < n);
 }
 
 /* Producer side of the record FIFO; size is a multiple of 8. */
@@ -356,6 +434,9 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 	if (!sd->dma_have || sd->dma_done) {
 		bool pending = sd->dma_have && final;
 
+		if (!final)
+			atomic64_inc(&sd->stats.engine_idle_passes);
+
 		/* A filled descriptor whose interrupt was dropped. */
 		if (pending) {
 			o.res = sd->dma_res;
@@ -431,6 +512,8 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 
 	atomic64_add(o.res.bytes, &sd->stats.dma_bytes);
 	if (deliver) {
+		if (!o.res.bytes)
+			atomic64_inc(&sd->stats.dma_empty_completions);
 		atomic64_inc(&sd->stats.dma_completions);
 		kprof_dma_complete(kd, &o.res);
 	} else {
@@ -443,7 +526,12 @@ static void kprof_sim_engine_work(struct work_struct *work)
 {
 	struct kprof_sim_dev *sd = container_of(work, struct kprof_sim_dev,
 						engine_work);
+	s64 kicked = atomic64_xchg(&sd->kick_ns, 0);
 
+	atomic64_inc(&sd->stats.engine_passes);
+	if (kicked)
+		kprof_sim_stat_max(&sd->stats.engine_max_latency_ns,
+				   ktime_get_ns() - kicked);
 	mutex_lock(&sd->engine_mutex);
 	kprof_sim_engine_run(sd, false);
 	mutex_unlock(&sd->engine_mutex);
@@ -609,6 +697,7 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 	hrtimer_init(&sd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	sd->idle_timer.function = kprof_sim_idle_fn;
 	atomic_set(&sd->kick_armed, 0);
+	atomic64_set(&sd->kick_ns, 0);
 
 	sd->l1 = vzalloc(array_size(nr, sizeof(*sd->l1)));
 	sd->l1_snap = vzalloc(array_size(nr, sizeof(*sd->l1_snap)));

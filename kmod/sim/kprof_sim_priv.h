@@ -8,9 +8,10 @@
  *  exec_mutex: held by the exec thread while it runs one step (dispatch,
  *	finish, storm chunk) and by capture_start/stop to flip the capture
  *	state. Process context only. Taken before queue_lock/truth_lock.
- *  engine_mutex: serialises the DMA engine (work item) with the final
- *	drain in capture_stop. Process context only. Nests inside nothing but
- *	may be taken after exec_mutex (capture_stop).
+ *  engine_mutex: serialises the DMA engine (work item, or the exec
+ *	thread running a pass itself when an L1 ring reaches its watermark)
+ *	with the final drain in capture_stop. Process context only. Taken
+ *	inside exec_mutex (exec thread, capture_start) or alone.
  *  queue_lock (spinlock): command queue, seq numbers, dead flag; vendor
  *	ioctls and the exec thread (process context).
  *  truth_lock (spinlock): ground-truth history; exec thread and debugfs.
@@ -172,6 +173,13 @@ struct kprof_sim_stats {
 	atomic64_t discarded_at_stop;
 	atomic64_t lost_unreported;	/* overflow never put in a LOST */
 	atomic64_t clock_changes;
+	atomic64_t engine_passes;	/* engine work runs */
+	atomic64_t engine_idle_passes;	/* ran without a descriptor */
+	atomic64_t dma_empty_completions; /* 0 bytes: flush or idle */
+	atomic64_t engine_max_latency_ns; /* queue_work -> pass */
+	atomic64_t kick_max_late_ns;	/* kick timer past its expiry */
+	atomic64_t l1_max_fill;		/* most markers one ring held */
+	atomic64_t engine_assists;	/* passes run by the producer */
 };
 
 struct kprof_sim_dev {
@@ -242,6 +250,7 @@ struct kprof_sim_dev {
 	struct hrtimer kick_timer;
 	struct hrtimer idle_timer;	/* retires an empty descriptor */
 	atomic_t kick_armed;
+	atomic64_t kick_ns;		/* first kick not yet served, 0 if none */
 	u32 rr;				/* round-robin start ring */
 
 	/* PMU */
