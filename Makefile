@@ -63,7 +63,7 @@ check-style:
 	MAKE="$(MAKE)" ./scripts/check-style.sh
 
 check-vm: kmod user examples kselftest
-	./tests/vm/run --suite
+	./tests/vm/run --suite --timeout 2400
 
 # report.html of a VM capture rendered by headless Chromium on the host
 # (tests/html/check.sh).
