@@ -103,10 +103,11 @@ static u32 kprof_sim_l1_tail(struct kprof_sim_dev *sd,
 			     struct kprof_sim_l1 *r, u32 n)
 {
 	/* Pairs with the engine's release of tail: those slots are free. */
-	u32 tail = smp_load_acquire(&r->tail);
+	u32 tail = smp_load_acquire(&r->tail), i;
 
-	if (unlikely(sd->l1_entries - (r->head - tail) < n) &&
-	    kprof_sim_engine_ready(sd)) {
+	/* A full span may end before this ring: a few passes at most. */
+	for (i = 0; i < 4 && sd->l1_entries - (r->head - tail) < n &&
+	     kprof_sim_engine_ready(sd); i++) {
 		kprof_sim_engine_assist(sd, true);
 		/* As above: the pass's copies are done. */
 		tail = smp_load_acquire(&r->tail);
