@@ -15,6 +15,17 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	export TMPDIR=/dev/shm
 fi
 
+# CI fuzzes from a fixed seed, so that a red run is reproducible and not
+# a matter of exploration luck; developers get a fresh seed each run.
+# FUZZ_SEED overrides both. The seed is printed with every target.
+if [ -z "${FUZZ_SEED:-}" ]; then
+	if [ "${CI:-}" = true ]; then
+		FUZZ_SEED=1
+	else
+		FUZZ_SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+	fi
+fi
+
 pass=0
 fail=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
@@ -40,14 +51,14 @@ for arg in "$@"; do
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/kprof-fuzz-corpus-XXXXXX")
 	cp -r "$FUZZ_SRC/corpus/$c/." "$work/"
-	if "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
+	if "$bin" -seed="$FUZZ_SEED" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
 		-artifact_prefix="$crashes/" -print_final_stats=1 \
 		"$work" >"$log" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-		ok "$t ${FUZZ_SECONDS}s: ${execs:-?} execs, $cov"
+		ok "$t ${FUZZ_SECONDS}s seed $FUZZ_SEED: ${execs:-?} execs, $cov"
 	else
-		bad "$t: crash or leak, input in $crashes/ (log $log)"
+		bad "$t (seed $FUZZ_SEED): crash or leak, input in $crashes/ (log $log)"
 		grep -m 1 -A 12 '^==[0-9]*==ERROR\|runtime error\|^SUMMARY' "$log"
 	fi
 	rm -rf "$work"
