@@ -132,6 +132,7 @@ static int kprof_sim_stats_show(struct seq_file *m, void *v)
 		{ "kick_max_late_ns", &s->kick_max_late_ns },
 		{ "l1_max_fill", &s->l1_max_fill },
 		{ "engine_assists", &s->engine_assists },
+		{ "dma_gap_max_ns", &s->dma_gap_max_ns },
 	};
 	size_t i;
 

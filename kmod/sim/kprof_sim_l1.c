@@ -91,11 +91,15 @@ static void kprof_sim_engine_assist(struct kprof_sim_dev *sd, bool wait)
 	mutex_unlock(&sd->engine_mutex);
 }
 
-/* A pass now could move something: a descriptor is held, no stall. */
+/*
+ * A pass now could move something: a descriptor is held, or a pass is
+ * under way whose completion lends the next one (the core resubmits from
+ * inside it; that vCPU may be descheduled right there), and no stall.
+ */
 static bool kprof_sim_engine_ready(struct kprof_sim_dev *sd)
 {
-	return READ_ONCE(sd->dma_have) && !READ_ONCE(sd->dma_done) &&
-	       !READ_ONCE(sd->fault_dma_stall);
+	return (READ_ONCE(sd->dma_have) || mutex_is_locked(&sd->engine_mutex)) &&
+	       !READ_ONCE(sd->dma_done) && !READ_ONCE(sd->fault_dma_stall);
 }
 
 /* Producer: room for n markers in ring r, after a pass if it helps. */
@@ -508,6 +512,7 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 		deliver = false;
 	} else {
 		sd->dma_have = false;
+		sd->dma_gone_ns = now;
 	}
 	spin_unlock_irqrestore(&sd->dma_lock, flags);
 
@@ -647,6 +652,11 @@ int kprof_sim_dma_submit(struct kprof_device *kd,
 	sd->dma_desc = *desc;
 	sd->dma_kd = kd;
 	sd->dma_submit_ns = ktime_get_ns();
+	/* How long the engine went without a span (stats). */
+	if (sd->dma_gone_ns && READ_ONCE(sd->capturing))
+		kprof_sim_stat_max(&sd->stats.dma_gap_max_ns,
+				   sd->dma_submit_ns - sd->dma_gone_ns);
+	sd->dma_gone_ns = 0;
 	/* A flush request was for the previous descriptor. */
 	WRITE_ONCE(sd->dma_flush_req, false);
 	sd->dma_have = true;

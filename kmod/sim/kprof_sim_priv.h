@@ -180,6 +180,7 @@ struct kprof_sim_stats {
 	atomic64_t kick_max_late_ns;	/* kick timer past its expiry */
 	atomic64_t l1_max_fill;		/* most markers one ring held */
 	atomic64_t engine_assists;	/* passes run by the producer */
+	atomic64_t dma_gap_max_ns;	/* completion -> next submit */
 };
 
 struct kprof_sim_dev {
@@ -246,6 +247,7 @@ struct kprof_sim_dev {
 	struct kprof_dma_result dma_res;
 	struct work_struct engine_work;
 	u64 dma_submit_ns;
+	u64 dma_gone_ns;		/* last completion, 0 once resubmitted */
 	bool dma_flush_req;		/* core wants the span back */
 	struct hrtimer kick_timer;
 	struct hrtimer idle_timer;	/* retires an empty descriptor */
