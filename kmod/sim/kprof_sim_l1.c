@@ -91,15 +91,11 @@ static void kprof_sim_engine_assist(struct kprof_sim_dev *sd, bool wait)
 	mutex_unlock(&sd->engine_mutex);
 }
 
-/*
- * A pass now could move something: a descriptor is held, or a pass is
- * under way whose completion lends the next one (the core resubmits from
- * inside it; that vCPU may be descheduled right there), and no stall.
- */
+/* A pass now could move something: a descriptor is held, no stall. */
 static bool kprof_sim_engine_ready(struct kprof_sim_dev *sd)
 {
-	return (READ_ONCE(sd->dma_have) || mutex_is_locked(&sd->engine_mutex)) &&
-	       !READ_ONCE(sd->dma_done) && !READ_ONCE(sd->fault_dma_stall);
+	return READ_ONCE(sd->dma_have) && !READ_ONCE(sd->dma_done) &&
+	       !READ_ONCE(sd->fault_dma_stall);
 }
 
 /* Producer: room for n markers in ring r, after a pass if it helps. */
@@ -109,8 +105,8 @@ static u32 kprof_sim_l1_tail(struct kprof_sim_dev *sd,
 	/* Pairs with the engine's release of tail: those slots are free. */
 	u32 tail = smp_load_acquire(&r->tail), i;
 
-	/* A full span may end before this ring: a few passes at most. */
-	for (i = 0; i < 4 && sd->l1_entries - (r->head - tail) < n &&
+	/* One pass: more would turn a slow reader into backpressure. */
+	for (i = 0; i < 1 && sd->l1_entries - (r->head - tail) < n &&
 	     kprof_sim_engine_ready(sd); i++) {
 		kprof_sim_engine_assist(sd, true);
 		/* As above: the pass's copies are done. */
