@@ -14,6 +14,7 @@
 #include "kprof_bpf.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
+#include "kprof_fs.h"
 #include "kprof_profile.h"
 #include "kprof_peaks.h"
 #include "kprof_progress.h"
@@ -655,24 +656,6 @@ static int default_dir(struct capture *c)
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096], *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int check_dir(struct capture *c)
 {
 	int r;
@@ -697,10 +680,9 @@ static int check_dir(struct capture *c)
 static int open_spools(struct capture *c)
 {
 	struct kprof_err err = { 0 };
-	int r = mkdir_p(c->dir);
 
-	if (r) {
-		kprofctl_err("cannot create %s: %s", c->dir, strerror(-r));
+	if (kprof_mkdir_p(c->dir, &err)) {
+		kprofctl_err("cannot create the output directory %s: %s", c->dir, err.msg);
 		return -1;
 	}
 	c->dspool = kprof_spool_create(c->dir, KPROF_SPOOL_DEVICE, &c->info, &c->cinfo, &err);

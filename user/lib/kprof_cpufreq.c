@@ -6,6 +6,7 @@
  * then min/max ordered so that min never exceeds max in between).
  */
 #include "kprof_cpufreq.h"
+#include "kprof_fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -390,34 +391,16 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 #define LOCK_FILE	"clock.lock"
 #define LOCK_WAIT_MS	2000
 
-static int mkdir_p(const char *dir)
-{
-	char tmp[512], *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /* Take <run_dir>/clock.lock; waits a little for a concurrent run to end. */
 static int take_lock(const char *run_dir, char *msg, size_t msg_len)
 {
+	struct kprof_err err = { 0 };
 	char path[512];
 	int fd, r, waited = 0;
 
-	r = mkdir_p(run_dir);
+	r = kprof_mkdir_p(run_dir, &err);
 	if (r) {
-		snprintf(msg, msg_len, "cannot create %s: %s", run_dir,
-			 strerror(-r));
+		snprintf(msg, msg_len, "%s", err.msg);
 		return r;
 	}
 	snprintf(path, sizeof(path), "%s/" LOCK_FILE, run_dir);

@@ -3,6 +3,7 @@
  * Spool files: raw capture data on disk, written as it arrives.
  */
 #include "kprof_spool.h"
+#include "kprof_fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,31 +49,6 @@ static int write_all(int fd, const void *buf, size_t len, const char *path,
 		}
 		p += n;
 		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int mkdir_p(const char *dir, struct kprof_err *err)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(tmp))
-		return kprof_err_set(err, ENAMETOOLONG, "bad directory name '%s'", dir);
-	memcpy(tmp, dir, len + 1);
-	for (char *p = tmp + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(tmp, 0755) && errno != EEXIST)
-				return kprof_err_set(err, errno,
-						     "cannot create directory %s: %s",
-						     tmp, strerror(errno));
-			*p = c;
-			if (!c)
-				break;
-		}
 	}
 	return 0;
 }
@@ -138,7 +114,7 @@ struct kprof_spool_writer *kprof_spool_create(const char *capture_dir,
 		kprof_err_set(err, ENAMETOOLONG, "capture directory name too long");
 		return NULL;
 	}
-	if (mkdir_p(path, err))
+	if (kprof_mkdir_p(path, err))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", capture_dir,
 		 kind == KPROF_SPOOL_HOST ? KPROF_SPOOL_HOST_FILE :
