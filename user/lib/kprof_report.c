@@ -107,6 +107,25 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Makes room for one more element in *arr (doubling from init). */
+static int grow(void *arr, size_t *cap, size_t n, size_t elem, size_t init,
+		struct kprof_err *err)
+{
+	void **a = arr;
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : init;
+	p = realloc(*a, c * elem);
+	if (!p)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	*a = p;
+	*cap = c;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* pass 1                                                           */
 
@@ -121,29 +140,16 @@ static int pass1(struct capture *c, struct kprof_err *err)
 		if (rec->type == KPROF_REC_SYNC) {
 			const struct kprof_rec_sync *s = (const void *)rec;
 
-			if (c->npts == c->cap) {
-				size_t n = c->cap ? c->cap * 2 : 1024;
-				void *p = realloc(c->pts, n * sizeof(*c->pts));
-
-				if (!p)
-					return kprof_err_set(err, ENOMEM, "out of memory");
-				c->pts = p;
-				c->cap = n;
-			}
+			if (grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024, err))
+				return -ENOMEM;
 			c->pts[c->npts++] = (struct kprof_sync_pt){
 				s->host_before_ns, s->device_cycles, s->host_after_ns };
 		} else if (rec->type == KPROF_REC_CLOCK) {
 			const struct kprof_rec_clock *k = (const void *)rec;
 
-			if (c->nclocks == c->clocks_cap) {
-				size_t n = c->clocks_cap ? c->clocks_cap * 2 : 256;
-				void *p = realloc(c->clocks, n * sizeof(*c->clocks));
-
-				if (!p)
-					return kprof_err_set(err, ENOMEM, "out of memory");
-				c->clocks = p;
-				c->clocks_cap = n;
-			}
+			if (grow(&c->clocks, &c->clocks_cap, c->nclocks,
+				 sizeof(*c->clocks), 256, err))
+				return -ENOMEM;
 			c->clocks[c->nclocks++] = (struct clock_ev){
 				k->host_ns, k->device_cycles, k->mhz, k->flags };
 			c->clocks_total++;
@@ -1035,15 +1041,8 @@ static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 		return 0;
 	if (t->ncores && bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core))
 		return 0;
-	if (t->ncores == t->cap) {
-		size_t n = t->cap ? t->cap * 2 : 64;
-		void *p = realloc(t->cores, n * sizeof(*t->cores));
-
-		if (!p)
-			return kprof_err_set(t->err, ENOMEM, "out of memory");
-		t->cores = p;
-		t->cap = n;
-	}
+	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
+		return -ENOMEM;
 	t->cores[t->ncores++] = key;
 	qsort(t->cores, t->ncores, sizeof(key), cmp_core);
 	return 0;
