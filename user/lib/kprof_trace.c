@@ -24,6 +24,19 @@ struct kprof_trace {
 	uint32_t named_cap;
 	uint32_t tids[MAX_NAMED_TIDS];	/* host threads named so far */
 	uint32_t ntids;
+	/* busy counter: slice starts and ends, swept at close */
+	struct busy_ev *bev;
+	size_t nbev, capbev;
+	uint8_t *seen;			/* device cores with an op slice */
+	uint32_t seen_cap, nseen, ntracks;
+	int busy_nomem;
+};
+
+/* A slice of `w` cores on a track starts (w > 0) or ends (w < 0) at ns. */
+struct busy_ev {
+	int64_t ns;
+	uint32_t track;
+	int32_t w;
 };
 
 static void put_str(FILE *f, const char *s)
@@ -149,12 +162,69 @@ static void name_track(struct kprof_trace *t, uint32_t track)
 		PID_DEVICE, track, track);
 }
 
+/* p grown to hold need elements (*cap updated), or NULL (p still valid) */
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 256;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	q = realloc(p, n * size);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+/* Remembers the slice for the busy counter, with the ns put_ts prints. */
+static void busy_slice(struct kprof_trace *t, uint32_t track, double s, double e,
+		       uint32_t ncores)
+{
+	struct busy_ev *b;
+
+	if (t->busy_nomem)
+		return;
+	b = grow(t->bev, &t->capbev, t->nbev + 2, sizeof(*b));
+	if (!b) {
+		t->busy_nomem = 1;
+		return;
+	}
+	t->bev = b;
+	t->bev[t->nbev++] = (struct busy_ev){ llround(s), track, (int32_t)ncores };
+	t->bev[t->nbev++] = (struct busy_ev){ llround(e), track, -(int32_t)ncores };
+	if (track >= t->ntracks)
+		t->ntracks = track + 1;
+}
+
+static void busy_core(struct kprof_trace *t, uint32_t core)
+{
+	if (core >= t->seen_cap) {
+		size_t cap = t->seen_cap, old = cap;
+		uint8_t *p = grow(t->seen, &cap, (size_t)core + 1, 1);
+
+		if (!p) {
+			t->busy_nomem = 1;
+			return;
+		}
+		t->seen = p;
+		memset(t->seen + old, 0, cap - old);
+		t->seen_cap = (uint32_t)cap;
+	}
+	if (!t->seen[core]) {
+		t->seen[core] = 1;
+		t->nseen++;
+	}
+}
+
 static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
-		     uint32_t track, double s, double e)
+		     uint32_t track, double s, double e, uint32_t ncores)
 {
 	char name[KPROF_NAME_LEN + 24];
 
 	name_track(t, track);
+	busy_slice(t, track, s, e, ncores);
 	if (row->op_code[0])
 		snprintf(name, sizeof(name), "%s", row->op_code);
 	else
@@ -174,12 +244,13 @@ static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
 void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 {
 	double gs = 0, ge = 0, first = INFINITY;
-	uint32_t gtrack = UINT32_MAX, first_track = 0;
+	uint32_t gtrack = UINT32_MAX, first_track = 0, gn = 0;
 
 	for (uint32_t i = 0; i < row->ncores; i++) {
 		const struct kprof_core_time *c = &row->cores[i];
 		uint32_t track = c->core / t->group;
 
+		busy_core(t, c->core);
 		if (c->fw_start_ns < first) {
 			first = c->fw_start_ns;
 			first_track = track;
@@ -187,17 +258,19 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 		/* cores come in ascending order: a group is a run of them */
 		if (track != gtrack) {
 			if (gtrack != UINT32_MAX)
-				op_slice(t, row, gtrack, gs, ge);
+				op_slice(t, row, gtrack, gs, ge, gn);
 			gtrack = track;
 			gs = c->fw_start_ns;
 			ge = c->fw_end_ns;
+			gn = 1;
 			continue;
 		}
 		gs = fmin(gs, c->fw_start_ns);
 		ge = fmax(ge, c->fw_end_ns);
+		gn++;
 	}
 	if (gtrack != UINT32_MAX)
-		op_slice(t, row, gtrack, gs, ge);
+		op_slice(t, row, gtrack, gs, ge, gn);
 	/* flow arrow: launch (host) -> the op's first core (device) */
 	if (row->ncores && row->host_start_ns != KPROF_AGG_NONE) {
 		sep(t);
@@ -249,15 +322,83 @@ void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz)
 	fprintf(t->f, ",\"args\":{\"MHz\":%u}}", mhz);
 }
 
+static int cmp_busy(const void *a, const void *b)
+{
+	const struct busy_ev *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	return (x->w > y->w) - (x->w < y->w);
+}
+
+static unsigned int busy_of(int64_t run, uint32_t group)
+{
+	if (run <= 0)
+		return 0;
+	return run < (int64_t)group ? (unsigned int)run : group;
+}
+
+/*
+ * The "busy" counter: at each slice start or end, the share of the cores
+ * that ran ops in this trace which are inside an op slice. A track counts
+ * the cores of its running slices, at most its group size (one core per
+ * track without grouping), so ops overlapping on a core count it once.
+ */
+static int busy_counter(struct kprof_trace *t)
+{
+	int64_t *run;
+	uint64_t busy = 0;
+	double last = -1;
+
+	if (t->busy_nomem)
+		return -ENOMEM;
+	if (!t->nbev || !t->nseen)
+		return 0;
+	run = calloc(t->ntracks, sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	qsort(t->bev, t->nbev, sizeof(*t->bev), cmp_busy);
+	for (size_t i = 0; i < t->nbev;) {
+		int64_t ns = t->bev[i].ns;
+		double v;
+
+		/* every change at one instant, then one sample */
+		for (; i < t->nbev && t->bev[i].ns == ns; i++) {
+			const struct busy_ev *b = &t->bev[i];
+			unsigned int before = busy_of(run[b->track], t->group);
+
+			run[b->track] += b->w;
+			busy = busy - before + busy_of(run[b->track], t->group);
+		}
+		v = 100.0 * (double)busy / (double)t->nseen;
+		if (v == last)
+			continue;
+		last = v;
+		sep(t);
+		fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"busy\"", PID_DEVICE);
+		put_ts(t->f, "ts", (double)ns);
+		fprintf(t->f, ",\"args\":{\"%%\":%.6g}}", v);
+	}
+	free(run);
+	return 0;
+}
+
 int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
 {
-	int ret = 0;
+	int ret = 0, b;
 
 	if (!t)
 		return 0;
+	b = busy_counter(t);
 	fputs("\n]}\n", t->f);
 	if ((ferror(t->f) | fclose(t->f)))
 		ret = kprof_err_set(err, EIO, "writing %s failed (disk full?)", t->path);
+	else if (b)
+		ret = kprof_err_set(err, -b, "%s: out of memory for the busy counter", t->path);
+	free(t->bev);
+	free(t->seen);
 	free(t->named);
 	free(t->path);
 	free(t);

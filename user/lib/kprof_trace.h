@@ -4,7 +4,9 @@
  * chrome://tracing). Written as a stream while the report runs: one
  * slice per op per core (or per group of cores), host launch/sync
  * slices per thread, a flow arrow from each launch to the op's first
- * core, and a clock MHz counter track. Layout: docs/formats.md.
+ * core, a clock MHz counter track and a busy counter track (share of
+ * the cores that ran ops which are inside an op slice, from the op
+ * slices themselves, written at close). Layout: docs/formats.md.
  */
 #ifndef KPROF_TRACE_H
 #define KPROF_TRACE_H
@@ -28,7 +30,8 @@ struct kprof_trace *kprof_trace_open(const char *path, const char *device_label,
 void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row);
 void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev);
 void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz);
-/* Finishes the JSON and closes; frees t even on error. */
+/* Writes the busy counter, finishes the JSON and closes; frees t even on
+ * error. The busy counter needs 32 bytes per op slice until then. */
 int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err);
 
 #endif /* KPROF_TRACE_H */
