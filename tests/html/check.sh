@@ -13,6 +13,10 @@
 #     kind's op count (counted here with awk, not by the page), the op
 #     total, the timeline and the slowest-ops table. A second render with
 #     JavaScript off must NOT have those rows: the check can fail.
+#  4. The same checks on the report.html of `kprofctl report
+#     --from-ttmetal` of the real Wormhole device log
+#     ($KPROF_TTMETAL_DATA, default ../shared/data/ttmetal as for the unit
+#     tests): no host lanes there (the log has no host data).
 # A Chromium that does not start is diagnosed (exit status, its stderr),
 # never retried. Prints ok/not ok lines and "N passed, N failed" last.
 # Env: HTML_CAPTURE=DIR skips step 1 and checks DIR (must have
@@ -84,56 +88,88 @@ render() {
 	return 0
 }
 
-URL="file://$(cd "$CAP" && pwd)/report.html"
-render "$URL" "$OUT/dom.html"
-ok $? "chromium renders $URL"
-# the same page without its closing script (the one that builds the table)
-awk '/^<script>$/ { skip = 1 } !skip { print } /^<\/script>$/ { skip = 0 }' \
-	"$CAP/report.html" >"$OUT/nojs.html"
-render "file://$OUT/nojs.html" "$OUT/dom-nojs.html"
-ok $? "chromium renders it without the page's script"
-# a screenshot for people (not checked)
-prof=$(mktemp -d)
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--disable-dev-shm-usage --user-data-dir="$prof" --window-size=1300,1600 \
-	--screenshot="$OUT/report.png" "$URL" >/dev/null 2>&1
-rm -rf "$prof"
+# check_page CAP TAG HOST: render CAP/report.html and check the DOM against
+# CAP/ops.csv; HOST=1: it must have host launch and sync lanes, 0: none
+check_page() {
+	local CAP=$1 T=$2 host=$3 URL D kind line
+	D=$OUT/$T
+	mkdir -p "$D"
+	URL="file://$(cd "$CAP" && pwd)/report.html"
+	render "$URL" "$D/dom.html"
+	ok $? "$T: chromium renders $URL"
+	# the same page without its closing script (the one that builds the table)
+	awk '/^<script>$/ { skip = 1 } !skip { print } /^<\/script>$/ { skip = 0 }' \
+		"$CAP/report.html" >"$D/nojs.html"
+	render "file://$D/nojs.html" "$D/dom-nojs.html"
+	ok $? "$T: chromium renders it without the page's script"
+	# a screenshot for people (not checked)
+	local prof st total nkinds rects slow exp nojs
+	prof=$(mktemp -d)
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-dev-shm-usage --user-data-dir="$prof" --window-size=1300,1600 \
+		--screenshot="$D/report.png" "$URL" >/dev/null 2>&1
+	rm -rf "$prof"
 
-# expected: per op kind, its row count, from ops.csv (the sim's op names
-# have no commas or quotes, so the first field is the OP CODE)
-awk -F, 'NR > 1 { n[$1]++ } END { for (k in n) print k "\t" n[k] }' \
-	"$CAP/ops.csv" | sort >"$OUT/expect.tsv"
-total=$(($(wc -l <"$CAP/ops.csv") - 1))
-nkinds=$(wc -l <"$OUT/expect.tsv")
-test "$nkinds" -gt 0 && test "${total:-0}" -gt 0
-ok $? "ops.csv has ops ($total ops, $nkinds kinds)"
+	# expected: per op kind, its row count, from ops.csv (the sim's op names
+	# have no commas or quotes, so the first field is the OP CODE)
+	awk -F, 'NR > 1 { n[$1]++ } END { for (k in n) print k "\t" n[k] }' \
+		"$CAP/ops.csv" | sort >"$D/expect.tsv"
+	total=$(($(wc -l <"$CAP/ops.csv") - 1))
+	nkinds=$(wc -l <"$D/expect.tsv")
+	test "$nkinds" -gt 0 && test "${total:-0}" -gt 0
+	ok $? "$T: ops.csv has ops ($total ops, $nkinds kinds)"
 
-# the rows the page's JS made: <tr class="kind" data-op="K" data-n="N">
-grep -o '<tr class="kind" data-op="[^"]*" data-n="[0-9]*"' "$OUT/dom.html" |
-	sed -E 's/.*data-op="([^"]*)" data-n="([0-9]*)"/\1\t\2/' | sort >"$OUT/got.tsv"
-diff -u "$OUT/expect.tsv" "$OUT/got.tsv" >"$OUT/kinds.diff"
+	# the rows the page's JS made: <tr class="kind" data-op="K" data-n="N">
+	grep -o '<tr class="kind" data-op="[^"]*" data-n="[0-9]*"' "$D/dom.html" |
+		sed -E 's/.*data-op="([^"]*)" data-n="([0-9]*)"/\1\t\2/' | sort >"$D/got.tsv"
+	diff -u "$D/expect.tsv" "$D/got.tsv" >"$D/kinds.diff"
+	st=$?
+	sed 's/^/# /' "$D/kinds.diff"
+	ok "$st" "$T: rendered top-ops table: one row per op kind with its ops.csv count"
+	grep -q "id=\"js-status\" class=\"note\">$nkinds op kinds, $total ops<" "$D/dom.html"
+	ok $? "$T: rendered status line: $nkinds op kinds, $total ops"
+	# (not IFS=tab read: a tab is IFS white space, so an empty OP CODE
+	# would vanish and the count be taken for the kind)
+	while IFS= read -r line; do
+		kind=${line%%$'\t'*}
+		# the page shows an empty OP CODE (tt-metal logs) as "(no OP CODE)"
+		grep -q "<td>${kind:-(no OP CODE)}</td>" "$D/dom.html"
+		ok $? "$T: op kind '${kind:-(no OP CODE)}' shown in a table cell"
+	done <"$D/expect.tsv"
+	rects=$(grep -o '<rect ' "$D/dom.html" | wc -l)
+	test "$rects" -gt 0
+	ok $? "$T: timeline SVG has slices ($rects rects)"
+	if [ "$host" = 1 ]; then
+		grep -q '<text class="lane"[^>]*>launch ' "$D/dom.html" &&
+			grep -q '<text class="lane"[^>]*>sync ' "$D/dom.html"
+		ok $? "$T: timeline has host launch and sync lanes"
+	else
+		! grep -q -E '<text class="lane"[^>]*>(launch|sync) ' "$D/dom.html"
+		ok $? "$T: timeline has no host lanes (no host data)"
+	fi
+	slow=$(sed -n '/<table id="slowest">/,/<\/table>/p' "$D/dom.html" | grep -c '<tr><td>')
+	exp=$((total < 20 ? total : 20))
+	test "$slow" = "$exp"
+	ok $? "$T: slowest-ops table has $exp rows ($slow)"
+	# without the script the kind rows are absent: the checks above see its work
+	nojs=$(grep -c '<tr class="kind"' "$D/dom-nojs.html")
+	test "$nojs" = 0 && grep -q '<table id="top-ops"></table>' "$D/dom-nojs.html"
+	ok $? "$T: without the page's script the op-kind rows are absent ($nojs)"
+}
+
+check_page "$CAP" capture 1
+
+# 4. the page of a tt-metal device log (made here, on the host)
+TT=${KPROF_TTMETAL_DATA:-$ROOT/../shared/data/ttmetal}/wormhole_b0_profile_log_device.csv
+rm -rf "$OUT/ttmetal"
+"$BUILD/kprofctl" report --from-ttmetal "$TT" -o "$OUT/ttmetal" >"$OUT/ttmetal.log" 2>&1
 st=$?
-sed 's/^/# /' "$OUT/kinds.diff"
-ok "$st" "rendered top-ops table: one row per op kind with its ops.csv count"
-grep -q "id=\"js-status\" class=\"note\">$nkinds op kinds, $total ops<" "$OUT/dom.html"
-ok $? "rendered status line: $nkinds op kinds, $total ops"
-while IFS=$'\t' read -r kind cnt; do
-	grep -q "<td>$kind</td>" "$OUT/dom.html"
-	ok $? "op kind '$kind' shown in a table cell"
-done <"$OUT/expect.tsv"
-rects=$(grep -o '<rect ' "$OUT/dom.html" | wc -l)
-test "$rects" -gt 0
-ok $? "timeline SVG has slices ($rects rects)"
-grep -q '<text class="lane"[^>]*>launch ' "$OUT/dom.html" &&
-	grep -q '<text class="lane"[^>]*>sync ' "$OUT/dom.html"
-ok $? "timeline has host launch and sync lanes"
-slow=$(sed -n '/<table id="slowest">/,/<\/table>/p' "$OUT/dom.html" | grep -c '<tr><td>')
-exp=$((total < 20 ? total : 20))
-test "$slow" = "$exp"
-ok $? "slowest-ops table has $exp rows ($slow)"
-# without the script the kind rows are absent: the checks above see its work
-nojs=$(grep -c '<tr class="kind"' "$OUT/dom-nojs.html")
-test "$nojs" = 0 && grep -q '<table id="top-ops"></table>' "$OUT/dom-nojs.html"
-ok $? "without the page's script the op-kind rows are absent ($nojs)"
+sed 's/^/# /' "$OUT/ttmetal.log"
+ok "$st" "kprofctl report --from-ttmetal $TT -o $OUT/ttmetal"
+if [ -s "$OUT/ttmetal/report.html" ]; then
+	check_page "$OUT/ttmetal" ttmetal 0
+else
+	ok 1 "ttmetal: report.html written"
+fi
 finish

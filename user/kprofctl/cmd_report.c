@@ -6,6 +6,7 @@
  */
 #include "kprofctl.h"
 #include "kprof.h"
+#include "kprof_html.h"
 #include "kprof_progress.h"
 
 #include <dirent.h>
@@ -27,7 +28,8 @@ static void report_usage(FILE *f)
 		"With --from-ttmetal, read a tt-metal profile_log_device.csv (12, 13\n"
 		"or 15 column layouts) and write ops.csv (DEVICE FW / KERNEL DURATION\n"
 		"per run host ID, converted with the file's CHIP_FREQ), device_log.csv,\n"
-		"summary.txt and params.json to OUTDIR.\n"
+		"trace.json, summary.txt, params.json and report.html to OUTDIR (no\n"
+		"host data: a tt-metal device log has none).\n"
 		"  -o, --output DIR       where the outputs go\n"
 		"      --from-ttmetal F   input is a tt-metal device log\n"
 		"  -f, --force            write into a non-empty OUTDIR\n"
@@ -64,7 +66,7 @@ static void print_outputs(const char *dir)
 	static const char *const names[] = {
 		"ops.csv", "counters.csv", "device_log.csv", "host_events.csv",
 		"params.json", "summary.txt", "trace.json", "bubbles.csv", "roofline.csv",
-		"report.md",
+		"report.md", "report.html",
 	};
 	char path[4096];
 	struct stat st;
@@ -180,6 +182,9 @@ int cmd_report(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	if (tt) {
 		r = kprof_report_ttmetal(tt, out, &ro, &res, &err);
+		/* last, as for captures: the page is made from the files above */
+		if (!r)
+			r = kprof_html_write(out, &err);
 	} else {
 		char spool[4096];
 		struct stat st;

@@ -50,6 +50,7 @@ struct html {
 	int nlanes, ndev_lanes;
 	const char *lane_source;	/* what the device lanes come from */
 	int have_counters, have_host;
+	int host_file;			/* host_events.csv exists (maybe empty) */
 	size_t host_left_out;		/* host events of threads beyond the lanes */
 };
 
@@ -432,6 +433,7 @@ static int lanes_from_host(struct html *h, const char *dir, struct kprof_err *er
 	snprintf(path, sizeof(path), "%s/host_events.csv", dir);
 	if (access(path, F_OK))
 		return 0;
+	h->host_file = 1;
 	ret = kprof_csv_load(path, &t, err);
 	if (ret)
 		return ret;
@@ -613,9 +615,11 @@ static void kinds_json(FILE *f, struct html *h)
 		fputs(i ? ",\n{\"op\":" : "{\"op\":", f);
 		kprof_html_json_str(f, k->op);
 		fprintf(f, ",\"n\":%" PRIu64 ",\"nk\":%" PRIu64 ",\"tot_k\":%.0f,\"med_k\":%.0f,"
-			"\"max_k\":%.0f,\"mean_fw\":%.0f,\"mean_host\":%.0f", k->n, k->nk, k->tot_k,
-			isnan(med) ? 0 : med, k->max_k, k->nfw ? k->tot_fw / (double)k->nfw : 0,
-			k->nhost ? k->tot_host / (double)k->nhost : 0);
+			"\"max_k\":%.0f,\"mean_fw\":%.0f", k->n, k->nk, k->tot_k,
+			isnan(med) ? 0 : med, k->max_k, k->nfw ? k->tot_fw / (double)k->nfw : 0);
+		/* no host times (tt-metal logs, no BPF): absent, shown as - */
+		if (k->nhost)
+			fprintf(f, ",\"mean_host\":%.0f", k->tot_host / (double)k->nhost);
 		if (k->has_flops && k->has_bytes && k->bytes > 0)
 			fprintf(f, ",\"ai\":%.6g", k->flops / k->bytes);
 		if (k->has_flops && k->tot_k > 0)
@@ -755,12 +759,12 @@ static const char html_js[] =
 	" ['kernel median [us]',function(k){return k.nk?(k.med_k/1e3).toFixed(3):'-';}],\n"
 	" ['kernel max [us]',function(k){return k.nk?(k.max_k/1e3).toFixed(3):'-';}],\n"
 	" ['FW mean [us]',function(k){return (k.mean_fw/1e3).toFixed(3);}],\n"
-	" ['host mean [us]',function(k){return (k.mean_host/1e3).toFixed(3);}],\n"
+	" ['host mean [us]',function(k){return k.mean_host===undefined?'-':(k.mean_host/1e3).toFixed(3);}],\n"
 	" ['FLOP/byte',function(k){return k.ai===undefined?'-':k.ai.toPrecision(4);}],\n"
 	" ['GFLOP/s',function(k){return k.gflops===undefined?'-':(k.gflops>=1e4?k.gflops.toFixed(0):k.gflops.toPrecision(4));}]];\n"
 	"var keys=[function(k){return k.op;},function(k){return k.n;},function(k){return k.tot_k;},\n"
 	" function(k){return k.tot_k;},function(k){return k.med_k;},function(k){return k.max_k;},\n"
-	" function(k){return k.mean_fw;},function(k){return k.mean_host;},\n"
+	" function(k){return k.mean_fw;},function(k){return k.mean_host||0;},\n"
 	" function(k){return k.ai||0;},function(k){return k.gflops||0;}];\n"
 	"var t=document.getElementById('top-ops'),sortc=2,desc=true;\n"
 	"function draw(){\n"
@@ -799,7 +803,8 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 	fprintf(f, ". Host lanes: %s. Slices closer than a pixel are drawn merged "
 		"(grey when of several kinds); hover for details.</p>\n",
 		h->have_host ? "launch (blue) and sync (dark grey) ioctls from host_events.csv" :
-		"none (no host_events.csv rows: BPF did not run)");
+		h->host_file ? "none (no host_events.csv rows: BPF did not run)" :
+		"none (no host_events.csv: the input has no host data, as a tt-metal device log)");
 	if (h->host_left_out)
 		fprintf(f, "<p class=\"note\">%zu host events of further threads are not drawn "
 			"(%d host lanes at most).</p>\n", h->host_left_out, KPROF_HTML_HOST_LANES);
