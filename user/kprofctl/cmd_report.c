@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -39,7 +40,10 @@ static void report_usage(FILE *f)
 		"      --no-device-log    skip device_log.csv (one row per marker)\n"
 		"      --peaks FILE       device peaks for roofline.csv / report.md\n"
 		"                         (default: DIR/raw/peaks.json, else\n"
-		"                         data/peaks/kprof_<backend>.json)\n");
+		"                         data/peaks/kprof_<backend>.json)\n"
+		"      --trace-group N    trace.json: one device track per N cores\n"
+		"                         (default 1: per core); bounds the file for\n"
+		"                         devices with many cores\n");
 }
 
 int kprofctl_dir_usable(const char *dir, int force)
@@ -105,7 +109,7 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 	print_outputs(dir);
 }
 
-enum { OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS };
+enum { OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS, OPT_TRACE_GROUP };
 
 int cmd_report(int argc, char **argv)
 {
@@ -116,6 +120,7 @@ int cmd_report(int argc, char **argv)
 		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 		{ "peaks", required_argument, NULL, OPT_PEAKS },
+		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -150,6 +155,18 @@ int cmd_report(int argc, char **argv)
 		case OPT_PEAKS:
 			ro.peaks_file = optarg;
 			break;
+		case OPT_TRACE_GROUP: {
+			char *end;
+			unsigned long g;
+
+			errno = 0;
+			g = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || g < 1 || g > 65536)
+				return kprofctl_usage_error("report", "--trace-group wants a core count 1..65536, not '%s'",
+							    optarg);
+			ro.trace_group = (unsigned int)g;
+			break;
+		}
 		case 'h':
 			report_usage(stdout);
 			return 0;

@@ -234,8 +234,10 @@ static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
 	put_uint(t->f, track);
 	fputs_unlocked(",\"name\":", t->f);
 	put_str(t->f, name);
-	put_ts(t->f, "ts", s);
-	put_ts(t->f, "dur", e - s);
+	/* both ends rounded to ns first: ts + dur is the end the busy
+	 * counter uses, to the ns */
+	put_ts(t->f, "ts", (double)llround(s));
+	put_ts(t->f, "dur", (double)(llround(e) - llround(s)));
 	fputs_unlocked(",\"args\":{\"seq\":", t->f);
 	put_uint(t->f, row->seq);
 	fputs_unlocked("}}", t->f);
