@@ -4,6 +4,17 @@
 # suite (tests/vm/suite.sh, same arguments), then unloads kprof.ko and asks
 # kmemleak for a scan, which must find nothing. Unloading first makes leaks
 # at module exit count too; the runner's own rmmod then has nothing to do.
+#
+# Time limits here are sized for the stock kernel under TCG; KASAN, lockdep
+# and kmemleak make every syscall several times slower. So every kselftest
+# time limit is multiplied (tests/kselftest/kprof_harness.h) and the
+# 32-racer exclusive-open race runs fewer rounds (it prints how many);
+# no assertion changes. The stock lane sets neither.
+export KPROF_TEST_TIMEOUT_SCALE=10
+export KPROF_EXCL_RACE_ROUNDS=20
+echo "# kprof-debug: KPROF_TEST_TIMEOUT_SCALE=$KPROF_TEST_TIMEOUT_SCALE" \
+	"KPROF_EXCL_RACE_ROUNDS=$KPROF_EXCL_RACE_ROUNDS"
+t0=$(date +%s)
 sh /kprof/tests/vm/suite.sh "$@"
 rc=$?
 
@@ -32,6 +43,7 @@ if [ $# = 0 ]; then
 	fi
 	echo "# kprof-suite: end bpf-sim exit=${st:-0}"
 fi
+echo "# kprof-debug: suite took $(($(date +%s) - t0)) s"
 
 # What the suite left running would hold the module (the runner does the
 # same before its rmmod). kill -1 spares this shell and init.
