@@ -3,8 +3,12 @@
 # writes it; docs/formats.md) into one line per event, for the VM tests
 # (busybox awk, no JSON tool in the VM). Times become integer ns (the
 # file's "us.nnn" without the dot). Output lines:
-#   track PID TID NAME            thread_name metadata
-#   slice TID SEQ TS DUR NAME     device op slice (pid 1, ph X)
+#   meta zone_slices VALUE        the head's otherData (spaces as _)
+#   track PID TID NAME            thread_name metadata (device: core or
+#                                 group tracks tid < 1000000, zone tracks
+#                                 1000000 + core * 10 + RISC)
+#   slice TID SEQ TS DUR NAME     device op slice (pid 1, ph X, cat op)
+#   zone TID SEQ TS DUR NAME      device zone slice (pid 1, ph X, cat zone)
 #   host TID TS DUR SEQ ROLE      host ioctl slice (pid 2, ph X)
 #   flow s|f ID PID TID TS        flow start (launch) / end (device)
 #   counter NAME TS VALUE         ph C; NAME with spaces as _
@@ -28,7 +32,14 @@ function ns(us,    i, s) {
 	return s == "" ? "0" : s
 }
 NR == 1 {
-	print ($0 == "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[" ? "head OK" : "head BAD")
+	if ($0 !~ /^\{"displayTimeUnit":"ns","otherData":\{"zone_slices":"[^"]*"\},"traceEvents":\[$/) {
+		print "head BAD"
+		next
+	}
+	print "head OK"
+	z = val("zone_slices")
+	gsub(/ /, "_", z)
+	print "meta zone_slices " z
 	next
 }
 $0 == "]}" { tail = 1; next }
@@ -50,7 +61,8 @@ $0 == "]}" { tail = 1; next }
 	} else if (ph == "X" && pid == 1) {
 		n = val("name")
 		gsub(/ /, "_", n)
-		print "slice " val("tid") " " val("seq") " " ns(val("ts")) " " ns(val("dur")) " " n
+		print (val("cat") == "zone" ? "zone " : "slice ") val("tid") " " val("seq") " " \
+			ns(val("ts")) " " ns(val("dur")) " " n
 	} else if (ph == "X") {
 		print "host " val("tid") " " ns(val("ts")) " " ns(val("dur")) " " val("seq") " " val("name")
 	} else if (ph == "s" || ph == "f") {

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trace.json writer (kprof_trace.c) on hand-made op rows: the busy
- * counter's exact samples per core and per core group, op slices, the
- * flow arrow, the clock counter, and byte-identical output when re-made.
+ * counter's exact samples per core and per core group, of the cores seen
+ * or of the device's cores, op slices, the flow arrow, the clock counter,
+ * and byte-identical output when re-made. Zone slices from markers through
+ * the aggregation engine (kprof_agg.c pairs ZONE_START / ZONE_END): exact
+ * events per core and RISC track, nested and back-to-back zones, unpaired
+ * markers counted, none with core groups.
  */
 #include "kt.h"
 #include "kprof_trace.h"
 
 #include <json.h>
+
+#include "kprof_timesync.h"
 
 #define NCORE_MAX	4
 
@@ -103,14 +109,16 @@ static void expect(const struct sample *got, size_t ngot, const struct sample *w
 }
 
 static char *write_trace(const char *dir, const char *name, uint32_t group,
-			 const struct op *ops, size_t n)
+			 uint32_t num_cores, const struct op *ops, size_t n)
 {
 	static char path[256];
 	struct kprof_err err = { 0 };
+	struct kprof_trace_cfg cfg = { .device_label = "device 0: test", .grid_x = 2,
+				       .group = group, .num_cores = num_cores };
 	struct kprof_trace *t;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	t = kprof_trace_open(path, "device 0: test", 2, group, &err);
+	t = kprof_trace_open(path, &cfg, &err);
 	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
 	if (!t)
 		return path;
@@ -118,6 +126,172 @@ static char *write_trace(const char *dir, const char *name, uint32_t group,
 	feed(t, ops, n);
 	KT_CHECK(kprof_trace_close(t, &err) == 0, "close %s: %s", path, err.msg);
 	return path;
+}
+
+/* ---- zone slices: markers -> kprof_agg -> kprof_trace ------------------ */
+
+struct zrun {
+	struct kprof_trace *t;
+};
+
+static int zemit(void *ctx, const struct kprof_op_row *row)
+{
+	kprof_trace_op(((struct zrun *)ctx)->t, row);
+	return 0;
+}
+
+struct mk {
+	uint64_t seq, ts;
+	uint32_t core;
+	uint8_t risc, kind;
+	uint32_t zone;
+};
+
+#define FS	KPROF_MARK_FW_START
+#define FE	KPROF_MARK_FW_END
+#define KS	KPROF_MARK_KERNEL_START
+#define KE	KPROF_MARK_KERNEL_END
+#define ZS	KPROF_MARK_ZONE_START
+#define ZE	KPROF_MARK_ZONE_END
+
+/*
+ * 1 cycle = 1 ns. Op 1 on cores 0 and 1 (core 1 arrives first), op 2 on
+ * core 0. Core 0 RISC 0: zones 0 [1100,1500] and 1 [1500,1900] back to
+ * back, zone 1's START arriving before zone 0's END at the same cycle.
+ * Core 0 RISC 2: zone 7 [1200,1800] holding zone 8 [1300,1400] (named
+ * "inner"), and a ZONE_END of zone 9 with no start. Core 1 RISC 1: zone 3
+ * [1050,1250], and a ZONE_START of zone 4 that never ends. Op 2, core 0
+ * RISC 0: zone 0 [3100,3200].
+ */
+static const struct mk zmarks[] = {
+	{ 1, 1000, 1, 1, FS, 0 }, { 1, 1050, 1, 1, ZS, 3 }, { 1, 1250, 1, 1, ZE, 3 },
+	{ 1, 1260, 1, 1, ZS, 4 }, { 1, 1300, 1, 1, FE, 0 },
+	{ 1, 1000, 0, 0, FS, 0 }, { 1, 1050, 0, 0, KS, 0 },
+	{ 1, 1100, 0, 0, ZS, 0 }, { 1, 1500, 0, 0, ZS, 1 }, { 1, 1500, 0, 0, ZE, 0 },
+	{ 1, 1900, 0, 0, ZE, 1 }, { 1, 1950, 0, 0, KE, 0 }, { 1, 2000, 0, 0, FE, 0 },
+	{ 1, 1010, 0, 2, FS, 0 }, { 1, 1200, 0, 2, ZS, 7 }, { 1, 1300, 0, 2, ZS, 8 },
+	{ 1, 1400, 0, 2, ZE, 8 }, { 1, 1800, 0, 2, ZE, 7 }, { 1, 1850, 0, 2, ZE, 9 },
+	{ 1, 1990, 0, 2, FE, 0 },
+	{ 2, 3000, 0, 0, FS, 0 }, { 2, 3100, 0, 0, ZS, 0 }, { 2, 3200, 0, 0, ZE, 0 },
+	{ 2, 3300, 0, 0, FE, 0 },
+};
+
+/* Every line of path that contains "\"cat\":\"zone\"" or names a zone
+ * track, concatenated. */
+static char *zone_lines(const char *path)
+{
+	char *a = kt_slurp(path, NULL), *out, *o, *line, *save = NULL;
+
+	if (!a)
+		return NULL;
+	out = calloc(1, strlen(a) + 1);
+	o = out;
+	for (line = strtok_r(a, "\n", &save); line && out; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "\"cat\":\"zone\"") && !strstr(line, "\"tid\":10000"))
+			continue;
+		o += sprintf(o, "%s\n", line);
+	}
+	free(a);
+	return out;
+}
+
+static char *zone_trace(const char *dir, const char *name, uint32_t group,
+			uint64_t *unpaired)
+{
+	static char path[256];
+	static const char risc[3][16] = { "BRISC", "NCRISC", "TRISC_0" };
+	struct kprof_trace_cfg cfg = { .device_label = "device 0: test", .grid_x = 2,
+				       .group = group, .num_cores = 2,
+				       .risc_names = risc, .nriscs = 3 };
+	struct kprof_err err = { 0 };
+	struct kprof_tsfit fit;
+	struct kprof_agg_config ac;
+	struct kprof_agg *a;
+	struct zrun zr;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	kprof_tsfit_linear(&fit, 1.0, 0);
+	zr.t = kprof_trace_open(path, &cfg, &err);
+	KT_CHECK(zr.t != NULL, "open %s: %s", path, err.msg);
+	if (!zr.t)
+		return path;
+	kprof_trace_zone_name(zr.t, 8, "inner");
+	kprof_trace_zone_name(zr.t, 8, "not this one");
+	memset(&ac, 0, sizeof(ac));
+	ac.fit = &fit;
+	ac.num_riscs = 3;
+	ac.num_cores = 2;
+	ac.slack_ns = KPROF_AGG_NEVER;
+	ac.emit = zemit;
+	ac.ctx = &zr;
+	a = kprof_agg_new(&ac, &err);
+	KT_CHECK(a != NULL, "agg: %s", err.msg);
+	for (size_t i = 0; a && i < sizeof(zmarks) / sizeof(zmarks[0]); i++) {
+		const struct mk *k = &zmarks[i];
+		struct kprof_agg_marker m = { .op_seq = k->seq, .timestamp = k->ts,
+					      .core = k->core, .risc = k->risc,
+					      .kind = k->kind, .zone_id = k->zone };
+
+		KT_CHECK(kprof_agg_marker(a, &m, &err) == 0, "marker %zu: %s", i, err.msg);
+	}
+	KT_CHECK(a && kprof_agg_finish(a, &err) == 0, "finish: %s", err.msg);
+	*unpaired = a ? kprof_agg_stats(a)->zone_unpaired : 0;
+	kprof_agg_free(a);
+	KT_CHECK(kprof_trace_close(zr.t, &err) == 0, "close %s: %s", path, err.msg);
+	kprof_tsfit_free(&fit);
+	return path;
+}
+
+static void zones(const char *dir)
+{
+	/* op 1's slices (core 0, then its zones by core, RISC, start; outer
+	 * first), then op 2's; each zone track named and sorted below its
+	 * core the first time */
+	static const char want[] =
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000000,\"name\":\"thread_name\",\"args\":{\"name\":\"core 0 (0,0) BRISC\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000000,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":1}},\n"
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000000,\"name\":\"ZONE-0\",\"ts\":1.100,\"dur\":0.400,\"args\":{\"seq\":1}},\n"
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000000,\"name\":\"ZONE-1\",\"ts\":1.500,\"dur\":0.400,\"args\":{\"seq\":1}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000002,\"name\":\"thread_name\",\"args\":{\"name\":\"core 0 (0,0) TRISC_0\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000002,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":3}},\n"
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000002,\"name\":\"ZONE-7\",\"ts\":1.200,\"dur\":0.600,\"args\":{\"seq\":1}},\n"
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000002,\"name\":\"inner\",\"ts\":1.300,\"dur\":0.100,\"args\":{\"seq\":1}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000011,\"name\":\"thread_name\",\"args\":{\"name\":\"core 1 (1,0) NCRISC\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000011,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":12}},\n"
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000011,\"name\":\"ZONE-3\",\"ts\":1.050,\"dur\":0.200,\"args\":{\"seq\":1}},\n"
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000000,\"name\":\"ZONE-0\",\"ts\":3.100,\"dur\":0.100,\"args\":{\"seq\":2}},\n";
+	static const char head[] =
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zone_slices\":\"per core and RISC\"},\"traceEvents\":[\n";
+	uint64_t unpaired = 0;
+	char *p, *got, *a, *b;
+
+	p = zone_trace(dir, "zones.json", 1, &unpaired);
+	got = zone_lines(p);
+	KT_CHECK(got && !strcmp(got, want), "zone slices and tracks:\n%s\nexpected:\n%s",
+		 got ? got : "(none)", want);
+	free(got);
+	KT_EQ_U64(unpaired, 2);		/* zone 9's END, zone 4's START */
+	a = kt_slurp(p, NULL);
+	KT_CHECK(a && !strncmp(a, head, strlen(head)), "head says zones are per core and RISC");
+	KT_CHECK(a && strstr(a, "\"tid\":0,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}") &&
+		 strstr(a, "\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":10}"),
+		 "core tracks sort at core * 10");
+	p = zone_trace(dir, "zones2.json", 1, &unpaired);
+	b = kt_slurp(p, NULL);
+	KT_CHECK(a && b && !strcmp(a, b), "re-made zone trace is byte-identical");
+	free(a);
+	free(b);
+	/* core groups: no zone slices, and the head says so */
+	p = zone_trace(dir, "zones-g2.json", 2, &unpaired);
+	got = zone_lines(p);
+	KT_CHECK(got && !strcmp(got, ""), "no zone slices with groups: %s", got ? got : "?");
+	free(got);
+	a = kt_slurp(p, NULL);
+	KT_CHECK(a && strstr(a, "\"otherData\":{\"zone_slices\":\"omitted: cores grouped by 2\"}"),
+		 "grouped head says zones are omitted");
+	KT_CHECK(a && strstr(a, "\"cat\":\"op\",\"pid\":1,\"tid\":0,\"name\":\"op 2\""),
+		 "grouped trace still has op slices");
+	free(a);
 }
 
 int main(void)
@@ -133,7 +307,7 @@ int main(void)
 			{ 1.0, 50 }, { 2.5, 75 }, { 3.5, 50 }, { 4.0, 25 }, { 5.0, 0 },
 		};
 
-		p = write_trace(dir, "core.json", 1, ops4, 3);
+		p = write_trace(dir, "core.json", 1, 0, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
 		expect(s, n, want, sizeof(want) / sizeof(want[0]), "per core");
 		KT_EQ_U64(nclock, 1);
@@ -145,7 +319,7 @@ int main(void)
 			 "op slice text");
 		KT_CHECK(a && strstr(a, "\"args\":{\"name\":\"core 3 (1,1)\"}"), "core track name");
 		/* the same rows give the same bytes */
-		p = write_trace(dir, "core2.json", 1, ops4, 3);
+		p = write_trace(dir, "core2.json", 1, 0, ops4, 3);
 		b = kt_slurp(p, NULL);
 		KT_CHECK(a && b && !strcmp(a, b), "re-made trace is byte-identical");
 		free(a);
@@ -162,14 +336,30 @@ int main(void)
 			{ 1.0, 50 }, { 2.0, 100 }, { 3.0, 75 }, { 4.0, 25 }, { 5.0, 0 },
 		};
 
-		p = write_trace(dir, "group.json", 2, ops4, 3);
+		p = write_trace(dir, "group.json", 2, 0, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
 		expect(s, n, want, sizeof(want) / sizeof(want[0]), "group of 2");
 		a = kt_slurp(p, NULL);
 		KT_CHECK(a && strstr(a, "\"args\":{\"name\":\"cores 2-3\"}"), "group track name");
 		free(a);
 	}
-	/* the share is of the cores seen: 1 of 3 is 33.3333 % */
+	/* of the device's 8 cores (the same slices as "per core") */
+	{
+		static const struct sample want[] = {
+			{ 1.0, 25 }, { 2.5, 37.5 }, { 3.5, 25 }, { 4.0, 12.5 }, { 5.0, 0 },
+		};
+
+		p = write_trace(dir, "dev8.json", 1, 8, ops4, 3);
+		n = busy_samples(p, s, 16, &nclock, &nflow);
+		expect(s, n, want, sizeof(want) / sizeof(want[0]), "of 8 device cores");
+		/* a device core count below the cores seen: of the cores seen */
+		p = write_trace(dir, "dev2.json", 1, 2, ops4, 3);
+		n = busy_samples(p, s, 16, &nclock, &nflow);
+		KT_CHECK(n == 5 && s[1].v == 75, "2 device cores, 4 seen: %g %% at 2.5 us",
+			 n > 1 ? s[1].v : NAN);
+	}
+	zones(dir);
+	/* without a device core count, of the cores seen: 1 of 3 is 33.3333 % */
 	{
 		static const struct op ops3[] = {
 			{ 1, "x", 3, { { 0, 0, 1000, 2000 }, { 1, 0, 1000, 1500 },
@@ -179,14 +369,14 @@ int main(void)
 			{ 1.0, 100 }, { 1.5, 100.0 / 3 }, { 2.0, 0 },
 		};
 
-		p = write_trace(dir, "third.json", 1, ops3, 1);
+		p = write_trace(dir, "third.json", 1, 0, ops3, 1);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
 		KT_CHECK(n == 3 && fabs(s[1].v - want[1].v) < 1e-4, "1 of 3 cores: %g", s[1].v);
 		s[1].v = want[1].v;	/* printed with 6 digits: compared above */
 		expect(s, n, want, 3, "1 of 3");
 	}
 	/* no op: no busy samples, still valid JSON */
-	p = write_trace(dir, "empty.json", 1, ops4, 0);
+	p = write_trace(dir, "empty.json", 1, 0, ops4, 0);
 	n = busy_samples(p, s, 16, &nclock, &nflow);
 	KT_EQ_U64(n, 0);
 	KT_EQ_U64(nclock, 1);

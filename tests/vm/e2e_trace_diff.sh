@@ -18,10 +18,20 @@
 #   launch, paired by id, each end (device FW start) after its start;
 # - clock MHz counter: every sample is the locked 1000 MHz;
 # - busy counter: recomputed here from the op slices (cores inside a slice
-#   / cores with slices), sample for sample;
+#   / the device's cores, params.json num_cores), sample for sample;
+# - zone slices (the workload's matmul, softmax and layernorm write custom
+#   zones): per op, core, RISC and zone name as many as device_log.csv's
+#   ZONE_START/ZONE_END pairs, on a "core N (x,y) RISC" track, each inside
+#   its op's slice on that core, back to back as the sim writes them, the
+#   duration of the pair's cycles (CHIP_FREQ) within 0.1% + 2 ns (the time
+#   fit), and as many as ops.csv's ZONE MARKERS / 2;
 # - --trace-group 16: "cores A-B" tracks, one slice per op and group
-#   spanning its cores' slices, a busy counter from 0 to 0, a smaller file;
-# - `kprofctl report` re-makes trace.json byte for byte.
+#   spanning its cores' slices, no zone slices (the head says so), a busy
+#   counter from 0 to 0, a smaller file;
+# - `kprofctl report` re-makes trace.json byte for byte;
+# - `kprofctl capture --trace-group 16` (capture A2): params.json keeps it,
+#   the trace has group tracks, `kprofctl report A2` re-makes it byte for
+#   byte, and `report A2 --trace-group 1` goes back to core tracks.
 # kprofctl diff (A1, A2 = same workload and clock; B = clock locked at 800
 # MHz, which slows the compute-bound kinds, matmul and conv2d, by 1000/800
 # in the sim's cost model and leaves the memory-bound ones' kernels as
@@ -82,12 +92,14 @@ jget() {	# jget FILE PATH: a scalar of a json-c pretty-printed file
 	awk -f "$E2E/e2e_json.awk" "$1" | awk -v p="$2" '$1 == p { print $2; exit }'
 }
 
-capture() {	# capture NAME: a capture of the workload into $OUT/NAME
-	"$K" capture --device 0 -o "$OUT/$1" -- "$W" --ops "$OPS" --quiet \
-		>"$OUT/$1.out" 2>"$OUT/$1.err"
+capture() {	# capture NAME [OPTION...]: a capture of the workload into $OUT/NAME
+	name=$1
+	shift
+	"$K" capture --device 0 -o "$OUT/$name" "$@" -- "$W" --ops "$OPS" --quiet \
+		>"$OUT/$name.out" 2>"$OUT/$name.err"
 	st=$?
-	sed 's/^/# /' "$OUT/$1.out" "$OUT/$1.err"
-	tap "$st" "capture $1 exit status"
+	sed 's/^/# /' "$OUT/$name.out" "$OUT/$name.err"
+	tap "$st" "capture $name $* exit status"
 }
 
 [ -x "$W" ] || { echo "Bail out! $W missing: make examples"; exit 1; }
@@ -102,7 +114,7 @@ lo=$(awk '$1 == "ops_launched" { print $2 }' "$DBG/sim0/stats")
 capture a1
 hi=$(awk '$1 == "ops_launched" { print $2 }' "$DBG/sim0/stats")
 cat "$DBG/sim0/truth" >"$OUT/truth.txt"
-capture a2
+capture a2 --trace-group 16
 "$K" lock-clock --device 0 --mhz 800 >"$OUT/lock800.out" 2>&1
 st=$?
 sed 's/^/# /' "$OUT/lock800.out"
@@ -126,8 +138,9 @@ tap $? "trace.json parses (json-c, for report.html's device lanes)"
 # ---- device tracks ---------------------------------------------------------------
 cores=$(jget "$D/params.json" device.num_cores)
 gx=$(jget "$D/params.json" device.grid_x)
-eq "$(grep -c '^track 1 ' "$S")" "$cores" "trace.json: one device track per core"
-awk -v gx="$gx" '$1 == "track" && $2 == 1 {
+eq "$(awk '$1 == "track" && $2 == 1 && $3 < 1000000' "$S" | wc -l)" "$cores" \
+	"trace.json: one device track per core"
+awk -v gx="$gx" '$1 == "track" && $2 == 1 && $3 < 1000000 {
 	want = "core_" $3 "_(" ($3 % gx) "," int($3 / gx) ")"
 	if ($4 != want) { print "# track " $3 ": " $4 ", expected " want; bad++ }
 } END { exit bad > 0 }' "$S"
@@ -189,12 +202,11 @@ tap $? "flows: each end pairs with one start by id, on the device, after the lau
 awk '$1 == "counter" && $2 == "clock_MHz" { n++; if ($4 != 1000) bad++ }
 	END { exit !(n > 0 && !bad) }' "$S"
 tap $? "clock MHz counter: every sample is the locked 1000 MHz ($(grep -c '^counter clock_MHz' "$S") samples)"
-# the busy counter again from the slices: per instant, cores inside a slice
-# (printf %.0f: awk may print big sums as 2.6e+11)
+# the busy counter again from the slices: per instant, cores inside a slice,
+# of the device's cores (printf %.0f: awk may print big sums as 2.6e+11)
 awk '$1 == "slice" { printf "%s %s 1\n%.0f %s -1\n", $4, $2, $4 + $5, $2 }' "$S" |
 	sort -k1,1n -k2,2n -k3,3n >"$OUT/edges.txt"
-awk 'NR == FNR { if (!($2 in c)) { c[$2] = 1; nc++ } next }
-	{ e[++ne] = $0 }
+awk -v nc="$cores" '{ e[++ne] = $0 }
 	END {
 		i = 1
 		while (i <= ne) {
@@ -212,13 +224,64 @@ awk 'NR == FNR { if (!($2 in c)) { c[$2] = 1; nc++ } next }
 			if (v != last) printf "%.0f %s\n", t, v
 			last = v
 		}
-	}' "$OUT/edges.txt" "$OUT/edges.txt" >"$OUT/busy.want"
+	}' "$OUT/edges.txt" >"$OUT/busy.want"
 awk '$1 == "counter" && $2 == "busy" { print $3, $4 }' "$S" >"$OUT/busy.got"
 cmp -s "$OUT/busy.want" "$OUT/busy.got"
 tap $? "busy counter: the same samples as recomputed from the op slices ($(wc -l <"$OUT/busy.got") samples)"
 awk '{ if ($2 < 0 || $2 > 100) bad++; last = $2; if ($2 > max) max = $2 }
 	END { exit !(NR > 0 && !bad && last == 0 && max == 100) }' "$OUT/busy.got"
 tap $? "busy counter: within 0..100 %, reaches 100 % (matmul uses every core), ends at 0"
+
+# ---- zone slices -----------------------------------------------------------------
+eq "$(awk '$1 == "meta" && $2 == "zone_slices" { print $3 }' "$S")" "per_core_and_RISC" \
+	"trace.json head: zone_slices per core and RISC"
+cz=$(col "$O" "ZONE MARKERS")
+want=$(awk -F, -v z="$cz" 'NR > 1 { s += $z } END { print s / 2 }' "$O")
+got=$(grep -c '^zone ' "$S")
+[ "$got" -gt 0 ] && [ "$got" = "$want" ]
+tap $? "zone slices = ops.csv ZONE MARKERS / 2 ($got, $want)"
+eq "$(awk -F, -v s="$cs" -v z="$cz" 'NR == FNR { if (FNR > 1 && $1 == "matmul" && $z > 0) m[$s] = 1; next }
+	$1 == "zone" && ($3 in m) { n++ } END { print (n > 0) }' "$O" FS=' ' "$S")" 1 \
+	"matmul ops (2 zones per RISC in the workload) have zone slices"
+# device_log.csv: pair ZONE-<id> START/END per op, core, RISC and zone
+mhz=$(head -n 1 "$D/device_log.csv" | sed -n 's/.*CHIP_FREQ\[MHz\]: *\([0-9.]*\).*/\1/p')
+awk -F, -v gx="$gx" 'NR > 2 && $11 ~ /^ZONE-/ {
+	r = $4; gsub(/ /, "_", r)
+	k = $8 " " ($3 * gx + $2) " " r " " $11
+	if ($12 == "ZONE_START") st[k] = $6
+	else if (k in st) { print k, $6 - st[k]; delete st[k] }
+	else print "# unpaired END " k
+}' "$D/device_log.csv" | sort >"$OUT/zones.want"
+# the trace: RISC from the zone track name "core_N_(x,y)_RISC"
+awk '$1 == "track" && $2 == 1 && $3 >= 1000000 {
+	r = $4; sub(/^core_[0-9]+(_\([0-9]+,[0-9]+\))?_/, "", r); risc[$3] = r
+}
+$1 == "zone" { print $3, int(($2 - 1000000) / 10), risc[$2], $6, $5 }' "$S" | sort >"$OUT/zones.got"
+awk -v mhz="$mhz" 'NR == FNR { if ($1 == "#") { bad++; print; next } k = $1 " " $2 " " $3 " " $4; cyc[k] = $5; next }
+	{
+		k = $1 " " $2 " " $3 " " $4
+		if (!(k in cyc)) { print "# zone slice " k " not in device_log.csv"; bad++; next }
+		want = cyc[k] * 1000 / mhz; d = $5 - want; if (d < 0) d = -d
+		if (d > 2 + want / 1000) { print "# zone " k ": " $5 " ns, device_log " want " ns"; bad++ }
+		if (d > maxd) maxd = d
+		seen[k]++
+	}
+	END {
+		for (k in cyc) if (seen[k] != 1) { print "# zone " k ": " seen[k] + 0 " slices"; bad++ }
+		printf "# zone durations vs device_log cycles: max |diff| %.1f ns\n", maxd
+		exit bad > 0 || !length(cyc)
+	}' "$OUT/zones.want" "$OUT/zones.got"
+tap $? "zone slices = device_log.csv zone pairs per op, core, RISC and zone; durations match ($(wc -l <"$OUT/zones.want") pairs)"
+awk '$1 == "slice" { s[$3 " " $2] = $4; e[$3 " " $2] = $4 + $5 }
+	$1 == "zone" {
+		k = $3 " " int(($2 - 1000000) / 10)
+		if (!(k in s) || $4 + 0 < s[k] + 0 || $4 + $5 > e[k] + 0) { print "# zone outside its op slice: " $0; bad++ }
+		t = $3 " " $2
+		if (t == last && $4 != lastend) { print "# zone not back to back: " $0 " after end " lastend; bad++ }
+		last = t; lastend = sprintf("%.0f", $4 + $5)
+	}
+	END { exit bad > 0 }' "$S"
+tap $? "zone slices lie inside their op's slice on their core, back to back per RISC"
 
 # ---- the size-bounding option --------------------------------------------------------
 G=16
@@ -243,6 +306,8 @@ tap $? "--trace-group $G: one slice per op and group spanning its cores' slices 
 awk '$1 == "counter" && $2 == "busy" { n++; if ($4 < 0 || $4 > 100) bad++; last = $4 }
 	END { exit !(n > 0 && !bad && last == 0) }' "$OUT/g.txt"
 tap $? "--trace-group $G: busy counter within 0..100 %, ends at 0"
+eq "$(grep -c '^zone ' "$OUT/g.txt")/$(awk '$1 == "meta" { print $3 }' "$OUT/g.txt")" \
+	"0/omitted:_cores_grouped_by_$G" "--trace-group $G: no zone slices, the head says why"
 a=$(wc -c <"$T") b=$(wc -c <"$OUT/g/trace.json")
 [ "$b" -lt "$a" ]
 tap $? "--trace-group $G: trace.json smaller ($b bytes, per core $a)"
@@ -252,6 +317,26 @@ tap $? "--trace-group $G: trace.json smaller ($b bytes, per core $a)"
 tap $? "kprofctl report DIR -o OUT exit status"
 cmp "$T" "$OUT/again/trace.json"
 tap $? "re-made trace.json is byte-identical"
+eq "$(jget "$D/params.json" config.trace_group)" 1 "capture a1: params.json config.trace_group"
+
+# ---- kprofctl capture --trace-group ----------------------------------------------------
+D2=$OUT/a2
+eq "$(jget "$D2/params.json" config.trace_group)" "$G" "capture --trace-group $G: params.json config.trace_group"
+awk -f "$E2E/e2e_trace.awk" "$D2/trace.json" >"$OUT/a2.txt"
+eq "$(awk '$1 == "track" && $2 == 1 { n++; if ($4 !~ /^cores_/) bad++ } END { print n + 0 " " bad + 0 }' "$OUT/a2.txt")" \
+	"$(( (cores + G - 1) / G )) 0" "capture --trace-group $G: 'cores A-B' tracks only"
+eq "$(grep -c '^zone ' "$OUT/a2.txt")" 0 "capture --trace-group $G: no zone slices"
+"$K" report "$D2" -o "$OUT/again2" >"$OUT/again2.out" 2>&1
+tap $? "kprofctl report A2 -o OUT exit status"
+cmp "$D2/trace.json" "$OUT/again2/trace.json"
+tap $? "report A2 re-makes the --trace-group $G trace.json byte for byte"
+"$K" report "$D2" -o "$OUT/percore2" --trace-group 1 >"$OUT/percore2.out" 2>&1
+tap $? "kprofctl report A2 --trace-group 1 exit status"
+awk -f "$E2E/e2e_trace.awk" "$OUT/percore2/trace.json" >"$OUT/percore2.txt"
+nt=$(awk '$1 == "track" && $2 == 1 && $3 < 1000000' "$OUT/percore2.txt" | wc -l)
+nz=$(grep -c '^zone ' "$OUT/percore2.txt")
+[ "$nt" = "$cores" ] && [ "$nz" -gt 0 ]
+tap $? "report A2 --trace-group 1: per-core tracks and zone slices again ($nt tracks, $nz zone slices)"
 
 # ---- kprofctl diff -------------------------------------------------------------------
 # FLAG is the last CSV field; METRIC the second (no commas in either)

@@ -90,6 +90,10 @@ static void capture_usage(FILE *f)
 		"      --duration SEC    capture for SEC seconds with no command\n"
 		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
 		"      --no-device-log   skip device_log.csv (one row per marker: large)\n"
+		"      --trace-group N   trace.json: one device track per N cores (default\n"
+		"                        1: per core, with zone slices); bounds the file\n"
+		"                        for devices with many cores, without zone slices.\n"
+		"                        Kept in params.json: `kprofctl report DIR` uses it too\n"
 		"      --peaks FILE      device peaks for roofline.csv / report.md (saved\n"
 		"                        as raw/peaks.json; default data/peaks/kprof_<backend>.json)\n"
 		"      --test-drain-delay MS  tests only: sleep MS before each device\n"
@@ -112,6 +116,7 @@ enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
 	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY, OPT_PEAKS,
+	OPT_TRACE_GROUP,
 };
 
 struct capture_opts {
@@ -126,6 +131,7 @@ struct capture_opts {
 	double duration;
 	int no_bpf;
 	int no_devlog;
+	uint32_t trace_group;		/* trace.json cores per track; 0: 1 */
 	uint32_t drain_delay_ms;	/* test knob: a deliberately slow reader */
 	const char *bpf_hook;
 	const char *dev_node;
@@ -196,6 +202,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 		{ "peaks", required_argument, NULL, OPT_PEAKS },
+		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
 		{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -287,6 +294,11 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 			o->peaks = optarg;
 			break;
 		}
+		case OPT_TRACE_GROUP:
+			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
+				return kprofctl_usage_error("capture",
+					"--trace-group wants a core count 1..65536, not '%s'", optarg);
+			break;
 		case OPT_DRAIN_DELAY:
 			if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
 				return kprofctl_usage_error("capture",
@@ -1056,6 +1068,9 @@ static char *config_json(struct capture *c)
 						     (c->o->ring_size ? c->o->ring_size :
 						      KPROF_RING_SIZE_DEFAULT)));
 	json_object_object_add(o, "started_paused", json_object_new_boolean(c->o->paused));
+	/* `kprofctl report DIR` re-makes trace.json with it (kprof_report.c) */
+	json_object_object_add(o, "trace_group",
+			       json_object_new_int64(c->o->trace_group ? c->o->trace_group : 1));
 	json_object_object_add(o, "pause_toggles", json_object_new_int64(c->pause_toggles));
 	json_object_object_add(o, "events_requested", json_object_new_string(c->o->events));
 
@@ -1172,6 +1187,7 @@ static int write_results(struct capture *c)
 	ro.config_json = cfg;
 	ro.op_filter = c->o->op_filter;
 	ro.peaks_file = c->o->peaks;
+	ro.trace_group = c->o->trace_group;
 	kprof_progress_init(&c->prog, stderr, "report", 0);
 	ro.progress = kprof_progress_report_cb;
 	ro.progress_ctx = &c->prog;

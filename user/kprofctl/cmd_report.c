@@ -42,8 +42,9 @@ static void report_usage(FILE *f)
 		"                         (default: DIR/raw/peaks.json, else\n"
 		"                         data/peaks/kprof_<backend>.json)\n"
 		"      --trace-group N    trace.json: one device track per N cores\n"
-		"                         (default 1: per core); bounds the file for\n"
-		"                         devices with many cores\n");
+		"                         (default: the capture's --trace-group, else 1:\n"
+		"                         per core, with zone slices); bounds the file for\n"
+		"                         devices with many cores, without zone slices\n");
 }
 
 int kprofctl_dir_usable(const char *dir, int force)

@@ -22,6 +22,13 @@ struct core_span {
 	uint8_t riscs;		/* bitmap of RISCs with markers */
 };
 
+/* A ZONE_START / ZONE_END marker, held until the op is written. */
+struct zmark {
+	uint64_t ts;
+	uint32_t core, zone_id, idx;	/* idx: arrival order */
+	uint8_t risc, kind;
+};
+
 struct op {
 	uint64_t seq;
 	struct op *hnext;		/* hash chain */
@@ -33,6 +40,8 @@ struct op {
 	struct core_span *cores;	/* indexed by core */
 	uint32_t ncap;			/* cores[] entries */
 	uint32_t max_core_p1;		/* highest core with markers + 1 */
+	struct zmark *zm;		/* zone markers, in arrival order */
+	uint32_t nzm, zmcap;
 	uint64_t markers, lost, zones;
 	double last;			/* watermark at last input for it */
 	int have_launch;
@@ -70,6 +79,10 @@ struct kprof_agg {
 	uint32_t cr_cores;
 	struct kprof_core_time *ctimes;	/* scratch for kprof_op_row.cores */
 	uint32_t ctimes_cap;
+	struct kprof_zone_time *zspans;	/* scratch for kprof_op_row.zone_spans */
+	uint32_t zspans_cap;
+	uint32_t *zstack;		/* scratch: open zones of one RISC */
+	uint32_t zstack_cap;
 	struct sync_ev *syncs;		/* FIFO of sync ioctls */
 	size_t sync_head, sync_n, sync_cap;
 };
@@ -116,6 +129,7 @@ static void op_free_list(struct op *o)
 		struct op *n = o->next;
 
 		free(o->cores);
+		free(o->zm);
 		free(o);
 		o = n;
 	}
@@ -130,6 +144,8 @@ void kprof_agg_free(struct kprof_agg *a)
 	free(a->bucket);
 	free(a->cr_seq);
 	free(a->ctimes);
+	free(a->zspans);
+	free(a->zstack);
 	free(a->syncs);
 	free(a);
 }
@@ -208,13 +224,16 @@ static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 		return NULL;
 	if (a->free_ops) {
 		struct core_span *keep = a->free_ops->cores;
-		uint32_t ncap = a->free_ops->ncap;
+		struct zmark *zm = a->free_ops->zm;
+		uint32_t ncap = a->free_ops->ncap, zmcap = a->free_ops->zmcap;
 
 		o = a->free_ops;
 		a->free_ops = o->next;
 		memset(o, 0, sizeof(*o));
 		o->cores = keep;
 		o->ncap = ncap;
+		o->zm = zm;
+		o->zmcap = zmcap;
 	} else {
 		o = calloc(1, sizeof(*o));
 		if (!o) {
@@ -290,6 +309,100 @@ static int sync_covers(const struct sync_ev *s, const struct op *o)
 	return !o->have_launch || s->enter >= o->h_enter;
 }
 
+static int cmp_zmark(const void *x, const void *y)
+{
+	const struct zmark *p = x, *q = y;
+
+	if (p->core != q->core)
+		return p->core < q->core ? -1 : 1;
+	if (p->risc != q->risc)
+		return p->risc < q->risc ? -1 : 1;
+	if (p->ts != q->ts)
+		return p->ts < q->ts ? -1 : 1;
+	return (p->idx > q->idx) - (p->idx < q->idx);
+}
+
+/* by core, RISC, start, then the outer (longer) zone first */
+static int cmp_zspan(const void *x, const void *y)
+{
+	const struct kprof_zone_time *p = x, *q = y;
+
+	if (p->core != q->core)
+		return p->core < q->core ? -1 : 1;
+	if (p->risc != q->risc)
+		return p->risc < q->risc ? -1 : 1;
+	if (p->start_ns != q->start_ns)
+		return p->start_ns < q->start_ns ? -1 : 1;
+	if (p->end_ns != q->end_ns)
+		return p->end_ns > q->end_ns ? -1 : 1;
+	return (p->zone_id > q->zone_id) - (p->zone_id < q->zone_id);
+}
+
+/*
+ * Pairs the op's zone markers per core and RISC, in time order (arrival
+ * order at equal times): a ZONE_END closes the innermost open ZONE_START
+ * with its zone id. Markers left without a partner are counted in
+ * zone_unpaired.
+ */
+static int zone_spans(struct kprof_agg *a, struct op *o, struct kprof_op_row *row,
+		      struct kprof_err *err)
+{
+	uint32_t n = 0, top = 0;
+
+	row->zone_spans = a->zspans;
+	row->nzone_spans = 0;
+	if (!o->nzm)
+		return 0;
+	if (o->nzm > a->zstack_cap) {
+		void *p = realloc(a->zstack, o->nzm * sizeof(*a->zstack));
+
+		if (!p)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		a->zstack = p;
+		a->zstack_cap = o->nzm;
+	}
+	if (o->nzm > a->zspans_cap) {
+		void *p = realloc(a->zspans, o->nzm * sizeof(*a->zspans));
+
+		if (!p)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		a->zspans = p;
+		a->zspans_cap = o->nzm;
+	}
+	row->zone_spans = a->zspans;
+	qsort(o->zm, o->nzm, sizeof(*o->zm), cmp_zmark);
+	for (uint32_t i = 0; i < o->nzm; i++) {
+		const struct zmark *m = &o->zm[i];
+		uint32_t j;
+
+		if (i && (m->core != o->zm[i - 1].core || m->risc != o->zm[i - 1].risc)) {
+			a->st.zone_unpaired += top;	/* still open at the RISC's end */
+			top = 0;
+		}
+		if (m->kind == KPROF_MARK_ZONE_START) {
+			a->zstack[top++] = i;
+			continue;
+		}
+		for (j = top; j > 0 && o->zm[a->zstack[j - 1]].zone_id != m->zone_id; j--)
+			;
+		if (!j) {
+			a->st.zone_unpaired++;
+			continue;
+		}
+		a->zspans[n++] = (struct kprof_zone_time){
+			.core = m->core, .zone_id = m->zone_id, .risc = m->risc,
+			.start_ns = kprof_tsfit_to_host(a->cfg.fit, o->zm[a->zstack[j - 1]].ts),
+			.end_ns = kprof_tsfit_to_host(a->cfg.fit, m->ts),
+		};
+		memmove(&a->zstack[j - 1], &a->zstack[j], (top - j) * sizeof(*a->zstack));
+		top--;
+	}
+	a->st.zone_unpaired += top;
+	qsort(a->zspans, n, sizeof(*a->zspans), cmp_zspan);
+	row->nzone_spans = n;
+	return 0;
+}
+
 static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 {
 	struct kprof_op_row row;
@@ -353,6 +466,9 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 			.fw_end_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fe),
 		};
 	}
+	ret = zone_spans(a, o, &row, err);
+	if (ret)
+		return ret;
 	for (int r = 0; r < KPROF_MAX_RISCS; r++)
 		row.risc_kernel_ns[r] = span(a, o->rks[r], o->rke[r]);
 	row.op_to_op_ns = NAN;
@@ -583,6 +699,19 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 		break;
 	default:
 		o->zones++;
+		if (o->nzm == o->zmcap) {
+			uint32_t cap = o->zmcap ? o->zmcap * 2 : 16;
+			struct zmark *z = realloc(o->zm, cap * sizeof(*z));
+
+			if (!z)
+				return kprof_err_set(err, ENOMEM, "out of memory");
+			o->zm = z;
+			o->zmcap = cap;
+		}
+		o->zm[o->nzm] = (struct zmark){ .ts = m->timestamp, .core = m->core,
+						.zone_id = m->zone_id, .idx = o->nzm,
+						.risc = m->risc, .kind = m->kind };
+		o->nzm++;
 		break;
 	}
 	return tick(a, t, err);

@@ -54,6 +54,16 @@ struct kprof_core_time {
 	double fw_start_ns, fw_end_ns;
 };
 
+/* One custom zone of one RISC within an op (a ZONE_START paired with the
+ * next ZONE_END of the same core, RISC and zone id), host ns. */
+struct kprof_zone_time {
+	uint32_t core;
+	uint32_t zone_id;
+	uint8_t risc;
+	uint8_t reserved[7];
+	double start_ns, end_ns;
+};
+
 /* One retired op. Times in ns are host CLOCK_MONOTONIC (kprof captures)
  * or cycles / CHIP_FREQ (tt-metal logs); KPROF_AGG_NONE / NAN = absent. */
 struct kprof_op_row {
@@ -90,6 +100,10 @@ struct kprof_op_row {
 	/* cores with a FW span, ascending; valid during the callback only */
 	const struct kprof_core_time *cores;
 	uint32_t ncores;
+	/* paired zones, by core, RISC, start (outer zone first); valid
+	 * during the callback only */
+	const struct kprof_zone_time *zone_spans;
+	uint32_t nzone_spans;
 };
 
 struct kprof_agg_stats {
@@ -105,6 +119,9 @@ struct kprof_agg_stats {
 	uint64_t bad_markers;		/* core/risc/kind out of range */
 	uint64_t bad_seqs;		/* records whose 64-bit op seq jumps
 					 * more than 2^31 ahead: corrupt */
+	uint64_t zone_unpaired;		/* ZONE_START / ZONE_END markers with
+					 * no partner in their op, core and
+					 * RISC: no zone span */
 };
 
 typedef int (*kprof_agg_emit_fn)(void *ctx, const struct kprof_op_row *row);

@@ -478,6 +478,8 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	fprintf(f, "  invalid markers skipped: %" PRIu64 " (core, RISC or kind out of range)\n",
 		as->bad_markers);
 	fprintf(f, "  records with an implausible op seq skipped: %" PRIu64 "\n", as->bad_seqs);
+	fprintf(f, "  zone markers without a partner (no zone slice): %" PRIu64 "\n",
+		as->zone_unpaired);
 	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64 " host events, %" PRIu64 " lost markers\n",
 		as->late_markers, as->late_host_events, as->late_lost_markers);
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
@@ -621,6 +623,7 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 	ADD("corrupt_records", as->corrupt_records);
 	ADD("invalid_markers", as->bad_markers);
 	ADD("invalid_op_seqs", as->bad_seqs);
+	ADD("zone_markers_unpaired", as->zone_unpaired);
 	ADD("host_events", as->host_events);
 	ADD("launches", as->launches);
 	ADD("syncs", as->syncs);
@@ -783,6 +786,27 @@ static int pick_filter(const struct kprof_report_opts *opts, const char *config,
 	return 0;
 }
 
+/* trace.json cores per track: the option, else the capture's (config) */
+static unsigned int pick_group(const struct kprof_report_opts *opts, const char *config)
+{
+	json_object *o, *v;
+	unsigned int g = 0;
+
+	if (opts && opts->trace_group)
+		return opts->trace_group;
+	if (!config)
+		return 0;
+	o = json_tokener_parse(config);
+	if (o && json_object_object_get_ex(o, "trace_group", &v) &&
+	    json_object_is_type(v, json_type_int)) {
+		int64_t x = json_object_get_int64(v);
+
+		g = x > 0 && x <= 65536 ? (unsigned int)x : 0;
+	}
+	json_object_put(o);
+	return g;
+}
+
 /* ops.csv rows also go to the analysis (bubbles, roofline), filtered alike */
 struct emit_both {
 	struct kprof_out *out;
@@ -877,13 +901,18 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
 		char label[96];
 		const struct kprof_device_info *d = &c->dev_hdr.device;
+		struct kprof_trace_cfg tc;
 
 		snprintf(label, sizeof(label), "device %u: %.*s (%.*s)", d->device_id,
 			 (int)strnlen(d->name, sizeof(d->name)), d->name,
 			 (int)strnlen(d->backend, sizeof(d->backend)), d->backend);
 		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		out.trace = kprof_trace_open(path, label, d->grid_x, opts ? opts->trace_group : 0,
-					     err);
+		tc = (struct kprof_trace_cfg){
+			.device_label = label, .grid_x = d->grid_x,
+			.group = pick_group(opts, config), .num_cores = d->num_cores,
+			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
+		};
+		out.trace = kprof_trace_open(path, &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;
@@ -1098,6 +1127,8 @@ static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
 	m.risc = (uint8_t)r;
 	m.kind = (uint8_t)kind;
 	m.zone_id = (uint32_t)row->timer_id;
+	if (kind >= KPROF_MARK_ZONE_START && t->out->trace)
+		kprof_trace_zone_name(t->out->trace, m.zone_id, row->zone_name);
 	t->markers++;
 	r = kprof_agg_marker(t->agg, &m, t->err);
 	return r;
@@ -1141,10 +1172,18 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	kprof_tsfit_linear(&t->fit, 1000.0 / info.chip_freq_mhz, 0);
 	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
 		char label[96], path[PATH_MAX];
+		/* busy % of the device's compute cores (the log header's Max
+		 * Compute Cores), or of every core in the log if more */
+		struct kprof_trace_cfg tc = {
+			.device_label = label, .group = opts ? opts->trace_group : 0,
+			.num_cores = info.max_compute_cores > t->ncores ?
+				     info.max_compute_cores : (uint32_t)t->ncores,
+			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
+		};
 
 		snprintf(label, sizeof(label), "tt-metal %s (device time)", info.arch);
 		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		out.trace = kprof_trace_open(path, label, 0, opts ? opts->trace_group : 0, err);
+		out.trace = kprof_trace_open(path, &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;

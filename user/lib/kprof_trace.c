@@ -14,14 +14,23 @@
 #define PID_DEVICE	1
 #define PID_HOST	2
 #define MAX_NAMED_TIDS	4096	/* host threads given a name track */
+/* Zone tracks: tid ZONE_TID + core * 10 + RISC, sorted right below their
+ * core's track (sort index core * 10 + 1 + RISC; cores: core * 10). */
+#define ZONE_TID	1000000U
+#define MAX_ZONE_NAMES	4096
 
 struct kprof_trace {
 	FILE *f;
 	char *path;
 	int first;			/* no event written yet */
-	uint32_t grid_x, group;
+	uint32_t grid_x, group, num_cores, nriscs;
+	char risc[KPROF_MAX_RISCS][16];
 	uint8_t *named;			/* device tracks named so far */
 	uint32_t named_cap;
+	uint8_t *znamed;		/* zone tracks (core * 8 + RISC) named */
+	uint32_t znamed_cap;
+	struct zone_name *znames;	/* by id, ascending */
+	uint32_t nznames;
 	uint32_t tids[MAX_NAMED_TIDS];	/* host threads named so far */
 	uint32_t ntids;
 	/* busy counter: slice starts and ends, swept at close */
@@ -30,6 +39,11 @@ struct kprof_trace {
 	uint8_t *seen;			/* device cores with an op slice */
 	uint32_t seen_cap, nseen, ntracks;
 	int busy_nomem;
+};
+
+struct zone_name {
+	uint32_t id;
+	char name[KPROF_NAME_LEN];
 };
 
 /* A slice of `w` cores on a track starts (w > 0) or ends (w < 0) at ns. */
@@ -100,8 +114,7 @@ static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
 	fputs("}}", t->f);
 }
 
-struct kprof_trace *kprof_trace_open(const char *path, const char *device_label,
-				     uint32_t grid_x, uint32_t group,
+struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
 				     struct kprof_err *err)
 {
 	struct kprof_trace *t = calloc(1, sizeof(*t));
@@ -120,46 +133,171 @@ struct kprof_trace *kprof_trace_open(const char *path, const char *device_label,
 	}
 	setvbuf(t->f, NULL, _IOFBF, 1 << 16);
 	t->first = 1;
-	t->grid_x = grid_x;
-	t->group = group > 1 ? group : 1;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", t->f);
-	meta(t, PID_DEVICE, 0, "process_name", device_label);
+	t->grid_x = cfg->grid_x;
+	t->group = cfg->group > 1 ? cfg->group : 1;
+	t->num_cores = cfg->num_cores;
+	t->nriscs = cfg->nriscs < KPROF_MAX_RISCS ? cfg->nriscs : KPROF_MAX_RISCS;
+	for (uint32_t r = 0; r < KPROF_MAX_RISCS; r++) {
+		if (cfg->risc_names && r < t->nriscs && cfg->risc_names[r][0])
+			snprintf(t->risc[r], sizeof(t->risc[r]), "%.15s", cfg->risc_names[r]);
+		else
+			snprintf(t->risc[r], sizeof(t->risc[r]), "RISC%u", r);
+	}
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zone_slices\":", t->f);
+	/* zones are per RISC and core: grouping cores would multiply them
+	 * back, so a grouped trace says it has none */
+	if (t->group > 1)
+		fprintf(t->f, "\"omitted: cores grouped by %u\"", t->group);
+	else
+		fputs("\"per core and RISC\"", t->f);
+	fputs("},\"traceEvents\":[", t->f);
+	meta(t, PID_DEVICE, 0, "process_name", cfg->device_label);
 	meta(t, PID_HOST, 0, "process_name", "host");
 	return t;
+}
+
+/* 1 the first time idx is seen in the bitmap *bits, else 0 (also when out
+ * of memory: the track stays unnamed, the JSON valid) */
+static int first_time(uint8_t **bits, uint32_t *cap, uint32_t idx)
+{
+	if (idx >= *cap) {
+		uint32_t n = *cap ? *cap : 64;
+		uint8_t *p;
+
+		while (n <= idx)
+			n *= 2;
+		p = realloc(*bits, n);
+		if (!p)
+			return 0;
+		memset(p + *cap, 0, n - *cap);
+		*bits = p;
+		*cap = n;
+	}
+	if ((*bits)[idx])
+		return 0;
+	(*bits)[idx] = 1;
+	return 1;
+}
+
+static void core_name(const struct kprof_trace *t, uint32_t core, char *name, size_t len)
+{
+	if (t->grid_x)
+		snprintf(name, len, "core %u (%u,%u)", core, core % t->grid_x, core / t->grid_x);
+	else
+		snprintf(name, len, "core %u", core);
+}
+
+static void sort_index(struct kprof_trace *t, uint32_t tid, uint32_t index)
+{
+	sep(t);
+	fprintf(t->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
+		PID_DEVICE, tid, index);
 }
 
 static void name_track(struct kprof_trace *t, uint32_t track)
 {
 	char name[64];
 
-	if (track >= t->named_cap) {
-		uint32_t n = t->named_cap ? t->named_cap : 64;
-		uint8_t *p;
-
-		while (n <= track)
-			n *= 2;
-		p = realloc(t->named, n);
-		if (!p)
-			return;		/* unnamed track: still valid JSON */
-		memset(p + t->named_cap, 0, n - t->named_cap);
-		t->named = p;
-		t->named_cap = n;
-	}
-	if (t->named[track])
+	if (!first_time(&t->named, &t->named_cap, track))
 		return;
-	t->named[track] = 1;
 	if (t->group > 1)
 		snprintf(name, sizeof(name), "cores %u-%u", track * t->group,
 			 track * t->group + t->group - 1);
-	else if (t->grid_x)
-		snprintf(name, sizeof(name), "core %u (%u,%u)", track, track % t->grid_x,
-			 track / t->grid_x);
 	else
-		snprintf(name, sizeof(name), "core %u", track);
+		core_name(t, track, name, sizeof(name));
 	meta(t, PID_DEVICE, track, "thread_name", name);
+	sort_index(t, track, track * 10);
+}
+
+static uint32_t zone_tid(uint32_t core, uint8_t risc)
+{
+	return ZONE_TID + core * 10 + risc;
+}
+
+static void name_zone_track(struct kprof_trace *t, uint32_t core, uint8_t risc)
+{
+	char name[64];
+	size_t n;
+
+	if (!first_time(&t->znamed, &t->znamed_cap, core * KPROF_MAX_RISCS + risc))
+		return;
+	core_name(t, core, name, sizeof(name));
+	n = strlen(name);
+	snprintf(name + n, sizeof(name) - n, " %s", t->risc[risc]);
+	meta(t, PID_DEVICE, zone_tid(core, risc), "thread_name", name);
+	sort_index(t, zone_tid(core, risc), core * 10 + 1 + risc);
+}
+
+static const char *zone_name(const struct kprof_trace *t, uint32_t id)
+{
+	uint32_t lo = 0, hi = t->nznames;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->znames[mid].id == id)
+			return t->znames[mid].name;
+		if (t->znames[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void kprof_trace_zone_name(struct kprof_trace *t, uint32_t zone_id, const char *name)
+{
+	uint32_t i;
+
+	if (t->nznames >= MAX_ZONE_NAMES || zone_name(t, zone_id))
+		return;		/* past the cap: "ZONE-<id>" */
+	if (!t->znames) {
+		t->znames = calloc(MAX_ZONE_NAMES, sizeof(*t->znames));
+		if (!t->znames)
+			return;
+	}
+	for (i = t->nznames; i > 0 && t->znames[i - 1].id > zone_id; i--)
+		t->znames[i] = t->znames[i - 1];
+	t->znames[i].id = zone_id;
+	snprintf(t->znames[i].name, sizeof(t->znames[i].name), "%s", name);
+	t->nznames++;
+}
+
+/* One X event on the device; both ends rounded to ns first, so that
+ * ts + dur is the end the busy counter uses, to the ns. */
+static void dev_slice(struct kprof_trace *t, const char *cat, uint32_t tid,
+		      const char *name, double s, double e, uint64_t seq)
+{
 	sep(t);
-	fprintf(t->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
-		PID_DEVICE, track, track);
+	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"", t->f);
+	fputs_unlocked(cat, t->f);
+	fputs_unlocked("\",\"pid\":1,\"tid\":", t->f);
+	put_uint(t->f, tid);
+	fputs_unlocked(",\"name\":", t->f);
+	put_str(t->f, name);
+	put_ts(t->f, "ts", (double)llround(s));
+	put_ts(t->f, "dur", (double)(llround(e) - llround(s)));
+	fputs_unlocked(",\"args\":{\"seq\":", t->f);
+	put_uint(t->f, seq);
+	fputs_unlocked("}}", t->f);
+}
+
+static void zone_slices(struct kprof_trace *t, const struct kprof_op_row *row)
+{
+	for (uint32_t i = 0; i < row->nzone_spans; i++) {
+		const struct kprof_zone_time *z = &row->zone_spans[i];
+		const char *n = zone_name(t, z->zone_id);
+		char buf[24];
+		uint8_t risc = z->risc < KPROF_MAX_RISCS ? z->risc : 0;
+
+		if (!n) {
+			snprintf(buf, sizeof(buf), "ZONE-%u", z->zone_id);
+			n = buf;
+		}
+		name_zone_track(t, z->core, risc);
+		dev_slice(t, "zone", zone_tid(z->core, risc), n, z->start_ns, z->end_ns,
+			  row->seq);
+	}
 }
 
 /* p grown to hold need elements (*cap updated), or NULL (p still valid) */
@@ -229,18 +367,7 @@ static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
 		snprintf(name, sizeof(name), "%s", row->op_code);
 	else
 		snprintf(name, sizeof(name), "op %" PRIu64, row->seq);
-	sep(t);
-	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":", t->f);
-	put_uint(t->f, track);
-	fputs_unlocked(",\"name\":", t->f);
-	put_str(t->f, name);
-	/* both ends rounded to ns first: ts + dur is the end the busy
-	 * counter uses, to the ns */
-	put_ts(t->f, "ts", (double)llround(s));
-	put_ts(t->f, "dur", (double)(llround(e) - llround(s)));
-	fputs_unlocked(",\"args\":{\"seq\":", t->f);
-	put_uint(t->f, row->seq);
-	fputs_unlocked("}}", t->f);
+	dev_slice(t, "op", track, name, s, e, row->seq);
 }
 
 void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
@@ -273,6 +400,8 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 	}
 	if (gtrack != UINT32_MAX)
 		op_slice(t, row, gtrack, gs, ge, gn);
+	if (t->group == 1 && row->nzone_spans)
+		zone_slices(t, row);
 	/* flow arrow: launch (host) -> the op's first core (device) */
 	if (row->ncores && row->host_start_ns != KPROF_AGG_NONE) {
 		sep(t);
@@ -343,8 +472,9 @@ static unsigned int busy_of(int64_t run, uint32_t group)
 }
 
 /*
- * The "busy" counter: at each slice start or end, the share of the cores
- * that ran ops in this trace which are inside an op slice. A track counts
+ * The "busy" counter: at each slice start or end, the share of the
+ * device's cores (num_cores; the cores that ran ops if more, or if not
+ * given) which are inside an op slice. A track counts
  * the cores of its running slices, at most its group size (one core per
  * track without grouping), so ops overlapping on a core count it once.
  */
@@ -352,7 +482,7 @@ static int busy_counter(struct kprof_trace *t)
 {
 	int64_t *run;
 	uint64_t busy = 0;
-	double last = -1;
+	double last = -1, den = t->num_cores > t->nseen ? t->num_cores : t->nseen;
 
 	if (t->busy_nomem)
 		return -ENOMEM;
@@ -374,7 +504,7 @@ static int busy_counter(struct kprof_trace *t)
 			run[b->track] += b->w;
 			busy = busy - before + busy_of(run[b->track], t->group);
 		}
-		v = 100.0 * (double)busy / (double)t->nseen;
+		v = 100.0 * (double)busy / den;
 		if (v == last)
 			continue;
 		last = v;
@@ -402,6 +532,8 @@ int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
 	free(t->bev);
 	free(t->seen);
 	free(t->named);
+	free(t->znamed);
+	free(t->znames);
 	free(t->path);
 	free(t);
 	return ret;

@@ -2,10 +2,11 @@
 /*
  * trace.json: Chrome trace event format (opens in Perfetto and
  * chrome://tracing). Written as a stream while the report runs: one
- * slice per op per core (or per group of cores), host launch/sync
+ * slice per op per core (or per group of cores), one slice per custom
+ * zone on a track per core and RISC (per core only), host launch/sync
  * slices per thread, a flow arrow from each launch to the op's first
  * core, a clock MHz counter track and a busy counter track (share of
- * the cores that ran ops which are inside an op slice, from the op
+ * the device's cores which are inside an op slice, from the op
  * slices themselves, written at close). Layout: docs/formats.md.
  */
 #ifndef KPROF_TRACE_H
@@ -19,14 +20,28 @@
 
 struct kprof_trace;
 
-/*
- * grid_x: cores per row, to name tracks "core N (x,y)" (0: "core N").
- * group: cores per device track (0 or 1: one track per core); a bigger
- * group bounds the file for devices with many cores.
- */
-struct kprof_trace *kprof_trace_open(const char *path, const char *device_label,
-				     uint32_t grid_x, uint32_t group,
+struct kprof_trace_cfg {
+	const char *device_label;	/* the device process's name */
+	/* cores per row, to name tracks "core N (x,y)" (0: "core N") */
+	uint32_t grid_x;
+	/* cores per device track (0 or 1: one track per core); a bigger
+	 * group bounds the file for devices with many cores, and leaves the
+	 * zone slices out (trace metadata "zone_slices" says so) */
+	uint32_t group;
+	/* the device's cores: busy % is of these (0, or fewer than ran
+	 * ops: of the cores that ran ops) */
+	uint32_t num_cores;
+	/* RISC names for the zone tracks "core N (x,y) NAME"; NULL or
+	 * empty: "RISC<r>" */
+	const char (*risc_names)[16];
+	uint32_t nriscs;
+};
+
+struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
 				     struct kprof_err *err);
+/* Names zone slices of zone_id (default "ZONE-<id>", as device_log.csv);
+ * the first name given for an id stays. */
+void kprof_trace_zone_name(struct kprof_trace *t, uint32_t zone_id, const char *name);
 void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row);
 void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev);
 void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz);
