@@ -133,6 +133,9 @@ static int kprof_sim_stats_show(struct seq_file *m, void *v)
 		{ "l1_max_fill", &s->l1_max_fill },
 		{ "engine_assists", &s->engine_assists },
 		{ "dma_gap_max_ns", &s->dma_gap_max_ns },
+		{ "dma_gap_inline_max_ns", &s->dma_gap_inline_max_ns },
+		{ "dma_gap_later_max_ns", &s->dma_gap_later_max_ns },
+		{ "dma_completions_unlent", &s->dma_completions_unlent },
 	};
 	size_t i;
 

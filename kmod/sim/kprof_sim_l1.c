@@ -517,7 +517,11 @@ static bool kprof_sim_engine_run(struct kprof_sim_dev *sd, bool final)
 		if (!o.res.bytes)
 			atomic64_inc(&sd->stats.dma_empty_completions);
 		atomic64_inc(&sd->stats.dma_completions);
+		WRITE_ONCE(sd->completing, current);
 		kprof_dma_complete(kd, &o.res);
+		WRITE_ONCE(sd->completing, NULL);
+		if (READ_ONCE(sd->dma_gone_ns))
+			atomic64_inc(&sd->stats.dma_completions_unlent);
 	} else {
 		atomic64_inc(&sd->stats.dma_irqs_dropped);
 	}
@@ -649,9 +653,14 @@ int kprof_sim_dma_submit(struct kprof_device *kd,
 	sd->dma_kd = kd;
 	sd->dma_submit_ns = ktime_get_ns();
 	/* How long the engine went without a span (stats). */
-	if (sd->dma_gone_ns && READ_ONCE(sd->capturing))
-		kprof_sim_stat_max(&sd->stats.dma_gap_max_ns,
-				   sd->dma_submit_ns - sd->dma_gone_ns);
+	if (sd->dma_gone_ns && READ_ONCE(sd->capturing)) {
+		u64 gap = sd->dma_submit_ns - sd->dma_gone_ns;
+
+		kprof_sim_stat_max(&sd->stats.dma_gap_max_ns, gap);
+		kprof_sim_stat_max(READ_ONCE(sd->completing) == current ?
+				   &sd->stats.dma_gap_inline_max_ns :
+				   &sd->stats.dma_gap_later_max_ns, gap);
+	}
 	sd->dma_gone_ns = 0;
 	/* A flush request was for the previous descriptor. */
 	WRITE_ONCE(sd->dma_flush_req, false);

@@ -181,6 +181,10 @@ struct kprof_sim_stats {
 	atomic64_t l1_max_fill;		/* most markers one ring held */
 	atomic64_t engine_assists;	/* passes run by the producer */
 	atomic64_t dma_gap_max_ns;	/* completion -> next submit */
+	/* Split of the above: submit from inside the completion or later. */
+	atomic64_t dma_gap_inline_max_ns;
+	atomic64_t dma_gap_later_max_ns;
+	atomic64_t dma_completions_unlent; /* no new span from the completion */
 };
 
 struct kprof_sim_dev {
@@ -248,6 +252,8 @@ struct kprof_sim_dev {
 	struct work_struct engine_work;
 	u64 dma_submit_ns;
 	u64 dma_gone_ns;		/* last completion, 0 once resubmitted */
+	/* Task delivering a completion: tells an inline resubmit apart. */
+	struct task_struct *completing;
 	bool dma_flush_req;		/* core wants the span back */
 	struct hrtimer kick_timer;
 	struct hrtimer idle_timer;	/* retires an empty descriptor */

@@ -168,6 +168,10 @@ default_capture() {
 	eq $(($(simstat 0 markers_discarded_at_stop) - disc0)) 0 "$1: sim discarded no marker at stop"
 	eq "$(json "$d/params.json" stats.markers)" $(($(simstat 0 markers_drained) - drained0)) \
 		"$1: markers in the outputs = markers the sim delivered"
+	# Where DMA time went, for a loss (docs/sim.md, stats); maxima are
+	# since the module was loaded.
+	grep -E '^(dma_gap|dma_completions|engine_max|kick_max|l1_max|engine_assists|engine_idle)' \
+		"$DBG/sim0/stats" | sed "s/^/# $1: sim stats: /"
 }
 
 if part default; then

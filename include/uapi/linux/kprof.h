@@ -74,7 +74,7 @@ struct kprof_counter_info {
 #define KPROF_CAPTURE_PAUSED	(1U << 0)	/* start paused; RESUME to run */
 #define KPROF_CAPTURE_FLAGS_ALL	(KPROF_CAPTURE_PAUSED)
 
-#define KPROF_RING_SIZE_DEFAULT	(8U << 20)
+#define KPROF_RING_SIZE_DEFAULT	(32U << 20)
 #define KPROF_RING_SIZE_MIN	(64U << 10)
 #define KPROF_RING_SIZE_MAX	(256U << 20)
 
