@@ -309,6 +309,7 @@ tap $? "--trace-group $G: busy counter within 0..100 %, ends at 0"
 eq "$(grep -c '^zone ' "$OUT/g.txt")/$(awk '$1 == "meta" { print $3 }' "$OUT/g.txt")" \
 	"0/omitted:_cores_grouped_by_$G" "--trace-group $G: no zone slices, the head says why"
 a=$(wc -c <"$T") b=$(wc -c <"$OUT/g/trace.json")
+echo "# sizes: a1 trace.json $a bytes ($(grep -c '^slice ' "$S") op slices, $(grep -c '^zone ' "$S") zone slices, $(grep -c '^counter busy' "$S") busy samples); --trace-group $G $b bytes ($(grep -c '^slice ' "$OUT/g.txt") op slices, $(grep -c '^counter busy' "$OUT/g.txt") busy samples)"
 [ "$b" -lt "$a" ]
 tap $? "--trace-group $G: trace.json smaller ($b bytes, per core $a)"
 

@@ -15,6 +15,9 @@
 #define NBUCKETS_MIN	1024
 #define CHECK_EVERY	4096	/* inputs between retirement checks */
 #define NO_TS		UINT64_MAX
+/* zone markers held per op for zone slices (24 bytes each): bounds memory
+ * under a marker storm into one op; more are counted, not paired */
+#define MAX_OP_ZONE_MARKERS	(256U * 1024)
 
 struct core_span {
 	uint64_t ks, ke;	/* first KERNEL_START, last KERNEL_END */
@@ -699,6 +702,10 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 		break;
 	default:
 		o->zones++;
+		if (o->nzm >= MAX_OP_ZONE_MARKERS) {
+			a->st.zone_over_cap++;
+			break;
+		}
 		if (o->nzm == o->zmcap) {
 			uint32_t cap = o->zmcap ? o->zmcap * 2 : 16;
 			struct zmark *z = realloc(o->zm, cap * sizeof(*z));

@@ -122,6 +122,8 @@ struct kprof_agg_stats {
 	uint64_t zone_unpaired;		/* ZONE_START / ZONE_END markers with
 					 * no partner in their op, core and
 					 * RISC: no zone span */
+	uint64_t zone_over_cap;		/* zone markers past 262144 in one
+					 * op: counted, not paired */
 };
 
 typedef int (*kprof_agg_emit_fn)(void *ctx, const struct kprof_op_row *row);

@@ -480,6 +480,9 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	fprintf(f, "  records with an implausible op seq skipped: %" PRIu64 "\n", as->bad_seqs);
 	fprintf(f, "  zone markers without a partner (no zone slice): %" PRIu64 "\n",
 		as->zone_unpaired);
+	if (as->zone_over_cap)
+		fprintf(f, "  zone markers past 262144 in one op (no zone slice): %" PRIu64 "\n",
+			as->zone_over_cap);
 	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64 " host events, %" PRIu64 " lost markers\n",
 		as->late_markers, as->late_host_events, as->late_lost_markers);
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
@@ -624,6 +627,7 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 	ADD("invalid_markers", as->bad_markers);
 	ADD("invalid_op_seqs", as->bad_seqs);
 	ADD("zone_markers_unpaired", as->zone_unpaired);
+	ADD("zone_markers_over_cap", as->zone_over_cap);
 	ADD("host_events", as->host_events);
 	ADD("launches", as->launches);
 	ADD("syncs", as->syncs);
