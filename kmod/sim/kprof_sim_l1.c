@@ -119,7 +119,9 @@ static u32 kprof_sim_l1_tail(struct kprof_sim_dev *sd,
 static void kprof_sim_l1_kick(struct kprof_sim_dev *sd, u32 fill, bool drop)
 {
 	kprof_sim_stat_max(&sd->stats.l1_max_fill, fill);
-	if (fill >= sd->l1_entries / 2 || drop)
+	/* A pass without a descriptor moves nothing: leave it to the kick. */
+	if ((fill >= sd->l1_entries / 2 || drop) &&
+	    kprof_sim_engine_ready(sd))
 		kprof_sim_engine_assist(sd, false);
 	else
 		kprof_sim_engine_kick(sd, false);
