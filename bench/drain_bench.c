@@ -142,19 +142,25 @@ static void db_ring_map(struct db_ring *r, int fd)
 	r->tail = r->ctrl->tail;
 }
 
-/* Consumes everything between tail and head; returns bytes consumed. */
+/*
+ * Consumes everything between tail and head; returns bytes consumed.
+ * Counts go to locals and out once per call: stores through c could
+ * alias the records' fields, which would force a reload each record.
+ */
 static uint64_t db_drain(struct db_ring *r, struct db_count *c)
 {
 	uint64_t head = __atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE);
-	uint64_t pos = r->tail;
+	uint64_t pos = r->tail, mask = r->size - 1;
+	uint64_t markers = 0, lost = 0, sum = 0;
+	const uint8_t *data = r->data;
 
 	if (head - pos > c->max_fill)
 		c->max_fill = head - pos;
 	while (pos < head) {
-		const struct kprof_rec_hdr *h =
-			(const void *)(r->data + (pos & (r->size - 1)));
+		const struct kprof_rec_hdr *h = (const void *)(data + (pos & mask));
+		uint16_t size = h->size;
 
-		if (h->size < sizeof(*h) || h->size % 8) {
+		if (size < sizeof(*h) || size % 8) {
 			fprintf(stderr, "drain_bench: malformed record at %" PRIu64 "\n",
 				pos);
 			exit(1);
@@ -162,13 +168,16 @@ static uint64_t db_drain(struct db_ring *r, struct db_count *c)
 		if (h->type == KPROF_REC_MARKER) {
 			const struct kprof_rec_marker *m = (const void *)h;
 
-			c->markers += m->op_seq == 0;
-			c->sum += m->timestamp;
+			markers += m->op_seq == 0;
+			sum += m->timestamp;
 		} else if (h->type == KPROF_REC_LOST) {
-			c->lost += ((const struct kprof_rec_lost *)h)->count;
+			lost += ((const struct kprof_rec_lost *)h)->count;
 		}
-		pos += h->size;
+		pos += size;
 	}
+	c->markers += markers;
+	c->lost += lost;
+	c->sum += sum;
 	if (pos != r->tail) {
 		if (ioctl(r->fd, KPROF_IOC_RING_CONSUME, &pos))
 			db_die("KPROF_IOC_RING_CONSUME");
