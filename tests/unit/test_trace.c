@@ -222,6 +222,7 @@ static char *zone_trace(const char *dir, const char *name, uint32_t group,
 	ac.num_riscs = 3;
 	ac.num_cores = 2;
 	ac.slack_ns = KPROF_AGG_NEVER;
+	ac.zone_spans = 1;
 	ac.emit = zemit;
 	ac.ctx = &zr;
 	a = kprof_agg_new(&ac, &err);

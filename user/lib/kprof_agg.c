@@ -702,6 +702,8 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 		break;
 	default:
 		o->zones++;
+		if (!a->cfg.zone_spans)
+			break;
 		if (o->nzm >= MAX_OP_ZONE_MARKERS) {
 			a->st.zone_over_cap++;
 			break;

@@ -136,6 +136,9 @@ struct kprof_agg_config {
 					 * 0 = up to 65536 */
 	uint64_t slack_ns;		/* 0 = default */
 	uint64_t timeout_ns;		/* 0 = default */
+	/* hold and pair zone markers for kprof_op_row.zone_spans (trace.json
+	 * zone slices); 0: only count them (cheaper) */
+	int zone_spans;
 	kprof_agg_emit_fn emit;
 	void *ctx;
 };

@@ -932,6 +932,8 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	cfg.num_riscs = out.nriscs;
 	cfg.num_cores = c->dev_hdr.device.num_cores;
 	cfg.slack_ns = opts ? opts->slack_ns : 0;
+	/* zone slices: per core only (kprof_trace.h) */
+	cfg.zone_spans = out.trace && pick_group(opts, config) <= 1;
 	an = kprof_analysis_new(capture_dir, outdir, opts ? opts->peaks_file : NULL,
 				&c->dev_hdr, err);
 	if (!an) {
@@ -1197,6 +1199,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	cfg.fit = &t->fit;
 	cfg.num_riscs = t->nriscs;
 	cfg.num_cores = (uint32_t)t->ncores;
+	cfg.zone_spans = out.trace && !(opts && opts->trace_group > 1);
 	/* tt-metal writes the log core by core, not in time order: no op is
 	 * complete before the end of the file, so none retires earlier */
 	cfg.slack_ns = KPROF_AGG_NEVER;
