@@ -14,9 +14,9 @@
 #define PID_DEVICE	1
 #define PID_HOST	2
 #define MAX_NAMED_TIDS	4096	/* host threads given a name track */
-/* Zone tracks: tid ZONE_TID + core * 10 + RISC, sorted right below their
- * core's track (sort index core * 10 + 1 + RISC; cores: core * 10). */
-#define ZONE_TID	1000000U
+/* Zone tracks: tid KPROF_TRACE_ZONE_TID + core * 10 + RISC, sorted right
+ * below their core's track (sort index core * 10 + 1 + RISC; cores:
+ * core * 10). */
 #define MAX_ZONE_NAMES	4096
 
 struct kprof_trace {
@@ -211,7 +211,7 @@ static void name_track(struct kprof_trace *t, uint32_t track)
 
 static uint32_t zone_tid(uint32_t core, uint8_t risc)
 {
-	return ZONE_TID + core * 10 + risc;
+	return KPROF_TRACE_ZONE_TID + core * 10 + risc;
 }
 
 static void name_zone_track(struct kprof_trace *t, uint32_t core, uint8_t risc)

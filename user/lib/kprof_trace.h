@@ -20,6 +20,10 @@
 
 struct kprof_trace;
 
+/* Device tids from this on are zone tracks (KPROF_TRACE_ZONE_TID + core *
+ * 10 + RISC), not core tracks: readers that want core tracks skip them. */
+#define KPROF_TRACE_ZONE_TID	1000000U
+
 struct kprof_trace_cfg {
 	const char *device_label;	/* the device process's name */
 	/* cores per row, to name tracks "core N (x,y)" (0: "core N") */
