@@ -408,6 +408,41 @@ int main(void)
 		KT_EQ_U64(clocks, 1);
 		json_object_put(root);
 	}
+	/*
+	 * The capture's trace_group (config, as kprofctl capture --trace-group
+	 * saves it) is what a report without the option uses: the same bytes
+	 * as with the option; the option wins (1: per core, with the zone
+	 * head again).
+	 */
+	{
+		struct kprof_report_opts cg = { .config_json = "{ \"trace_group\": 2 }" },
+					 c1 = { .config_json = "{ \"trace_group\": 2 }",
+						.trace_group = 1 };
+		char *x, *y, *z;
+
+		snprintf(out2, sizeof(out2), "%s/cfg-group", dir);
+		KT_CHECK(kprof_report_build_to(dir, out2, &cg, &res, &err) == 0, "cfg group: %s",
+			 err.msg);
+		snprintf(out2, sizeof(out2), "%s/cfg-group1", dir);
+		KT_CHECK(kprof_report_build_to(dir, out2, &c1, &res, &err) == 0, "cfg group 1: %s",
+			 err.msg);
+		snprintf(p, sizeof(p), "%s/cfg-group/trace.json", dir);
+		x = kt_slurp(p, NULL);
+		snprintf(p, sizeof(p), "%s/trace2/trace.json", dir);
+		y = kt_slurp(p, NULL);
+		snprintf(p, sizeof(p), "%s/cfg-group1/trace.json", dir);
+		z = kt_slurp(p, NULL);
+		KT_CHECK(x && y && !strcmp(x, y),
+			 "config trace_group 2 gives the --trace-group 2 trace byte for byte");
+		KT_CHECK(x && strstr(x, "\"zone_slices\":\"omitted: cores grouped by 2\"") &&
+			 strstr(x, "\"name\":\"cores 2-3\""), "config trace_group 2: group tracks");
+		KT_CHECK(z && strstr(z, "\"zone_slices\":\"per core and RISC\"") &&
+			 strstr(z, "\"name\":\"core 3 (1,1)\""),
+			 "option trace_group 1 wins over the config's 2");
+		free(x);
+		free(y);
+		free(z);
+	}
 	/* a slice of op 7 on core 0: ts = FW start in us, dur = core 0's span */
 	{
 		char *tj;
