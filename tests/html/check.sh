@@ -148,6 +148,11 @@ check_page() {
 		! grep -q -E '<text class="lane"[^>]*>(launch|sync) ' "$D/dom.html"
 		ok $? "$T: timeline has no host lanes (no host data)"
 	fi
+	# device lanes are core tracks; trace.json's per-RISC zone tracks
+	# ("core N (x,y) BRISC") must not take lanes
+	zl=$(grep -c -E '<text class="lane"[^>]*>[^<]*(BRISC|NCRISC|TRISC)' "$D/dom.html")
+	test "$zl" = 0
+	ok $? "$T: no device lane is a zone (RISC) track ($zl)"
 	slow=$(sed -n '/<table id="slowest">/,/<\/table>/p' "$D/dom.html" | grep -c '<tr><td>')
 	exp=$((total < 20 ? total : 20))
 	test "$slow" = "$exp"

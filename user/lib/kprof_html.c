@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* report.html writer (see kprof_html.h, docs/formats.md). */
 #include "kprof_html.h"
+#include "kprof_trace.h"
 #include "kprof_csvread.h"
 
 #include <errno.h>
@@ -304,6 +305,9 @@ static int lanes_from_trace(struct html *h, const char *dir, struct kprof_err *e
 		if (!json_object_object_get_ex(e, "tid", &v))
 			continue;
 		tid = json_object_get_int64(v);
+		/* Zone tracks (per RISC) would crowd out the core lanes. */
+		if (tid >= KPROF_TRACE_ZONE_TID)
+			continue;
 		/* tracks: threads with slices or a name (counters are not) */
 		if (!json_object_object_get_ex(e, "ph", &ph) ||
 		    (strcmp(json_object_get_string(ph), "X") &&
