@@ -25,41 +25,7 @@ W=$BUILD/examples/sim_workload
 OPS=${ANALYSIS_OPS:-400}
 OUT=${ANALYSIS_OUT:-$(mktemp -d /tmp/kprof-analysis.XXXXXX)} || exit 1
 DBG=/sys/kernel/debug/kprof_sim
-n=0 npass=0 nfail=0
-
-tap() {		# tap 0|status "what"
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		npass=$((npass + 1))
-		echo "ok $n - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-
-eq() {		# eq GOT WANT "what"
-	[ "$1" = "$2" ]
-	tap $? "$3 (got '$1', expected '$2')"
-}
-
-finish() {
-	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:0 error:0"
-	if [ "$nfail" != 0 ]; then
-		rm -rf "$BUILD/tests/analysis/failed"
-		mkdir -p "$BUILD/tests/analysis" &&
-			cp -r "$OUT" "$BUILD/tests/analysis/failed" &&
-			echo "# outputs kept in $BUILD/tests/analysis/failed"
-		exit 1
-	fi
-	rm -rf "$OUT"
-	exit 0
-}
-
-# the column number of header name $2 in CSV $1
-col() {
-	head -n 1 "$1" | tr ',' '\n' | awk -v h="$2" '$0 == h { print NR; exit }'
-}
+. "$here/tap_lib.sh"
 
 [ -x "$W" ] || { echo "Bail out! $W missing: make examples"; exit 1; }
 [ -d "$DBG/sim0" ] || { echo "Bail out! no $DBG/sim0: kprof.ko with sim_devices=1 and debugfs needed"; exit 1; }
@@ -78,7 +44,7 @@ for f in bubbles.csv roofline.csv report.md raw/peaks.json; do
 	tap $? "$f written"
 done
 if [ ! -s "$D/bubbles.csv" ] || [ ! -s "$D/roofline.csv" ] || [ ! -s "$D/report.md" ]; then
-	finish
+	e2e_finish analysis
 fi
 
 # ---- progress: silent when stderr is not a terminal -----------------------
@@ -185,4 +151,4 @@ got=$(awk -F, -v c="$cb" '$2 == "eltwise_add" { print $c; exit }' "$OUT/tiny/roo
 eq "$got" compute-bound "--peaks: eltwise_add relabelled under the override"
 grep -q 'Peaks: tiny,' "$OUT/tiny/report.md"
 tap $? "--peaks: report.md names the override"
-finish
+e2e_finish analysis

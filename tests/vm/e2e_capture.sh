@@ -36,39 +36,7 @@ OUT=${E2E_OUT:-/tmp/kprof-e2e}
 DBG=/sys/kernel/debug/kprof_sim
 SLOW_ID=7		# sim id of the small device for the slow-reader capture
 
-n=0 npass=0 nfail=0
-
-tap() {		# tap ok|fail "what"
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		npass=$((npass + 1))
-		echo "ok $n - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-
-eq() {		# eq GOT WANT "what"
-	if [ "$1" = "$2" ]; then
-		tap ok "$3 ($1)"
-	else
-		tap fail "$3: got '$1', expected '$2'"
-	fi
-}
-
-finish() {
-	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:0 error:0"
-	if [ "$nfail" != 0 ]; then
-		rm -rf "$BUILD/tests/e2e/failed"
-		mkdir -p "$BUILD/tests/e2e" &&
-			cp -r "$OUT" "$BUILD/tests/e2e/failed" &&
-			echo "# captures and truth kept in $BUILD/tests/e2e/failed"
-		exit 1
-	fi
-	rm -rf "$OUT"
-	exit 0
-}
+. "$here/tap_lib.sh"
 
 # Turns the checker's PASS/FAIL lines into TAP; details pass through.
 report() {	# report CHECKER_OUTPUT_FILE
@@ -195,7 +163,7 @@ sleep 1
 kn=$(kprof_of_sim $SLOW_ID)
 if [ -z "$kn" ]; then
 	tap fail "slow: sim$SLOW_ID has a /dev/kprofN"
-	finish
+	e2e_finish e2e
 fi
 lo=$(simstat $SLOW_ID ops_launched)
 drop0=$(dropped $SLOW_ID)
@@ -239,4 +207,4 @@ eq "$(grep -c "^  kernel records dropped (capture ring full): $klost\( \|$\)" "$
 	"slow: summary.txt reports the $klost records the kernel dropped"
 echo "$SLOW_ID" >/sys/bus/kprof_sim/del_device
 fi
-finish
+e2e_finish e2e

@@ -51,41 +51,11 @@ W=$BUILD/examples/sim_workload
 OPS=${TRACE_OPS:-300}
 OUT=${TRACE_OUT:-$(mktemp -d /tmp/kprof-trace.XXXXXX)} || exit 1
 DBG=/sys/kernel/debug/kprof_sim
-n=0 npass=0 nfail=0
-
-tap() {		# tap 0|status "what"
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		npass=$((npass + 1))
-		echo "ok $n - $2"
-	else
-		nfail=$((nfail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-
-eq() {		# eq GOT WANT "what"
-	[ "$1" = "$2" ]
-	tap $? "$3 (got '$1', expected '$2')"
-}
+. "$here/tap_lib.sh"
 
 finish() {
 	"$K" reset-clock --device 0 2>&1 | sed 's/^/# /'
-	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:0 error:0"
-	if [ "$nfail" != 0 ]; then
-		rm -rf "$BUILD/tests/trace/failed"
-		mkdir -p "$BUILD/tests/trace" &&
-			cp -r "$OUT" "$BUILD/tests/trace/failed" &&
-			echo "# outputs kept in $BUILD/tests/trace/failed"
-		exit 1
-	fi
-	rm -rf "$OUT"
-	exit 0
-}
-
-# the column number of header name $2 in CSV $1
-col() {
-	head -n 1 "$1" | tr ',' '\n' | awk -v h="$2" '$0 == h { print NR; exit }'
+	e2e_finish trace
 }
 
 jget() {	# jget FILE PATH: a scalar of a json-c pretty-printed file
