@@ -52,6 +52,16 @@ cr=$(printf '\r')
 ! grep -q -e "$cr" -e 'markers (' -e 'records,' "$OUT/cap.err"
 tap $? "capture: no progress line on a non-terminal stderr"
 
+# ---- progress: shown with --progress (as on a terminal) --------------------
+# The command runs for over a second, so at least one ~0.5 s redraw happens.
+"$K" capture --device 0 --progress --no-device-log -o "$OUT/prog" -- \
+	sh -c "\"$W\" --ops $OPS --quiet; sleep 2" >/dev/null 2>"$OUT/prog.err"
+tap $? "capture --progress exit status"
+tr '\r' '\n' <"$OUT/prog.err" |
+	awk '/^kprofctl capture: [0-9]+ ops, [0-9]+ markers \([0-9]+\/s\), [0-9]+ lost/ {
+		if ($3 + 0 > 0 && $5 + 0 > 0) good++ } END { exit !(good > 0) }'
+tap $? "capture --progress: a redraw with ops, markers, markers/s and lost ($(tr '\r' '\n' <"$OUT/prog.err" | grep -c '^kprofctl capture: ') lines)"
+
 # ---- peaks ------------------------------------------------------------------
 cmp -s "$D/raw/peaks.json" "$KPROF_ROOT/data/peaks/kprof_sim.json"
 tap $? "raw/peaks.json is the default data/peaks/kprof_sim.json"

@@ -90,6 +90,8 @@ static void capture_usage(FILE *f)
 		"      --duration SEC    capture for SEC seconds with no command\n"
 		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
 		"      --no-device-log   skip device_log.csv (one row per marker: large)\n"
+		"      --progress        show progress (ops, markers/s, lost) even when\n"
+		"                        stderr is not a terminal (by default only on one)\n"
 		"      --trace-group N   trace.json: one device track per N cores (default\n"
 		"                        1: per core, with zone slices); bounds the file\n"
 		"                        for devices with many cores, without zone slices.\n"
@@ -116,10 +118,11 @@ enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
 	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY, OPT_PEAKS,
-	OPT_TRACE_GROUP,
+	OPT_TRACE_GROUP, OPT_PROGRESS,
 };
 
 struct capture_opts {
+	int progress;			/* 1: progress on any stderr */
 	uint32_t dev_id;
 	int have_dev;
 	const char *outdir;
@@ -203,6 +206,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 		{ "peaks", required_argument, NULL, OPT_PEAKS },
 		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -298,6 +302,9 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
 				return kprofctl_usage_error("capture",
 					"--trace-group wants a core count 1..65536, not '%s'", optarg);
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
 			break;
 		case OPT_DRAIN_DELAY:
 			if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
@@ -1188,7 +1195,7 @@ static int write_results(struct capture *c)
 	ro.op_filter = c->o->op_filter;
 	ro.peaks_file = c->o->peaks;
 	ro.trace_group = c->o->trace_group;
-	kprof_progress_init(&c->prog, stderr, "report", 0);
+	kprof_progress_init(&c->prog, stderr, "report", c->o->progress);
 	ro.progress = kprof_progress_report_cb;
 	ro.progress_ctx = &c->prog;
 	if (c->o->no_devlog)
@@ -1266,7 +1273,7 @@ int cmd_capture(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
-	kprof_progress_init(&c.prog, stderr, "capture", 0);
+	kprof_progress_init(&c.prog, stderr, "capture", o.progress);
 	c.dev.fd = -1;
 	c.epfd = c.sigfd = c.timerfd = c.durfd = -1;
 	c.child = -1;

@@ -38,6 +38,7 @@ static void report_usage(FILE *f)
 		"                         default: the capture's own --op-filter, if any\n"
 		"                         ('*' keeps everything)\n"
 		"      --no-device-log    skip device_log.csv (one row per marker)\n"
+		"      --progress         show progress even when stderr is not a terminal\n"
 		"      --peaks FILE       device peaks for roofline.csv / report.md\n"
 		"                         (default: DIR/raw/peaks.json, else\n"
 		"                         data/peaks/kprof_<backend>.json)\n"
@@ -110,7 +111,10 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 	print_outputs(dir);
 }
 
-enum { OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS, OPT_TRACE_GROUP };
+enum {
+	OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS, OPT_TRACE_GROUP,
+	OPT_PROGRESS,
+};
 
 int cmd_report(int argc, char **argv)
 {
@@ -122,6 +126,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 		{ "peaks", required_argument, NULL, OPT_PEAKS },
 		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,7 +135,7 @@ int cmd_report(int argc, char **argv)
 	struct kprof_err err = { 0 };
 	struct kprof_progress prog;
 	const char *out = NULL, *tt = NULL, *dir = NULL;
-	int force = 0, c, r;
+	int force = 0, progress = 0, c, r;
 
 	optind = 1;
 	opterr = 0;
@@ -156,18 +161,14 @@ int cmd_report(int argc, char **argv)
 		case OPT_PEAKS:
 			ro.peaks_file = optarg;
 			break;
-		case OPT_TRACE_GROUP: {
-			char *end;
-			unsigned long g;
-
-			errno = 0;
-			g = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || g < 1 || g > 65536)
+		case OPT_TRACE_GROUP:
+			if (kprofctl_parse_u32(optarg, 65536, &ro.trace_group) || !ro.trace_group)
 				return kprofctl_usage_error("report", "--trace-group wants a core count 1..65536, not '%s'",
 							    optarg);
-			ro.trace_group = (unsigned int)g;
 			break;
-		}
+		case OPT_PROGRESS:
+			progress = 1;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -213,7 +214,7 @@ int cmd_report(int argc, char **argv)
 				     dir, spool);
 			return KPROFCTL_EXIT_FAIL;
 		}
-		kprof_progress_init(&prog, stderr, "report", 0);	/* terminal only */
+		kprof_progress_init(&prog, stderr, "report", progress);
 		ro.progress = kprof_progress_report_cb;
 		ro.progress_ctx = &prog;
 		r = out ? kprof_report_build_to(dir, out, &ro, &res, &err)
