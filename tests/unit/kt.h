@@ -52,6 +52,18 @@ static inline int kt_done(const char *name)
 
 /* A fresh temporary directory for a test (removed by the caller or left
  * in /tmp on failure for inspection). */
+/* The shared tt-metal logs: $KPROF_TTMETAL_DATA, else the build's default. */
+static inline const char *kt_ttmetal_datadir(void)
+{
+	const char *d = getenv("KPROF_TTMETAL_DATA");
+
+#ifdef KPROF_TEST_DATA
+	if (!d)
+		d = KPROF_TEST_DATA;
+#endif
+	return d;
+}
+
 static inline char *kt_tmpdir(void)
 {
 	static char dir[64];

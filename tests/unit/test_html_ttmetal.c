@@ -12,17 +12,6 @@
 #include "kprof_html.h"
 #include "kprof_report.h"
 
-static const char *datadir(void)
-{
-	const char *d = getenv("KPROF_TTMETAL_DATA");
-
-#ifdef KPROF_TEST_DATA
-	if (!d)
-		d = KPROF_TEST_DATA;
-#endif
-	return d;
-}
-
 static size_t count(const char *s, const char *needle)
 {
 	size_t n = 0;
@@ -125,7 +114,7 @@ static void check_log(const char *dd, const char *name, const char *dir)
 
 int main(void)
 {
-	const char *dd = datadir();
+	const char *dd = kt_ttmetal_datadir();
 	char *dir = kt_tmpdir();
 
 	KT_CHECK(dd != NULL, "set KPROF_TTMETAL_DATA");

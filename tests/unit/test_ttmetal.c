@@ -11,17 +11,6 @@
 
 #include <unistd.h>
 
-static const char *datadir(void)
-{
-	const char *d = getenv("KPROF_TTMETAL_DATA");
-
-#ifdef KPROF_TEST_DATA
-	if (!d)
-		d = KPROF_TEST_DATA;
-#endif
-	return d;
-}
-
 struct collect {
 	uint64_t rows, sum_time, last_id;
 	char first_risc[16], first_zone[32], first_type[16];
@@ -106,7 +95,7 @@ static void check_cell(const char *csv, const char *id, const char *col, const c
 
 int main(void)
 {
-	const char *dd = datadir();
+	const char *dd = kt_ttmetal_datadir();
 	char path[1024], *dir = kt_tmpdir(), out[400], *csv;
 	struct kprof_tt_info info;
 	struct kprof_err err;
