@@ -17,7 +17,7 @@
 # Per-op checks are in tests/e2e/e2e_ops.awk. Output: TAP plus a kselftest
 # style "# Totals:" line (the suite runner sums those); exit 1 on failure.
 # Env: E2E_PARTS ("default locked slow"), E2E_OPS (default 1200), E2E_SLOW_OPS
-# (3000), E2E_SLOW_DELAY_MS (200), E2E_SLOW_RING (65536), E2E_SLOW_TAIL_S (8),
+# (3000), E2E_SLOW_DELAY_MS (400), E2E_SLOW_RING (65536), E2E_SLOW_TAIL_S (16),
 # E2E_OUT (default /tmp/kprof-e2e; copied to $BUILD/tests/e2e/failed on failure).
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,9 +28,9 @@ K=$(command -v kprofctl || echo "$BUILD/kprofctl")
 W=$BUILD/examples/sim_workload
 OPS=${E2E_OPS:-1200}
 SLOW_OPS=${E2E_SLOW_OPS:-3000}
-SLOW_DELAY=${E2E_SLOW_DELAY_MS:-200}
+SLOW_DELAY=${E2E_SLOW_DELAY_MS:-400}
 SLOW_RING=${E2E_SLOW_RING:-65536}
-SLOW_TAIL=${E2E_SLOW_TAIL_S:-8}
+SLOW_TAIL=${E2E_SLOW_TAIL_S:-16}
 PARTS=${E2E_PARTS:-default locked slow}
 OUT=${E2E_OUT:-/tmp/kprof-e2e}
 DBG=/sys/kernel/debug/kprof_sim
@@ -155,7 +155,11 @@ fi
 # A small device (4 cores x 5 RISCs) keeps the backlog the reader must
 # catch up on small; the command sleeps after the workload so that the
 # slowed reader drains L1 before the capture stops (markers still in L1 at
-# stop are discarded, not dropped: docs/sim.md).
+# stop are discarded, not dropped: docs/sim.md). The reader moves at most
+# a 64 KiB ring (2048 markers) per 400 ms, so the ~230k markers of 3000
+# ops overflow L1 (40960) unless the workload takes over ~38 s; with 200 ms
+# the margin was ~19 s, close to what a loaded VM took (1910 drops seen).
+# 16 s of tail drain what L1 holds (~8 s at that rate).
 if part slow; then
 d=$OUT/slow
 echo "$SLOW_ID 4 5" >/sys/bus/kprof_sim/new_device
