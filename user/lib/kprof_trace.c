@@ -275,8 +275,9 @@ static void dev_slice(struct kprof_trace *t, const char *cat, uint32_t tid,
 	put_uint(t->f, tid);
 	fputs_unlocked(",\"name\":", t->f);
 	put_str(t->f, name);
-	put_ts(t->f, "ts", (double)llround(s));
-	put_ts(t->f, "dur", (double)(llround(e) - llround(s)));
+	/* round(), not llround(): ends past int64 (fuzzed spools) stay defined */
+	put_ts(t->f, "ts", round(s));
+	put_ts(t->f, "dur", round(e) - round(s));
 	fputs_unlocked(",\"args\":{\"seq\":", t->f);
 	put_uint(t->f, seq);
 	fputs_unlocked("}}", t->f);
