@@ -24,20 +24,10 @@ static void put(const char *name, const char *text)
 
 static char *slurp(const char *name)
 {
-	char p[256], *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char p[256];
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "r");
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
+	return kt_slurp(p, NULL);
 }
 
 static size_t count(const char *s, const char *needle)

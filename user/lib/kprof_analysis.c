@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Bubbles, roofline and report.md of a capture report (kprof_analysis.h). */
 #include "kprof_analysis.h"
+#include "kprof_fs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -20,22 +21,6 @@ struct kprof_analysis {
 	struct kprof_bubbles *bub;
 	struct kprof_roofline *roof;
 };
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 static int save_peaks(const char *capture_dir, const char *text, struct kprof_err *err)
 {
@@ -68,14 +53,14 @@ static char *pick_peaks(struct kprof_analysis *an, const char *capture_dir, cons
 	*given = 0;
 	if (file) {
 		*given = 1;
-		text = read_all(file);
+		text = kprof_read_file(file);
 		if (!text)
 			kprof_err_set(err, errno ? errno : EIO, "cannot read peaks file %s: %s",
 				      file, strerror(errno ? errno : EIO));
 		return text;
 	}
 	snprintf(path, sizeof(path), "%s/raw/peaks.json", capture_dir);
-	text = read_all(path);
+	text = kprof_read_file(path);
 	if (text) {
 		*given = 1;	/* the capture's own: an error in it is an error */
 		return text;
@@ -88,7 +73,7 @@ static char *pick_peaks(struct kprof_analysis *an, const char *capture_dir, cons
 			 "no peaks file for this device (%s.json; give one with --peaks FILE)", name);
 		return NULL;
 	}
-	return read_all(path);
+	return kprof_read_file(path);
 }
 
 struct kprof_analysis *kprof_analysis_new(const char *capture_dir, const char *outdir,

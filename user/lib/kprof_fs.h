@@ -12,4 +12,11 @@
  */
 int kprof_mkdir_p(const char *dir, struct kprof_err *err);
 
+/*
+ * The whole file as a NUL-terminated string (malloc'ed; the caller frees
+ * it), or NULL if it cannot be opened or read (errno says why). Meant for
+ * small text files: JSON configs, peaks, report pages.
+ */
+char *kprof_read_file(const char *path);
+
 #endif /* KPROF_FS_H */

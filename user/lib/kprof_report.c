@@ -25,6 +25,7 @@
 
 #include "kprof_agg.h"
 #include "kprof_analysis.h"
+#include "kprof_fs.h"
 #include "kprof_html.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
@@ -89,22 +90,6 @@ static int write_file_atomic(const char *path, const char *text, struct kprof_er
 		return kprof_err_set(err, EIO, "writing %s failed", path);
 	}
 	return 0;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* Makes room for one more element in *arr (doubling from init). */
@@ -760,7 +745,7 @@ static int load_config(const char *capture_dir, const char *outdir,
 		*config = strdup(opts->config_json);
 		return *config ? 0 : kprof_err_set(err, ENOMEM, "out of memory");
 	}
-	*config = slurp(path);	/* absent: params.json has "config": null */
+	*config = kprof_read_file(path);	/* absent: params.json has "config": null */
 	return 0;
 }
 
