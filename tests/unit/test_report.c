@@ -29,13 +29,18 @@ static void put(struct kprof_spool_writer *w, const void *r, size_t n)
 	KT_CHECK(kprof_spool_append(w, r, n, &err) == 0, "append: %s", err.msg);
 }
 
-static void marker(struct kprof_spool_writer *w, uint32_t seq, uint16_t core, uint8_t risc,
-		   uint8_t kind, double host)
+/* to the spool w, or (w NULL) to held[] for later */
+static void marker(struct kprof_spool_writer *w, struct kprof_rec_marker *held, int *nheld,
+		   uint32_t seq, uint16_t core, uint8_t risc, uint8_t kind, double host)
 {
 	struct kprof_rec_marker m = { .hdr = { KPROF_REC_MARKER, sizeof(m), 0 },
 		.core = core, .risc = risc, .kind = kind, .op_seq = seq,
 		.timestamp = (uint64_t)dev_of_host(host) };
-	put(w, &m, sizeof(m));
+
+	if (w)
+		put(w, &m, sizeof(m));
+	else
+		held[(*nheld)++] = m;
 }
 
 /* op i: launch at L = 1e9 + i * 20 ms (host), FW from L + 50 us for
@@ -43,8 +48,16 @@ static void marker(struct kprof_spool_writer *w, uint32_t seq, uint16_t core, ui
 static double launch_at(int i) { return 1e9 + i * 20e6; }
 static double fw_len(int i) { return 1e6 + i * 1e3; }
 
-static void make_capture(const char *dir)
+/*
+ * late: core 1 NCRISC's markers and the LOST record reach the spool only
+ * after every other record, as when the DMA path serves one L1 ring late
+ * (up to 1 s here; the aggregation's default slack is 200 ms).
+ */
+static void make_capture(const char *dir, int late)
 {
+	static struct kprof_rec_marker held[NOPS * 4];
+	struct kprof_rec_lost held_lost;
+	int nheld = 0;
 	struct kprof_device_info info = { .size = sizeof(info), .version = 1, .device_id = 0,
 		.num_cores = 4, .grid_x = 2, .grid_y = 2, .riscs_per_core = 2,
 		.num_counters = 2, .ref_clock_hz = 1000000000ULL, .clock_mhz = 1000,
@@ -105,11 +118,14 @@ static void make_capture(const char *dir)
 			for (uint8_t r = 0; r < 2; r++) {
 				double off = c * 1000 + r * 100;	/* core 0 BRISC first */
 
-				marker(d, (uint32_t)i, c, r, KPROF_MARK_FW_START, S + off);
-				marker(d, (uint32_t)i, c, r, KPROF_MARK_KERNEL_START, S + off + 1000);
-				marker(d, (uint32_t)i, c, r, KPROF_MARK_KERNEL_END,
+				struct kprof_spool_writer *to = late && c == 1 && r == 1 ? NULL : d;
+
+				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_FW_START, S + off);
+				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_KERNEL_START,
+				       S + off + 1000);
+				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_KERNEL_END,
 				       E - (3 - c) * 1000 - (1 - r) * 100 - r * 500 - 1000);
-				marker(d, (uint32_t)i, c, r, KPROF_MARK_FW_END,
+				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_FW_END,
 				       E - (3 - c) * 1000 - (1 - r) * 100);
 			}
 		for (uint32_t c = 0; c < 4; c++) {
@@ -123,9 +139,17 @@ static void make_capture(const char *dir)
 			struct kprof_rec_lost l = { .hdr = { KPROF_REC_LOST, sizeof(l), 0 },
 				.core = 1, .risc = 0, .count = 3, .first_op_seq = 10,
 				.last_op_seq = 10, .timestamp = (uint64_t)dev_of_host(E) };
-			put(d, &l, sizeof(l));
+
+			if (late)
+				held_lost = l;
+			else
+				put(d, &l, sizeof(l));
 		}
 	}
+	for (int k = 0; k < nheld; k++)
+		put(d, &held[k], sizeof(held[k]));
+	if (late)
+		put(d, &held_lost, sizeof(held_lost));
 	KT_CHECK(kprof_spool_close(d, &err) == 0, "close d");
 	KT_CHECK(kprof_spool_close(h, &err) == 0, "close h");
 }
@@ -180,6 +204,62 @@ static int col(const char *header, const char *name)
 	return -1;
 }
 
+static int64_t param_int(const char *dir, const char *ptr)
+{
+	char p[512];
+	json_object *root, *v;
+	int64_t r = -1;
+
+	snprintf(p, sizeof(p), "%s/params.json", dir);
+	root = json_object_from_file(p);
+	if (root && json_pointer_get(root, ptr, &v) == 0)
+		r = json_object_get_int64(v);
+	json_object_put(root);
+	return r;
+}
+
+/*
+ * One RISC's records reach the spool up to 1 s late (make_capture's
+ * late): pass 1 measures that and the slack covers it, so ops.csv is the
+ * in-order capture's byte for byte and nothing counts as late. With the
+ * fixed 200 ms slack of before, the same spool gives late data.
+ */
+static void late_stream(const char *inorder_ops)
+{
+	char *dir = kt_tmpdir(), p[512], out[400], *ops;
+	struct kprof_report_result res;
+	struct kprof_err err;
+	struct kprof_report_opts fixed = { .slack_ns = 200000000 };
+	int64_t slack;
+
+	make_capture(dir, 1);
+	KT_CHECK(kprof_report_build(dir, NULL, &res, &err) == 0, "late: %s", err.msg);
+	KT_EQ_U64(res.ops, NOPS);
+	KT_EQ_U64(res.lost_markers, 3);
+	snprintf(p, sizeof(p), "%s/ops.csv", dir);
+	ops = kt_slurp(p, NULL);
+	KT_CHECK(ops && inorder_ops && !strcmp(ops, inorder_ops),
+		 "late stream: ops.csv is the in-order capture's");
+	free(ops);
+	KT_EQ_U64(param_int(dir, "/stats/late_markers"), 0);
+	KT_EQ_U64(param_int(dir, "/stats/late_lost_markers"), 0);
+	/* op 1 dispatched at 1.02 s; its held records come after 2.0 s */
+	KT_EQ_U64(param_int(dir, "/aggregation/max_record_lag_op"), 1);
+	KT_CHECK(param_int(dir, "/aggregation/max_record_lag_ns") > 950000000 &&
+		 param_int(dir, "/aggregation/max_record_lag_ns") < 1050000000,
+		 "lag %lld", (long long)param_int(dir, "/aggregation/max_record_lag_ns"));
+	slack = param_int(dir, "/aggregation/slack_ns");
+	KT_CHECK(slack > 1200000000 && slack < 1400000000, "slack %lld", (long long)slack);
+
+	snprintf(out, sizeof(out), "%s/fixed", dir);
+	KT_CHECK(kprof_report_build_to(dir, out, &fixed, &res, &err) == 0, "fixed: %s", err.msg);
+	KT_CHECK(param_int(out, "/stats/late_markers") > 0 &&
+		 param_int(out, "/stats/late_lost_markers") == 3,
+		 "a fixed 200 ms slack makes the held records late");
+	KT_EQ_U64(param_int(out, "/aggregation/slack_ns"), 200000000);
+	kt_rmrf(dir);
+}
+
 int main(void)
 {
 	char *dir = kt_tmpdir(), p[512], out2[300], l[2048], hdr[2048], f[128];
@@ -191,7 +271,7 @@ int main(void)
 	struct kprof_report_opts opts = { .config_json = "{ \"cmd\": [ \"./workload\", \"-n\", \"50\" ] }",
 					  .version = "test" };
 
-	make_capture(dir);
+	make_capture(dir, 0);
 	KT_CHECK(kprof_report_build(dir, &opts, &res, &err) == 0, "report: %s", err.msg);
 	KT_EQ_U64(res.ops, NOPS);
 	KT_EQ_U64(res.markers, NOPS * 32);
@@ -555,6 +635,7 @@ int main(void)
 	/* no spool: a clear error */
 	KT_CHECK(kprof_report_build("/nonexistent-kprof", NULL, &res, &err) < 0 &&
 		 strstr(err.msg, "device.kspool"), "missing spool: %s", err.msg);
+	late_stream(ops);
 	free(ops);
 	kt_rmrf(dir);
 	return kt_done("test_report");

@@ -27,6 +27,7 @@
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
 #include "kprof_html.h"
+#include "kprof_lag.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
@@ -59,6 +60,9 @@ struct capture {
 	int have_bpf;
 	struct kprof_tsfit fit, oneshot;
 	double oneshot_max_diff_ns;	/* |one-shot - piecewise| at sync samples */
+	struct kprof_lag lag;		/* pass 1: sizes the retirement slack */
+	uint64_t slack_ns;		/* what pass 2 used */
+	int slack_capped;
 	uint64_t records;
 };
 
@@ -122,6 +126,7 @@ static int pass1(struct capture *c, struct kprof_err *err)
 	while ((ret = kprof_spool_next(c->dev, &rec, err)) == KPROF_REC_OK) {
 		if (rec->flags & KPROF_RECF_CORRUPT)
 			continue;
+		kprof_lag_rec(&c->lag, rec);
 		if (rec->type == KPROF_REC_SYNC) {
 			const struct kprof_rec_sync *s = (const void *)rec;
 
@@ -470,6 +475,9 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 			as->zone_over_cap);
 	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64 " host events, %" PRIu64 " lost markers\n",
 		as->late_markers, as->late_host_events, as->late_lost_markers);
+	fprintf(f, "  latest device record: %.0f ms after its op's dispatch; ops held %.0f ms for late data%s\n",
+		c->lag.max_lag_ns / 1e6, (double)c->slack_ns / 1e6,
+		c->slack_capped ? "  <-- capped: records later than that count as late data" : "");
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
 		ds->truncated_bytes ? " (capture ended mid-write; earlier data kept)" : "");
 	if (c->host) {
@@ -713,6 +721,17 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 		json_object_object_add(b, "unmatched_exit", json_object_new_int64((int64_t)c->bpf.unmatched_exit));
 		json_object_object_add(root, "bpf", b);
 	}
+	{
+		json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "slack_ns", json_object_new_int64((int64_t)c->slack_ns));
+		json_object_object_add(a, "slack_capped", json_object_new_boolean(c->slack_capped));
+		json_object_object_add(a, "max_record_lag_ns", json_object_new_int64((int64_t)c->lag.max_lag_ns));
+		json_object_object_add(a, "max_record_lag_op", json_object_new_int64((int64_t)c->lag.max_lag_seq));
+		json_object_object_add(a, "records_without_dispatch",
+				       json_object_new_int64((int64_t)c->lag.unknown));
+		json_object_object_add(root, "aggregation", a);
+	}
 	json_object_object_add(root, "stats", stats_json(as, o));
 	ret = write_params(outdir, root, err);
 	json_object_put(root);
@@ -855,6 +874,9 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	ret = mkdir_one(outdir, err);
 	if (ret)
 		goto out;
+	ret = kprof_lag_init(&c->lag, c->dev_hdr.device.ref_clock_hz, err);
+	if (ret)
+		goto out;
 	ret = pass1(c, err);
 	if (ret)
 		goto out;
@@ -916,7 +938,12 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	cfg.device_id = c->dev_hdr.device.device_id;
 	cfg.num_riscs = out.nriscs;
 	cfg.num_cores = c->dev_hdr.device.num_cores;
-	cfg.slack_ns = opts ? opts->slack_ns : 0;
+	/* a slack given by the caller wins; else one that covers the
+	 * lateness pass 1 saw (kprof_lag.h) */
+	c->slack_ns = opts && opts->slack_ns ? opts->slack_ns :
+		      kprof_lag_slack(&c->lag, KPROF_AGG_SLACK_NS_DEFAULT,
+				      KPROF_REPORT_SLACK_CAP_NS, &c->slack_capped);
+	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
 	cfg.zone_spans = out.trace && pick_group(opts, config) <= 1;
 	an = kprof_analysis_new(capture_dir, outdir, opts ? opts->peaks_file : NULL,
@@ -985,6 +1012,7 @@ out:
 	kprof_spool_free(c->host);
 	kprof_tsfit_free(&c->fit);
 	kprof_tsfit_free(&c->oneshot);
+	kprof_lag_free(&c->lag);
 	free(c->pts);
 	free(c->clocks);
 	free(c);

@@ -51,6 +51,10 @@ struct kprof_report_opts {
 							 * row per marker: large) */
 #define KPROF_REPORT_NO_TRACE		(1U << 1)	/* skip trace.json */
 
+/* Most a report holds ops for late data (kprof_lag.h): memory is the ops
+ * dispatched in that time. */
+#define KPROF_REPORT_SLACK_CAP_NS	(30ULL * 1000 * 1000 * 1000)
+
 struct kprof_report_result {
 	uint64_t ops;
 	uint64_t markers;

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lateness meter: how far behind the stream a device record can arrive.
+ *
+ * The aggregation engine (kprof_agg.h) writes an op once the watermark
+ * (latest host time on any input) is `slack` past the op's last input. A
+ * RISC whose L1 ring the DMA path serves late (host load, a slow kernel)
+ * delivers its markers and LOST counts for an op seconds after the other
+ * RISCs'; with a fixed slack they would arrive after the op's row was
+ * written. A report reads the spool twice, so pass 1 feeds every record
+ * here and pass 2 gets a slack that covers the worst lateness seen.
+ *
+ * Lateness of a MARKER, LOST or COUNTERS record = the watermark when it
+ * arrives - its op's dispatch time (the OP record's timestamp; an op's
+ * last input is never earlier than that). Device cycles are converted to
+ * host time with the latest SYNC triple and the nominal rate: close
+ * enough to size a slack (drift is ppm). Memory: a fixed ring of the last
+ * KPROF_LAG_OPS dispatches.
+ */
+#ifndef KPROF_LAG_H
+#define KPROF_LAG_H
+
+#include <stdint.h>
+#include <linux/kprof.h>
+
+#include "kprof_err.h"
+
+#define KPROF_LAG_OPS	(1U << 16)	/* dispatches remembered */
+
+struct kprof_lag {
+	double hz;			/* reference timer rate */
+	int have_sync;
+	uint64_t sync_host_ns, sync_cycles;
+	double wm;			/* watermark, host ns */
+	double max_lag_ns;		/* worst lateness seen */
+	uint64_t max_lag_seq;		/* op it was for */
+	uint64_t unknown;		/* records whose op's dispatch was
+					 * not known (no OP record yet, or
+					 * older than the ring) */
+	struct kprof_lag_op {
+		uint64_t seq, cycles;
+	} *ops;				/* KPROF_LAG_OPS, by seq */
+};
+
+int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err);
+void kprof_lag_free(struct kprof_lag *l);
+/* Every non-corrupt device record, in spool order. */
+void kprof_lag_rec(struct kprof_lag *l, const struct kprof_rec_hdr *rec);
+/*
+ * The slack for pass 2: max(floor_ns, worst lateness x 1.25 + 50 ms),
+ * at most cap_ns (*capped set when the lateness needed more).
+ */
+uint64_t kprof_lag_slack(const struct kprof_lag *l, uint64_t floor_ns, uint64_t cap_ns,
+			 int *capped);
+
+#endif
