@@ -21,7 +21,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential pkg-config
 	linux-headers-amd64 linux-source-6.1
-	clang llvm libclang-rt-14-dev sparse dwarves
+	clang llvm libclang-rt-14-dev sparse dwarves lz4
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	libpfm4-dev libjson-c-dev
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd file
