@@ -48,7 +48,7 @@ deps:
 # Runs every lane even when one fails, then prints one "N passed, N failed"
 # total over all of them (scripts/check.sh).
 check:
-	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-bpf check-style check-vm check-html check-fuzz
+	MAKE="$(MAKE)" ./scripts/check.sh check-unit check-bpf check-style check-vm check-html check-fuzz check-debug
 
 check-unit: bpf
 	$(MAKE) -C user check

@@ -303,9 +303,11 @@ cmp "$D2/trace.json" "$OUT/again2/trace.json"
 tap $? "report A2 re-makes the --trace-group $G trace.json byte for byte"
 "$K" report "$D2" -o "$OUT/percore2" --trace-group 1 >"$OUT/percore2.out" 2>&1
 tap $? "kprofctl report A2 --trace-group 1 exit status"
-awk -f "$E2E/e2e_trace.awk" "$OUT/percore2/trace.json" >"$OUT/percore2.txt"
-nt=$(awk '$1 == "track" && $2 == 1 && $3 < 1000000' "$OUT/percore2.txt" | wc -l)
-nz=$(grep -c '^zone ' "$OUT/percore2.txt")
+# grep, not e2e_trace.awk again: the layout was checked above, and busybox
+# awk takes about 100 s over this file under TCG
+nt=$(grep '^{"ph":"M","pid":1,"tid":[0-9]\{1,6\},"name":"thread_name",' \
+	"$OUT/percore2/trace.json" | wc -l)
+nz=$(grep -c '^{"ph":"X","cat":"zone",' "$OUT/percore2/trace.json")
 [ "$nt" = "$cores" ] && [ "$nz" -gt 0 ]
 tap $? "report A2 --trace-group 1: per-core tracks and zone slices again ($nt tracks, $nz zone slices)"
 
