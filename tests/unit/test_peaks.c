@@ -59,6 +59,10 @@ static void test_parse(void)
 		 "empty counters");
 	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"latency_threshold\":1}", &p) == -EINVAL,
 		 "threshold 1");
+	/* finite in GFLOP/s, infinite in FLOP/s: the roofline would divide by it */
+	KT_CHECK(parse("{\"peak_gflops\":1e300,\"peak_gb_per_s\":1}", &p) == -EINVAL,
+		 "too large");
+	KT_CHECK(strstr(err.msg, "too large") != NULL, "%s", err.msg);
 	KT_CHECK(parse("[1,2]", &p) == -EINVAL, "not an object");
 	KT_CHECK(parse("{\"peak_gflops\":1,", &p) == -EINVAL, "truncated");
 }

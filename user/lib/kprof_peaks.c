@@ -143,6 +143,9 @@ int kprof_peaks_parse(const char *text, struct kprof_peaks *p, struct kprof_err 
 	json_object_put(o);
 	if (ret)
 		return ret;
+	if (!isfinite(p->flops_per_s) || !isfinite(p->bytes_per_s))
+		return kprof_err_set(err, EINVAL,
+				     "peaks: \"peak_gflops\" or \"peak_gb_per_s\" is too large");
 	if (seen != 3 || !(p->flops_per_s > 0) || !(p->bytes_per_s > 0))
 		return kprof_err_set(err, EINVAL,
 				     "peaks: \"peak_gflops\" and \"peak_gb_per_s\" are required and must be > 0");
