@@ -346,8 +346,8 @@ static bool kprof_sim_drain_fifo(struct kprof_sim_dev *sd,
 	sd->fifo_lost = 0;
 	spin_unlock_irqrestore(&sd->lost_lock, flags);
 	/* Records, not markers: not added to res.lost_markers. */
-	kprof_sim_out_lost(o, KPROF_SIM_LOST_CORE_QUEUE,
-			   KPROF_SIM_LOST_RISC_QUEUE, count, first, last);
+	kprof_sim_out_lost(o, KPROF_LOST_CORE_RECORDS,
+			   KPROF_LOST_RISC_RECORDS, count, first, last);
 	return true;
 }
 

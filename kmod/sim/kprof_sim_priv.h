@@ -57,8 +57,6 @@
 #define KPROF_SIM_FIFO_MAX	(16U << 20)
 #define KPROF_SIM_NUM_COUNTERS	8
 #define KPROF_SIM_MAX_ZONES	8
-#define KPROF_SIM_LOST_RISC_QUEUE 0xFF		/* LOST risc for FIFO loss */
-#define KPROF_SIM_LOST_CORE_QUEUE 0xFFFF
 
 /* Counter indices of the PMU block. */
 enum {

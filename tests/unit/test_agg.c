@@ -135,6 +135,18 @@ int main(void)
 		op_on(a, 2, 0, 0, 500, 100);
 		op_on(a, 3, 0, 0, 700, 100);
 		KT_CHECK(!kprof_agg_device_rec(a, &lost.hdr, &err), "lost");
+		{
+			/* the device's record queue dropped 7 OP/COUNTERS
+			 * records of ops 1-2: not markers */
+			struct kprof_rec_lost q = lost;
+
+			q.core = KPROF_LOST_CORE_RECORDS;
+			q.risc = KPROF_LOST_RISC_RECORDS;
+			q.count = 7;
+			q.first_op_seq = 1;
+			q.last_op_seq = 2;
+			KT_CHECK(!kprof_agg_device_rec(a, &q.hdr, &err), "records lost");
+		}
 		KT_CHECK(!kprof_agg_device_rec(a, &cnt.c.hdr, &err), "counters 0");
 		cnt.c.core = 1;
 		cnt.v[0] = 30;
@@ -165,6 +177,10 @@ int main(void)
 		r = row_of(3);
 		KT_CHECK(r && r->markers_lost == 5 && r->sync_wait_ns == 1800, "op 3 lost/sync");
 		KT_EQ_U64(kprof_agg_stats(a)->lost_markers, 5);
+		KT_EQ_U64(kprof_agg_stats(a)->lost_records, 2);
+		KT_EQ_U64(kprof_agg_stats(a)->device_records_lost, 7);
+		KT_EQ_U64(kprof_agg_stats(a)->device_records_lost_first, 1);
+		KT_EQ_U64(kprof_agg_stats(a)->device_records_lost_last, 2);
 		KT_EQ_U64(kprof_agg_stats(a)->launches, 4);
 		KT_EQ_U64(kprof_agg_stats(a)->syncs, 2);
 	}

@@ -1239,6 +1239,9 @@ static int write_results(struct capture *c)
 	if (res.lost_markers)
 		kprofctl_warn("%llu markers were lost (ring overflow); see summary.txt and ops.csv MARKERS LOST",
 			      (unsigned long long)res.lost_markers);
+	if (res.device_records_lost)
+		kprofctl_warn("the device dropped %llu OP/COUNTERS records (its queue overflowed): some ops lack OP CODE or counters; see summary.txt",
+			      (unsigned long long)res.device_records_lost);
 	return 0;
 }
 

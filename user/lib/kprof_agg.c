@@ -750,6 +750,16 @@ static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
 		last = t;
 	}
 	a->st.lost_records++;
+	if (l->core == KPROF_LOST_CORE_RECORDS && l->risc == KPROF_LOST_RISC_RECORDS) {
+		/* OP/COUNTERS records: the op rows show what is missing
+		 * (no OP CODE, no counters); not markers */
+		if (!a->st.device_records_lost || first < a->st.device_records_lost_first)
+			a->st.device_records_lost_first = first;
+		if (!a->st.device_records_lost || last > a->st.device_records_lost_last)
+			a->st.device_records_lost_last = last;
+		a->st.device_records_lost += l->count;
+		return;
+	}
 	a->st.lost_markers += l->count;
 	for (struct op *o = a->head; o && o->seq <= last; o = o->next)
 		if (o->seq >= first)

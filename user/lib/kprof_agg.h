@@ -108,7 +108,13 @@ struct kprof_op_row {
 
 struct kprof_agg_stats {
 	uint64_t markers, ops_records, counter_records, lost_records;
-	uint64_t lost_markers;		/* sum of LOST counts */
+	uint64_t lost_markers;		/* sum of LOST counts (markers) */
+	/* device records (OP, COUNTERS) its record queue dropped: LOST
+	 * records with core KPROF_LOST_CORE_RECORDS; not markers, not in
+	 * lost_markers or any op's markers_lost. first/last: the op range
+	 * they covered (valid when device_records_lost > 0). */
+	uint64_t device_records_lost;
+	uint64_t device_records_lost_first, device_records_lost_last;
 	uint64_t corrupt_records;	/* KPROF_RECF_CORRUPT, not aggregated */
 	uint64_t host_events, launches, syncs;
 	uint64_t late_markers;		/* for ops already written */

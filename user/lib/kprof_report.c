@@ -461,6 +461,11 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	fprintf(f, "  markers lost (LOST records): %" PRIu64 " in %" PRIu64 " records%s\n",
 		as->lost_markers, as->lost_records,
 		as->lost_markers ? "  <-- data is incomplete; see MARKERS LOST in ops.csv" : "");
+	if (as->device_records_lost)
+		fprintf(f, "  device records lost (its OP/COUNTERS queue overflowed): %" PRIu64
+			" for ops %" PRIu64 "-%" PRIu64 "  <-- those ops may lack OP CODE or counters\n",
+			as->device_records_lost, as->device_records_lost_first,
+			as->device_records_lost_last);
 	if (klost >= 0)
 		fprintf(f, "  kernel records dropped (capture ring full): %" PRId64 "%s\n", klost,
 			klost ? "  <-- sync/clock/state records missing; use a larger --ring-size" : "");
@@ -616,6 +621,9 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 	ADD("counter_records", as->counter_records);
 	ADD("lost_records", as->lost_records);
 	ADD("lost_markers", as->lost_markers);
+	ADD("device_records_lost", as->device_records_lost);
+	ADD("device_records_lost_first_op", as->device_records_lost ? as->device_records_lost_first : 0);
+	ADD("device_records_lost_last_op", as->device_records_lost ? as->device_records_lost_last : 0);
 	ADD("corrupt_records", as->corrupt_records);
 	ADD("invalid_markers", as->bad_markers);
 	ADD("invalid_op_seqs", as->bad_seqs);
@@ -726,7 +734,9 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 
 		json_object_object_add(a, "slack_ns", json_object_new_int64((int64_t)c->slack_ns));
 		json_object_object_add(a, "slack_capped", json_object_new_boolean(c->slack_capped));
-		json_object_object_add(a, "max_record_lag_ns", json_object_new_int64((int64_t)c->lag.max_lag_ns));
+		/* garbage timestamps can make it any size: clamp, never UB */
+		json_object_object_add(a, "max_record_lag_ns", json_object_new_int64(
+			c->lag.max_lag_ns < 9e18 ? (int64_t)c->lag.max_lag_ns : INT64_MAX));
 		json_object_object_add(a, "max_record_lag_op", json_object_new_int64((int64_t)c->lag.max_lag_seq));
 		json_object_object_add(a, "records_without_dispatch",
 				       json_object_new_int64((int64_t)c->lag.unknown));
@@ -994,6 +1004,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		res->ops = out.nops;
 		res->markers = kprof_agg_stats(agg)->markers;
 		res->lost_markers = kprof_agg_stats(agg)->lost_markers;
+		res->device_records_lost = kprof_agg_stats(agg)->device_records_lost;
 		res->truncated_bytes = kprof_spool_reader_stats(c->dev)->truncated_bytes +
 			(c->host ? kprof_spool_reader_stats(c->host)->truncated_bytes : 0);
 		res->sync_err_bound_ns = c->fit.err_bound_ns;

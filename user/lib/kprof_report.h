@@ -59,6 +59,7 @@ struct kprof_report_result {
 	uint64_t ops;
 	uint64_t markers;
 	uint64_t lost_markers;
+	uint64_t device_records_lost;	/* OP/COUNTERS the device's queue dropped */
 	uint64_t truncated_bytes;	/* tolerated truncated spool tails */
 	uint64_t ops_filtered;		/* ops left out by op_filter */
 	double sync_err_bound_ns;	/* NAN when no time sync */

@@ -189,6 +189,15 @@ struct kprof_rec_lost {
 	__u64 timestamp;		/* ref cycles when loss was detected */
 };
 
+/*
+ * A LOST record whose core is KPROF_LOST_CORE_RECORDS and risc
+ * KPROF_LOST_RISC_RECORDS reports device records (OP, COUNTERS) that the
+ * device's own record queue dropped: count is records, not markers, and
+ * the op range is that of the dropped records.
+ */
+#define KPROF_LOST_CORE_RECORDS	0xFFFF
+#define KPROF_LOST_RISC_RECORDS	0xFF
+
 /* Device command queue dispatched an op: names it and its core range. */
 struct kprof_rec_op {
 	struct kprof_rec_hdr hdr;
