@@ -78,6 +78,7 @@ check-fuzz:
 # The VM suite on the debug kernel (KASAN, lockdep, kmemleak, UBSAN...),
 # built once into $(KPROF_CACHE)/debug-kernel/ (tests/vm/debug-kernel/).
 check-debug: user examples kselftest
+	$(MAKE) -C bpf tests
 	./tests/vm/debug-kernel/check
 
 demo: kmod user examples
