@@ -15,12 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kprof_clockstate st, back;
 	struct kprof_err err = { 0 };
 	char path[4096];
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size);
 
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	memset(&st, 0, sizeof(st));
 	if (kprof_clockstate_parse(s, &st, &err)) {
 		if (!err.msg[0])

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_util.h"
 #include "kprof_peaks.h"
 
 #define TERMINATED(f) (memchr((f), '\0', sizeof(f)) != NULL)
@@ -20,12 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const double mhz[] = { 0, 1, 1000, 1e9 };
 	struct kprof_peaks p;
 	struct kprof_err err = { 0 };
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size);
 
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	memset(&p, 0xa5, sizeof(p));
 	if (kprof_peaks_parse(s, &p, &err)) {
 		if (!err.msg[0])

@@ -103,3 +103,14 @@ void fuzz_clean(const char *sub)
 	snprintf(p, sizeof(p), "%s/%s", fuzz_scratch(), sub);
 	rm_tree(p, 1);
 }
+
+char *fuzz_cstr(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (s) {
+		memcpy(s, data, size);
+		s[size] = '\0';
+	}
+	return s;
+}
