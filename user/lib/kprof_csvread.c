@@ -76,10 +76,151 @@ static void chomp(char *line, size_t *len)
 		line[--*len] = '\0';
 }
 
+/*
+ * Reads one logical record (a quoted field may span lines) into r->rec:
+ * 1 with r->nf fields counted, 0 at the end, -errno with err set.
+ * Blank lines are skipped.
+ */
+static int next_record(struct kprof_csv_reader *r, struct kprof_err *err)
+{
+	size_t reclen = 0;
+	ssize_t got;
+
+	free(r->rec);
+	r->rec = NULL;
+	while ((got = getline(&r->line, &r->linecap, r->f)) >= 0) {
+		size_t len = (size_t)got;
+		int open;
+		char *p;
+
+		r->lineno++;
+		if (strlen(r->line) != len)
+			return kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte in line",
+					     r->path, r->lineno);
+		if (!r->rec)
+			r->recline = r->lineno;
+		/* a quoted field spanning lines: keep the line break, read on */
+		p = realloc(r->rec, reclen + len + 1);
+		if (!p)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		r->rec = p;
+		memcpy(r->rec + reclen, r->line, len + 1);
+		reclen += len;
+		r->nf = count_fields(r->rec, &open);
+		if (open)
+			continue;
+		chomp(r->rec, &reclen);
+		if (reclen)
+			return 1;
+		free(r->rec);
+		r->rec = NULL;
+	}
+	if (ferror(r->f))
+		return kprof_err_set(err, EIO, "%s: read error", r->path);
+	if (r->rec)
+		return kprof_err_set(err, EBADMSG, "%s:%lu: unterminated quoted field",
+				     r->path, r->recline);
+	return 0;
+}
+
+int kprof_csv_open(const char *path, struct kprof_csv_reader *r, struct kprof_err *err)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->path = strdup(path);
+	if (!r->path)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	r->f = fopen(path, "re");
+	if (!r->f) {
+		ret = kprof_err_set(err, errno, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	ret = next_record(r, err);
+	if (ret <= 0) {
+		if (!ret)
+			ret = kprof_err_set(err, EBADMSG, "%s: empty file (no header line)", path);
+		goto fail;
+	}
+	r->ncols = r->nf;
+	r->header = calloc((size_t)r->nf, sizeof(*r->header));
+	r->row = calloc((size_t)r->nf + 1, sizeof(*r->row));
+	if (!r->header || !r->row) {
+		ret = kprof_err_set(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (kprof_csv_split(r->rec, r->header, r->nf) != r->nf) {
+		ret = kprof_err_set(err, EBADMSG, "%s:1: bad header line", path);
+		goto fail;
+	}
+	r->hdrbuf = r->rec;
+	r->rec = NULL;
+	return 0;
+fail:
+	kprof_csv_close(r);
+	return ret;
+}
+
+/* The current record's field count against the header's. */
+static int check_width(const struct kprof_csv_reader *r, struct kprof_err *err)
+{
+	if (r->nf > r->ncols)
+		return kprof_err_set(err, EBADMSG, "%s:%lu: %d fields, the header has %d",
+				     r->path, r->recline, r->nf, r->ncols);
+	return 0;
+}
+
+/* Splits buf into fld (ncols + 1 slots); missing trailing fields are "". */
+static void split_row(char *buf, char **fld, int nf, int ncols)
+{
+	int n = kprof_csv_split(buf, fld, nf);
+
+	for (int i = n; i < ncols; i++)
+		fld[i] = buf + strlen(buf);
+}
+
+int kprof_csv_next(struct kprof_csv_reader *r, struct kprof_err *err)
+{
+	int ret = next_record(r, err);
+
+	if (ret <= 0)
+		return ret;
+	ret = check_width(r, err);
+	if (ret)
+		return ret;
+	split_row(r->rec, r->row, r->nf, r->ncols);
+	return 1;
+}
+
+static int find_col(char *const *header, int ncols, const char *name)
+{
+	for (int i = 0; i < ncols; i++)
+		if (!strcmp(header[i], name))
+			return i;
+	return -1;
+}
+
+int kprof_csv_rcol(const struct kprof_csv_reader *r, const char *name)
+{
+	return find_col(r->header, r->ncols, name);
+}
+
+void kprof_csv_close(struct kprof_csv_reader *r)
+{
+	if (r->f)
+		fclose(r->f);
+	free(r->path);
+	free(r->line);
+	free(r->rec);
+	free(r->hdrbuf);
+	free(r->header);
+	free(r->row);
+	memset(r, 0, sizeof(*r));
+}
+
 static int add_row(struct kprof_csv_table *t, char *buf, int nf, size_t *cap)
 {
 	char **fld;
-	int n;
 
 	if (t->nrows == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
@@ -98,9 +239,7 @@ static int add_row(struct kprof_csv_table *t, char *buf, int nf, size_t *cap)
 	fld = calloc((size_t)(t->ncols > nf ? t->ncols : nf) + 1, sizeof(*fld));
 	if (!fld)
 		return -ENOMEM;
-	n = kprof_csv_split(buf, fld, nf);
-	for (int i = n; i < t->ncols; i++)
-		fld[i] = buf + strlen(buf);	/* "" */
+	split_row(buf, fld, nf, t->ncols);
 	t->rows[t->nrows] = fld;
 	t->bufs[t->nrows] = buf;
 	t->nrows++;
@@ -109,95 +248,38 @@ static int add_row(struct kprof_csv_table *t, char *buf, int nf, size_t *cap)
 
 int kprof_csv_load(const char *path, struct kprof_csv_table *t, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL, *rec = NULL, *hdr = NULL;
-	size_t cap = 0, reclen = 0, rowcap = 0;
-	unsigned long lineno = 0, recline = 0;
-	ssize_t got;
-	int ret = 0;
+	struct kprof_csv_reader r;
+	size_t rowcap = 0;
+	char **b;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
-	if (!f)
-		return kprof_err_set(err, errno, "%s: %s", path, strerror(errno));
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		size_t len = (size_t)got;
-		int nf, open;
-		char *r;
-
-		lineno++;
-		if (strlen(line) != len) {
-			ret = kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte in line", path, lineno);
-			goto out;
-		}
-		if (!rec)
-			recline = lineno;
-		/* a quoted field spanning lines: keep the line break, read on */
-		r = realloc(rec, reclen + len + 1);
-		if (!r) {
+	ret = kprof_csv_open(path, &r, err);
+	if (ret)
+		return ret;
+	t->ncols = r.ncols;
+	while ((ret = next_record(&r, err)) > 0) {
+		ret = check_width(&r, err);
+		if (ret)
+			break;
+		if (add_row(t, r.rec, r.nf, &rowcap)) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
-			goto out;
+			break;
 		}
-		rec = r;
-		memcpy(rec + reclen, line, len + 1);
-		reclen += len;
-		nf = count_fields(rec, &open);
-		if (open)
-			continue;
-		chomp(rec, &reclen);
-		if (!hdr) {
-			hdr = rec;
-			t->ncols = nf;
-			t->header = calloc((size_t)nf, sizeof(*t->header));
-			if (!t->header) {
-				ret = kprof_err_set(err, ENOMEM, "out of memory");
-				goto out;
-			}
-			if (kprof_csv_split(hdr, t->header, nf) != nf) {
-				ret = kprof_err_set(err, EBADMSG, "%s:1: bad header line", path);
-				goto out;
-			}
-		} else if (reclen) {
-			if (nf > t->ncols) {
-				ret = kprof_err_set(err, EBADMSG, "%s:%lu: %d fields, the header has %d",
-						    path, recline, nf, t->ncols);
-				goto out;
-			}
-			if (add_row(t, rec, nf, &rowcap)) {
-				ret = kprof_err_set(err, ENOMEM, "out of memory");
-				goto out;
-			}
-		} else {
-			free(rec);
-		}
-		rec = NULL;
-		reclen = 0;
+		r.rec = NULL;	/* now the row's */
 	}
-	if (rec) {
-		ret = kprof_err_set(err, EBADMSG, "%s:%lu: unterminated quoted field", path, recline);
-		goto out;
+	/* the table owns the header: names in header, storage in bufs[nrows] */
+	b = ret ? NULL : realloc(t->bufs, (t->nrows + 1) * sizeof(*b));
+	if (b) {
+		t->bufs = b;
+		t->bufs[t->nrows] = r.hdrbuf;
+		t->header = r.header;
+		r.hdrbuf = NULL;
+		r.header = NULL;
+	} else if (!ret) {
+		ret = kprof_err_set(err, ENOMEM, "out of memory");
 	}
-	if (!hdr)
-		ret = kprof_err_set(err, EBADMSG, "%s: empty file (no header line)", path);
-out:
-	free(rec);
-	free(line);
-	fclose(f);
-	if (hdr) {
-		char **b = realloc(t->bufs, (t->nrows + 1) * sizeof(*b));
-
-		if (b) {
-			t->bufs = b;
-			t->bufs[t->nrows] = hdr;
-		} else {
-			free(hdr);	/* header names are gone: unusable */
-			ret = ret ? ret : kprof_err_set(err, ENOMEM, "out of memory");
-			hdr = NULL;
-		}
-	}
-	if (!hdr) {
-		free(t->header);
-		t->header = NULL;
-	}
+	kprof_csv_close(&r);
 	if (ret)
 		kprof_csv_free(t);
 	return ret;
@@ -205,10 +287,7 @@ out:
 
 int kprof_csv_col(const struct kprof_csv_table *t, const char *name)
 {
-	for (int i = 0; i < t->ncols; i++)
-		if (!strcmp(t->header[i], name))
-			return i;
-	return -1;
+	return find_col(t->header, t->ncols, name);
 }
 
 void kprof_csv_free(struct kprof_csv_table *t)

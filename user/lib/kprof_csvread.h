@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one CSV reader of libkprof: a field splitter (used by the tt-metal
- * log parser line by line) and a whole-table loader for kprof's own CSV
- * outputs (ops.csv, counters.csv, host_events.csv: docs/formats.md),
- * read back by `kprofctl diff` and the HTML report.
+ * log parser line by line), a row-at-a-time reader and a whole-table
+ * loader built on it, for kprof's own CSV outputs (ops.csv, counters.csv,
+ * host_events.csv: docs/formats.md) read back by `kprofctl diff` and the
+ * HTML report. The report streams rows so that its memory does not grow
+ * with the capture.
  */
 #ifndef KPROF_CSVREAD_H
 #define KPROF_CSVREAD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "kprof_err.h"
 
@@ -19,6 +22,34 @@
  * exceed max) or -1 for an unterminated quote.
  */
 int kprof_csv_split(char *s, char **f, int max);
+
+struct kprof_csv_reader {
+	int ncols;
+	char **header;		/* ncols names */
+	char **row;		/* after kprof_csv_next() returned 1: ncols fields,
+				 * missing trailing ones "", valid until the next call */
+	/* private */
+	FILE *f;
+	char *path, *line, *rec, *hdrbuf;
+	size_t linecap;
+	int nf;
+	unsigned long lineno, recline;
+};
+
+/*
+ * Opens a CSV file and reads its header line. Returns 0 or -errno with
+ * err set (r needs no close then).
+ */
+int kprof_csv_open(const char *path, struct kprof_csv_reader *r, struct kprof_err *err);
+/*
+ * The next row: 1 (in r->row), 0 at the end, -errno with err set (a row
+ * with more fields than the header, an unterminated quote, a NUL byte).
+ * A quoted field may span lines; blank lines are skipped.
+ */
+int kprof_csv_next(struct kprof_csv_reader *r, struct kprof_err *err);
+/* Column index of a header name, or -1. */
+int kprof_csv_rcol(const struct kprof_csv_reader *r, const char *name);
+void kprof_csv_close(struct kprof_csv_reader *r);
 
 struct kprof_csv_table {
 	int ncols;
