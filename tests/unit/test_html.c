@@ -132,6 +132,51 @@ int main(void)
 	KT_CHECK(strstr(a, "roofline.csv could not be read") != NULL, "broken CSV: a note");
 	KT_CHECK(!strstr(a, "<script>alert"), "still escaped");
 	free(a);
+
+	/* a trace.json in another layout (all on one line): the fallback lane */
+	put("trace.json", "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":0,"
+	    "\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0}]}\n");
+	a = build();
+	KT_CHECK(a && strstr(a, "one-event-per-line layout") && strstr(a, ">device (all cores)</text>"),
+		 "one-line trace.json: fallback lane, and the note says why");
+	free(a);
+
+	/*
+	 * 20000 ops, 5000 kinds: one rect per pixel column of the lane,
+	 * the median of each kind exact.
+	 */
+	{
+		char p[4096];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/ops.csv", dir);
+		f = fopen(p, "w");
+		KT_CHECK(f != NULL, "ops.csv");
+		if (!f)
+			goto out;
+		fputs("OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
+		      "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
+		      "DEVICE FW START TS [ns],DEVICE FW END TS [ns]\n", f);
+		for (int i = 0; i < 20000; i++)
+			fprintf(f, "k%d,%d,1,100,10,%d,%d,%d\n", i % 5000, i + 1,
+				i % 5000 == 7 ? 1000 * (i / 5000) : 5, 100 * i, 100 * i + 50);
+		fclose(f);
+		snprintf(p, sizeof(p), "%s/trace.json", dir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/host_events.csv", dir);
+		unlink(p);
+		a = build();
+		KT_CHECK(a != NULL, "report.html written");
+		if (!a)
+			goto out;
+		KT_CHECK(strstr(a, "<p>20000 ops in ops.csv, 5000 op kinds.") != NULL, "counts");
+		KT_EQ_U64(count(a, "<rect "), 1000);	/* 20 starts in each of 1000 columns */
+		KT_CHECK(strstr(a, "20 slices (") != NULL, "20 ops per pixel column, merged");
+		/* k7: kernel 0, 1000, 2000, 3000 -> median 1500 */
+		KT_CHECK(strstr(a, "{\"op\":\"k7\",\"n\":4,\"nk\":4,\"tot_k\":6000,\"med_k\":1500,") != NULL,
+			 "k7's median");
+		free(a);
+	}
 out:
 	{
 		char cmd[128];

@@ -3,6 +3,7 @@
 #include "kprof_html.h"
 #include "kprof_trace.h"
 #include "kprof_csvread.h"
+#include "kprof_median.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,11 +21,19 @@
 #define LANE_H		20
 #define TOP_SLOWEST	20
 
-struct slice {
-	double t0, t1;		/* host ns */
-	int kind;		/* op kind index, -1: host launch, -2: host sync */
+/*
+ * The timeline is drawn per pixel column: the slices of a lane that start
+ * in the same column are one rectangle. So it needs, per lane and column,
+ * only the first slice, the count, the latest end and whether the kinds
+ * differ, whatever the capture's length.
+ */
+struct cell {
+	double t0, t1;		/* first slice by (t0, t1, seq), host ns */
 	uint64_t seq;
-	int lane;
+	int kind;		/* op kind index, -1: host launch, -2: host sync */
+	int mixed;		/* a slice of another kind than the first */
+	double end;		/* latest end of all */
+	uint64_t cnt;
 };
 
 struct lane {
@@ -34,25 +43,49 @@ struct lane {
 struct kindstat {
 	char *op;
 	uint64_t n, nk;
-	double *kern;		/* kernel durations (for the median) */
+	double med_k;
 	double tot_k, tot_fw, tot_host, max_k;
 	uint64_t nfw, nhost;
 	double flops, bytes;	/* counter sums, if those counters exist */
 	int has_flops, has_bytes;
 };
 
+struct slow {
+	double v;
+	char *seq, *op, *cores;
+};
+
+struct track {
+	int64_t tid;
+	char name[80];
+};
+
 struct html {
-	struct kprof_csv_table ops;
+	const char *dir;
+	size_t nops;
 	struct kindstat *kinds;
-	size_t nkinds;
-	struct slice *sl;
-	size_t nsl, capsl;
+	size_t nkinds, capkinds;
+	size_t *khash;		/* open addressing: kind index + 1, 0 empty */
+	size_t khcap;
+	struct slow slow[TOP_SLOWEST];
+	size_t nslow;
 	struct lane lanes[KPROF_HTML_DEV_LANES + KPROF_HTML_HOST_LANES + 1];
 	int nlanes, ndev_lanes;
+	struct track *tr;	/* trace.json device tracks, when used */
+	size_t ntr;
+	int per;		/* tracks per device lane */
+	int64_t host_tid[KPROF_HTML_HOST_LANES];
+	int host_role[KPROF_HTML_HOST_LANES];
+	int nhost;
 	const char *lane_source;	/* what the device lanes come from */
 	int have_counters, have_host;
 	int host_file;			/* host_events.csv exists (maybe empty) */
 	size_t host_left_out;		/* host events of threads beyond the lanes */
+	/* timeline passes: 0 finds the time range, 1 fills the cells */
+	int pass;
+	size_t nsl;
+	double tmin, tmax;
+	struct cell *cells;	/* nlanes x (PLOT_W + 1) */
 };
 
 void kprof_html_escape(FILE *f, const char *s)
@@ -109,133 +142,301 @@ static int num(const char *s, double *v)
 	return (errno || *end || !isfinite(*v)) ? -1 : 0;
 }
 
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int find_kind(const struct html *h, const char *op)
+{
+	if (!h->khcap)
+		return -1;
+	for (size_t i = hash_str(op) & (h->khcap - 1);; i = (i + 1) & (h->khcap - 1)) {
+		if (!h->khash[i])
+			return -1;
+		if (!strcmp(h->kinds[h->khash[i] - 1].op, op))
+			return (int)(h->khash[i] - 1);
+	}
+}
+
+static void khash_put(struct html *h, size_t ki)
+{
+	size_t i = hash_str(h->kinds[ki].op) & (h->khcap - 1);
+
+	while (h->khash[i])
+		i = (i + 1) & (h->khcap - 1);
+	h->khash[i] = ki + 1;
+}
+
+/* Index of op's kind, added in order of first appearance; -1: no memory. */
 static int kind_index(struct html *h, const char *op)
 {
 	struct kindstat *k;
+	int ki = find_kind(h, op);
 
-	for (size_t i = h->nkinds; i-- > 0;)
-		if (!strcmp(h->kinds[i].op, op))
-			return (int)i;
-	k = realloc(h->kinds, (h->nkinds + 1) * sizeof(*k));
-	if (!k)
-		return -1;
-	h->kinds = k;
+	if (ki >= 0)
+		return ki;
+	if (h->nkinds == h->capkinds) {
+		size_t nc = h->capkinds ? h->capkinds * 2 : 16;
+
+		k = realloc(h->kinds, nc * sizeof(*k));
+		if (!k)
+			return -1;
+		h->kinds = k;
+		h->capkinds = nc;
+	}
+	if (2 * (h->nkinds + 1) > h->khcap) {
+		size_t nc = h->khcap ? h->khcap * 2 : 32;
+		size_t *t = calloc(nc, sizeof(*t));
+
+		if (!t)
+			return -1;
+		free(h->khash);
+		h->khash = t;
+		h->khcap = nc;
+		for (size_t i = 0; i < h->nkinds; i++)
+			khash_put(h, i);
+	}
 	k = &h->kinds[h->nkinds];
 	memset(k, 0, sizeof(*k));
 	k->op = strdup(op);
 	if (!k->op)
 		return -1;
+	khash_put(h, h->nkinds);
 	return (int)h->nkinds++;
 }
 
+/* A slice of the timeline: pass 0 measures the time range, pass 1 draws. */
 static int add_slice(struct html *h, double t0, double t1, int kind, uint64_t seq, int lane)
 {
-	if (h->nsl == h->capsl) {
-		size_t nc = h->capsl ? h->capsl * 2 : 1024;
-		struct slice *s = realloc(h->sl, nc * sizeof(*s));
+	double span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
+	double x0;
+	struct cell *c;
+	long col;
 
-		if (!s)
-			return -ENOMEM;
-		h->sl = s;
-		h->capsl = nc;
+	if (t1 < t0)
+		t1 = t0;
+	if (h->pass == 0) {
+		if (t0 < h->tmin)
+			h->tmin = t0;
+		if (t1 > h->tmax)
+			h->tmax = t1;
+		h->nsl++;
+		return 0;
 	}
-	h->sl[h->nsl++] = (struct slice){ t0, t1 < t0 ? t0 : t1, kind, seq, lane };
+	x0 = PLOT_X0 + (t0 - h->tmin) / span * PLOT_W;
+	col = (long)floor(x0) - PLOT_X0;
+	if (col < 0)
+		col = 0;
+	if (col > PLOT_W)
+		col = PLOT_W;
+	c = &h->cells[(size_t)lane * (PLOT_W + 1) + (size_t)col];
+	if (!c->cnt) {
+		*c = (struct cell){ t0, t1, seq, kind, 0, t1, 0 };
+	} else {
+		c->mixed |= kind != c->kind;
+		if (t0 < c->t0 || (t0 == c->t0 && (t1 < c->t1 || (t1 == c->t1 && seq < c->seq)))) {
+			c->t0 = t0;
+			c->t1 = t1;
+			c->seq = seq;
+			c->kind = kind;
+		}
+		if (t1 > c->end)
+			c->end = t1;
+	}
+	c->cnt++;
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* One of the 20 slowest ops: kept sorted, ties keep the earlier op. */
+static int note_slow(struct html *h, double v, char **row, int c_seq, int c_op, int c_cores)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	struct slow e;
+	size_t p;
 
-	return (x > y) - (x < y);
+	for (p = h->nslow; p > 0 && h->slow[p - 1].v < v; p--)
+		;
+	if (p >= TOP_SLOWEST)
+		return 0;
+	e.v = v;
+	e.seq = strdup(c_seq >= 0 ? row[c_seq] : "");
+	e.op = strdup(row[c_op]);
+	e.cores = strdup(c_cores >= 0 ? row[c_cores] : "");
+	if (!e.seq || !e.op || !e.cores) {
+		free(e.seq);
+		free(e.op);
+		free(e.cores);
+		return -ENOMEM;
+	}
+	if (h->nslow == TOP_SLOWEST) {
+		struct slow *last = &h->slow[TOP_SLOWEST - 1];
+
+		free(last->seq);
+		free(last->op);
+		free(last->cores);
+	} else {
+		h->nslow++;
+	}
+	memmove(&h->slow[p + 1], &h->slow[p], (h->nslow - 1 - p) * sizeof(*h->slow));
+	h->slow[p] = e;
+	return 0;
 }
 
-/* Per-kind statistics from ops.csv; the op rows' kind index in kidx. */
-static int read_ops(struct html *h, const char *dir, int **kidx, struct kprof_err *err)
+/* The ops.csv columns the page uses (GLOBAL CALL COUNT .. END TS optional). */
+struct ops_cols {
+	int op, k, fw, host, seq, cores, t0, t1;
+};
+
+static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols *c,
+		    struct kprof_err *err)
 {
 	char path[PATH_MAX];
-	int c_op, c_k, c_fw, c_host;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/ops.csv", dir);
-	ret = kprof_csv_load(path, &h->ops, err);
+	snprintf(path, sizeof(path), "%s/ops.csv", h->dir);
+	ret = kprof_csv_open(path, r, err);
 	if (ret)
 		return ret;
-	c_op = kprof_csv_col(&h->ops, "OP CODE");
-	c_k = kprof_csv_col(&h->ops, "DEVICE KERNEL DURATION [ns]");
-	c_fw = kprof_csv_col(&h->ops, "DEVICE FW DURATION [ns]");
-	c_host = kprof_csv_col(&h->ops, "HOST DURATION [ns]");
-	if (c_op < 0 || c_k < 0 || c_fw < 0 || c_host < 0)
-		return kprof_err_set(err, EBADMSG, "%s: not a kprof ops.csv (columns missing)", path);
-	*kidx = calloc(h->ops.nrows + 1, sizeof(int));
-	if (!*kidx)
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	for (size_t r = 0; r < h->ops.nrows; r++) {
-		char **row = h->ops.rows[r];
-		int ki = kind_index(h, row[c_op]);
+	c->op = kprof_csv_rcol(r, "OP CODE");
+	c->k = kprof_csv_rcol(r, "DEVICE KERNEL DURATION [ns]");
+	c->fw = kprof_csv_rcol(r, "DEVICE FW DURATION [ns]");
+	c->host = kprof_csv_rcol(r, "HOST DURATION [ns]");
+	c->seq = kprof_csv_rcol(r, "GLOBAL CALL COUNT");
+	c->cores = kprof_csv_rcol(r, "CORE COUNT");
+	c->t0 = kprof_csv_rcol(r, "DEVICE FW START TS [ns]");
+	c->t1 = kprof_csv_rcol(r, "DEVICE FW END TS [ns]");
+	if (c->op < 0 || c->k < 0 || c->fw < 0 || c->host < 0) {
+		kprof_csv_close(r);
+		return kprof_err_set(err, EBADMSG, "%s: not a kprof ops.csv (columns missing)",
+				     path);
+	}
+	return 0;
+}
+
+/* Per-kind statistics and the slowest ops, one row at a time. */
+static int read_ops(struct html *h, struct kprof_err *err)
+{
+	struct kprof_csv_reader r;
+	struct ops_cols c;
+	int ret = open_ops(h, &r, &c, err);
+
+	if (ret)
+		return ret;
+	while ((ret = kprof_csv_next(&r, err)) > 0) {
+		char **row = r.row;
+		int ki = kind_index(h, row[c.op]);
 		struct kindstat *k;
 		double v;
 
-		if (ki < 0)
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		(*kidx)[r] = ki;
+		if (ki < 0) {
+			ret = kprof_err_set(err, ENOMEM, "out of memory");
+			break;
+		}
+		h->nops++;
 		k = &h->kinds[ki];
 		k->n++;
-		if (!num(row[c_k], &v)) {
-			double *nk = realloc(k->kern, (k->nk + 1) * sizeof(*nk));
-
-			if (!nk)
-				return kprof_err_set(err, ENOMEM, "out of memory");
-			k->kern = nk;
-			k->kern[k->nk++] = v;
+		if (!num(row[c.k], &v)) {
+			k->nk++;
 			k->tot_k += v;
 			if (v > k->max_k)
 				k->max_k = v;
+			if (note_slow(h, v, row, c.seq, c.op, c.cores)) {
+				ret = kprof_err_set(err, ENOMEM, "out of memory");
+				break;
+			}
 		}
-		if (!num(row[c_fw], &v)) {
+		if (!num(row[c.fw], &v)) {
 			k->tot_fw += v;
 			k->nfw++;
 		}
-		if (!num(row[c_host], &v)) {
+		if (!num(row[c.host], &v)) {
 			k->tot_host += v;
 			k->nhost++;
 		}
 	}
-	return 0;
+	kprof_csv_close(&r);
+	return ret;
+}
+
+/*
+ * The median kernel time per kind, exact, in bounded memory: ops.csv is
+ * read again for each pass kprof_median needs (one when the kernel times
+ * fit KPROF_HTML_MEDIAN_BUDGET).
+ */
+static int kind_medians(struct html *h, struct kprof_err *err)
+{
+	struct kprof_median *m;
+	uint64_t *counts = calloc(h->nkinds ? h->nkinds : 1, sizeof(*counts));
+	int ret = 0;
+
+	if (!counts)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < h->nkinds; i++)
+		counts[i] = h->kinds[i].nk;
+	m = kprof_median_new(h->nkinds, counts, KPROF_HTML_MEDIAN_BUDGET, err);
+	free(counts);
+	if (!m)
+		return -ENOMEM;
+	while (!ret && !kprof_median_done(m)) {
+		struct kprof_csv_reader r;
+		struct ops_cols c;
+
+		ret = open_ops(h, &r, &c, err);
+		if (ret)
+			break;
+		while ((ret = kprof_csv_next(&r, err)) > 0) {
+			int ki = find_kind(h, r.row[c.op]);
+			double v;
+
+			if (ki >= 0 && !num(r.row[c.k], &v))
+				kprof_median_add(m, (size_t)ki, v);
+		}
+		kprof_csv_close(&r);
+		if (!ret)
+			ret = kprof_median_pass_end(m, err);
+	}
+	for (size_t i = 0; !ret && i < h->nkinds; i++)
+		h->kinds[i].med_k = kprof_median_get(m, i);
+	kprof_median_free(m);
+	return ret;
 }
 
 /* flops and bytes per kind from counters.csv (counter names of the sim). */
-static int read_counters(struct html *h, const char *dir, struct kprof_err *err)
+static int read_counters(struct html *h, struct kprof_err *err)
 {
-	struct kprof_csv_table t;
+	struct kprof_csv_reader r;
 	char path[PATH_MAX];
 	int co, cc, cs, ret;
 
-	snprintf(path, sizeof(path), "%s/counters.csv", dir);
+	snprintf(path, sizeof(path), "%s/counters.csv", h->dir);
 	if (access(path, F_OK))
 		return 0;
-	ret = kprof_csv_load(path, &t, err);
+	ret = kprof_csv_open(path, &r, err);
 	if (ret)
 		return ret;
-	co = kprof_csv_col(&t, "OP CODE");
-	cc = kprof_csv_col(&t, "COUNTER");
-	cs = kprof_csv_col(&t, "SUM");
+	co = kprof_csv_rcol(&r, "OP CODE");
+	cc = kprof_csv_rcol(&r, "COUNTER");
+	cs = kprof_csv_rcol(&r, "SUM");
 	if (co < 0 || cc < 0 || cs < 0) {
-		kprof_csv_free(&t);
+		kprof_csv_close(&r);
 		return kprof_err_set(err, EBADMSG, "%s: not a kprof counters.csv", path);
 	}
 	h->have_counters = 1;
-	for (size_t r = 0; r < t.nrows; r++) {
-		const char *name = t.rows[r][cc];
+	while ((ret = kprof_csv_next(&r, err)) > 0) {
+		const char *name = r.row[cc];
 		int ki;
 		double v;
 
-		if (num(t.rows[r][cs], &v))
+		if (num(r.row[cs], &v))
 			continue;
-		ki = kind_index(h, t.rows[r][co]);
+		ki = kind_index(h, r.row[co]);
 		if (ki < 0) {
-			kprof_csv_free(&t);
-			return kprof_err_set(err, ENOMEM, "out of memory");
+			ret = kprof_err_set(err, ENOMEM, "out of memory");
+			break;
 		}
 		if (!strcmp(name, "flops")) {
 			h->kinds[ki].flops += v;
@@ -245,22 +446,9 @@ static int read_counters(struct html *h, const char *dir, struct kprof_err *err)
 			h->kinds[ki].has_bytes = 1;
 		}
 	}
-	kprof_csv_free(&t);
-	return 0;
+	kprof_csv_close(&r);
+	return ret;
 }
-
-static int find_kind(const struct html *h, const char *op)
-{
-	for (size_t i = 0; i < h->nkinds; i++)
-		if (!strcmp(h->kinds[i].op, op))
-			return (int)i;
-	return -1;
-}
-
-struct track {
-	int64_t tid;
-	char name[80];
-};
 
 static int cmp_track(const void *a, const void *b)
 {
@@ -270,189 +458,244 @@ static int cmp_track(const void *a, const void *b)
 }
 
 /*
- * Device lanes from trace.json (pid 1 tracks, grouped into at most
- * KPROF_HTML_DEV_LANES lanes). Returns 1 when used, 0 when not there.
+ * The next trace.json event, read one line at a time as kprof writes it
+ * (the header line, then one event per line, then "]}"), so memory does
+ * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
+ * is not in that layout.
  */
-static int lanes_from_trace(struct html *h, const char *dir, struct kprof_err *err)
+static int trace_next(FILE *f, char **line, size_t *cap, json_object **ev)
+{
+	ssize_t got;
+
+	while ((got = getline(line, cap, f)) >= 0) {
+		char *s = *line;
+		size_t n = (size_t)got;
+
+		while (n && strchr(" \t\r\n", s[n - 1]))
+			n--;
+		if (n && s[n - 1] == ',')
+			n--;
+		s[n] = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || !strcmp(s, "]}") || !strcmp(s, "]"))
+			continue;
+		if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
+			continue;
+		*ev = json_tokener_parse(s);
+		if (!*ev || !json_object_is_type(*ev, json_type_object)) {
+			json_object_put(*ev);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static FILE *trace_open(const struct html *h)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	json_object *root, *evs;
-	struct track *tr = NULL;
-	size_t ntr = 0, n;
-	int per, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	snprintf(path, sizeof(path), "%s/trace.json", h->dir);
 	if (stat(path, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX)
+		return NULL;
+	return fopen(path, "re");
+}
+
+static size_t track_of(const struct html *h, int64_t tid)
+{
+	size_t j;
+
+	for (j = 0; j < h->ntr && h->tr[j].tid != tid; j++)
+		;
+	return j;
+}
+
+/*
+ * Device tracks of trace.json (pid 1 threads with slices or a name; zone
+ * tracks left out), grouped into at most KPROF_HTML_DEV_LANES lanes.
+ * Returns 1 when used, 0 when not there or not usable.
+ */
+static int trace_tracks(struct html *h, struct kprof_err *err)
+{
+	FILE *f = trace_open(h);
+	char *line = NULL;
+	size_t cap = 0;
+	json_object *e;
+	int got, ret = 0;
+
+	if (!f)
 		return 0;
-	root = json_object_from_file(path);
-	if (!root)
-		return 0;
-	if (!json_object_object_get_ex(root, "traceEvents", &evs) ||
-	    !json_object_is_type(evs, json_type_array)) {
-		json_object_put(root);
-		return 0;
-	}
-	n = json_object_array_length(evs);
-	/* tracks: pid 1 threads with slices (names from thread_name) */
-	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(evs, i), *v, *ph, *nm0;
+	while ((got = trace_next(f, &line, &cap, &e)) > 0) {
+		json_object *v, *ph, *nm0;
 		int64_t tid;
 		size_t j;
+		int named;
 
-		if (!json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1)
-			continue;
-		if (!json_object_object_get_ex(e, "tid", &v))
-			continue;
+		if (!json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
+		    !json_object_object_get_ex(e, "tid", &v))
+			goto next;
 		tid = json_object_get_int64(v);
 		/* Zone tracks (per RISC) would crowd out the core lanes. */
 		if (tid >= KPROF_TRACE_ZONE_TID)
-			continue;
+			goto next;
+		named = json_object_object_get_ex(e, "name", &nm0) &&
+			!strcmp(json_object_get_string(nm0), "thread_name");
 		/* tracks: threads with slices or a name (counters are not) */
-		if (!json_object_object_get_ex(e, "ph", &ph) ||
-		    (strcmp(json_object_get_string(ph), "X") &&
-		     !(json_object_object_get_ex(e, "name", &nm0) &&
-		       !strcmp(json_object_get_string(nm0), "thread_name"))))
-			continue;
-		for (j = 0; j < ntr && tr[j].tid != tid; j++)
-			;
-		if (j == ntr) {
-			struct track *t = realloc(tr, (ntr + 1) * sizeof(*t));
+		if (!named && (!json_object_object_get_ex(e, "ph", &ph) ||
+			       strcmp(json_object_get_string(ph), "X")))
+			goto next;
+		j = track_of(h, tid);
+		if (j == h->ntr) {
+			struct track *t = realloc(h->tr, (h->ntr + 1) * sizeof(*t));
 
 			if (!t) {
+				json_object_put(e);
 				ret = kprof_err_set(err, ENOMEM, "out of memory");
 				goto out;
 			}
-			tr = t;
-			tr[ntr].tid = tid;
-			snprintf(tr[ntr].name, sizeof(tr[ntr].name), "track %" PRId64, tid);
-			ntr++;
+			h->tr = t;
+			h->tr[j].tid = tid;
+			snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
+			h->ntr++;
 		}
-		if (json_object_object_get_ex(e, "name", &v) &&
-		    !strcmp(json_object_get_string(v), "thread_name")) {
+		if (named) {
 			json_object *a, *nm;
 
 			if (json_object_object_get_ex(e, "args", &a) &&
 			    json_object_object_get_ex(a, "name", &nm))
-				snprintf(tr[j].name, sizeof(tr[j].name), "%s",
+				snprintf(h->tr[j].name, sizeof(h->tr[j].name), "%s",
 					 json_object_get_string(nm));
 		}
+next:
+		json_object_put(e);
 	}
-	if (!ntr)
+	if (got < 0 || !h->ntr) {
+		h->ntr = 0;
 		goto out;
-	qsort(tr, ntr, sizeof(*tr), cmp_track);
-	per = (int)((ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
-	h->ndev_lanes = (int)((ntr + (size_t)per - 1) / (size_t)per);
+	}
+	qsort(h->tr, h->ntr, sizeof(*h->tr), cmp_track);
+	h->per = (int)((h->ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
+	h->ndev_lanes = (int)((h->ntr + (size_t)h->per - 1) / (size_t)h->per);
 	for (int l = 0; l < h->ndev_lanes; l++) {
-		size_t a = (size_t)l * (size_t)per, b = a + (size_t)per - 1;
+		size_t a = (size_t)l * (size_t)h->per, b = a + (size_t)h->per - 1;
 
-		if (b >= ntr)
-			b = ntr - 1;
+		if (b >= h->ntr)
+			b = h->ntr - 1;
 		if (a == b)
-			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%s", tr[a].name);
+			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%s", h->tr[a].name);
 		else
 			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%.40s .. %.40s",
-				 tr[a].name, tr[b].name);
+				 h->tr[a].name, h->tr[b].name);
 	}
-	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(evs, i), *v, *a;
+	h->lane_source = "trace.json device tracks";
+	ret = 1;
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* Device slices from the trace.json tracks trace_tracks() found. */
+static int slices_from_trace(struct html *h, struct kprof_err *err)
+{
+	FILE *f = trace_open(h);
+	char *line = NULL;
+	size_t cap = 0;
+	json_object *e;
+	int ret = 0;
+
+	if (!f)
+		return 0;	/* gone since: no device slices */
+	while (!ret && trace_next(f, &line, &cap, &e) > 0) {
+		json_object *v, *a;
 		double ts, dur;
-		int64_t tid;
 		uint64_t seq = 0;
 		size_t j;
 		int ki;
 
-		if (!json_object_object_get_ex(e, "ph", &v) || strcmp(json_object_get_string(v), "X"))
-			continue;
-		if (!json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1)
-			continue;
-		if (!json_object_object_get_ex(e, "tid", &v))
-			continue;
-		tid = json_object_get_int64(v);
-		for (j = 0; j < ntr && tr[j].tid != tid; j++)
-			;
-		if (j == ntr || !json_object_object_get_ex(e, "ts", &v))
-			continue;
+		if (!json_object_object_get_ex(e, "ph", &v) || strcmp(json_object_get_string(v), "X") ||
+		    !json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
+		    !json_object_object_get_ex(e, "tid", &v))
+			goto next;
+		j = track_of(h, json_object_get_int64(v));
+		if (j == h->ntr || !json_object_object_get_ex(e, "ts", &v))
+			goto next;
 		ts = json_object_get_double(v);
 		dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
 		if (json_object_object_get_ex(e, "args", &a) &&
 		    json_object_object_get_ex(a, "seq", &v))
 			seq = (uint64_t)json_object_get_int64(v);
 		if (!json_object_object_get_ex(e, "name", &v))
-			continue;
+			goto next;
 		ki = find_kind(h, json_object_get_string(v));
 		/* trace.json names ops without an OP CODE "op SEQ" */
 		if (ki < 0)
 			ki = find_kind(h, "");
-		if (ki < 0)
-			continue;
-		if (add_slice(h, round(ts * 1000), round((ts + dur) * 1000), ki, seq,
-			      (int)(j / (size_t)per))) {
+		if (ki >= 0 && add_slice(h, round(ts * 1000), round((ts + dur) * 1000), ki, seq,
+					 (int)(j / (size_t)h->per)))
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
-			goto out;
-		}
+next:
+		json_object_put(e);
 	}
-	h->lane_source = "trace.json device tracks";
-	ret = 1;
-out:
-	free(tr);
-	json_object_put(root);
+	free(line);
+	fclose(f);
 	return ret;
 }
 
 /* One device lane from ops.csv FW start/end when trace.json is not usable. */
-static int lanes_from_ops(struct html *h, const int *kidx, struct kprof_err *err)
+static int slices_from_ops(struct html *h, struct kprof_err *err)
 {
-	int c0 = kprof_csv_col(&h->ops, "DEVICE FW START TS [ns]");
-	int c1 = kprof_csv_col(&h->ops, "DEVICE FW END TS [ns]");
-	int cs = kprof_csv_col(&h->ops, "GLOBAL CALL COUNT");
+	struct kprof_csv_reader r;
+	struct ops_cols c;
+	int ret = open_ops(h, &r, &c, err);
 
-	h->ndev_lanes = 1;
-	snprintf(h->lanes[0].name, sizeof(h->lanes[0].name), "device (all cores)");
-	h->lane_source = "ops.csv DEVICE FW START/END TS (trace.json not there or too big)";
-	if (c0 < 0 || c1 < 0)
-		return 0;
-	for (size_t r = 0; r < h->ops.nrows; r++) {
+	if (ret)
+		return ret;
+	while (c.t0 >= 0 && c.t1 >= 0 && (ret = kprof_csv_next(&r, err)) > 0) {
 		double a, b, s = 0;
+		int ki = find_kind(h, r.row[c.op]);
 
-		if (num(h->ops.rows[r][c0], &a) || num(h->ops.rows[r][c1], &b))
+		if (ki < 0 || num(r.row[c.t0], &a) || num(r.row[c.t1], &b))
 			continue;
-		if (cs >= 0)
-			num(h->ops.rows[r][cs], &s);
-		if (add_slice(h, a, b, kidx[r], (uint64_t)s, 0))
-			return kprof_err_set(err, ENOMEM, "out of memory");
+		if (c.seq >= 0)
+			num(r.row[c.seq], &s);
+		add_slice(h, a, b, ki, (uint64_t)s, 0);
 	}
-	return 0;
+	kprof_csv_close(&r);
+	return ret;
 }
 
-/* Host lanes: one per traced thread (launch and sync slices). */
-static int lanes_from_host(struct html *h, const char *dir, struct kprof_err *err)
+/*
+ * Host lanes: one per traced thread and role (launch and sync slices).
+ * Pass 0 assigns the lanes in order of first appearance.
+ */
+static int slices_from_host(struct html *h, struct kprof_err *err)
 {
-	struct kprof_csv_table t;
+	struct kprof_csv_reader r;
 	char path[PATH_MAX];
-	int64_t tids[KPROF_HTML_HOST_LANES];
-	int roles[KPROF_HTML_HOST_LANES];
-	int ntids = 0, cr, ct, cc, c0, c1, cq, ret;
+	int cr, ct, cc, c0, c1, cq, ret;
 
-	snprintf(path, sizeof(path), "%s/host_events.csv", dir);
+	snprintf(path, sizeof(path), "%s/host_events.csv", h->dir);
 	if (access(path, F_OK))
 		return 0;
 	h->host_file = 1;
-	ret = kprof_csv_load(path, &t, err);
+	ret = kprof_csv_open(path, &r, err);
 	if (ret)
 		return ret;
-	cr = kprof_csv_col(&t, "ROLE");
-	ct = kprof_csv_col(&t, "TID");
-	cc = kprof_csv_col(&t, "COMM");
-	c0 = kprof_csv_col(&t, "ENTER TS [ns]");
-	c1 = kprof_csv_col(&t, "EXIT TS [ns]");
-	cq = kprof_csv_col(&t, "SEQ");
+	cr = kprof_csv_rcol(&r, "ROLE");
+	ct = kprof_csv_rcol(&r, "TID");
+	cc = kprof_csv_rcol(&r, "COMM");
+	c0 = kprof_csv_rcol(&r, "ENTER TS [ns]");
+	c1 = kprof_csv_rcol(&r, "EXIT TS [ns]");
+	cq = kprof_csv_rcol(&r, "SEQ");
 	if (cr < 0 || ct < 0 || cc < 0 || c0 < 0 || c1 < 0 || cq < 0) {
-		kprof_csv_free(&t);
+		kprof_csv_close(&r);
 		return kprof_err_set(err, EBADMSG, "%s: not a kprof host_events.csv", path);
 	}
-	for (size_t r = 0; r < t.nrows; r++) {
-		char **row = t.rows[r];
+	while ((ret = kprof_csv_next(&r, err)) > 0) {
+		char **row = r.row;
 		double a, b, tid, seq = 0;
 		int l, sync;
 
@@ -460,45 +703,62 @@ static int lanes_from_host(struct html *h, const char *dir, struct kprof_err *er
 			continue;
 		num(row[cq], &seq);
 		sync = !strcmp(row[cr], "sync");
-		/* one lane per thread and role: launches and syncs apart */
-		for (l = 0; l < ntids && (tids[l] != (int64_t)tid || roles[l] != sync); l++)
+		for (l = 0; l < h->nhost && (h->host_tid[l] != (int64_t)tid ||
+					     h->host_role[l] != sync); l++)
 			;
-		if (l == ntids) {
+		if (l == h->nhost) {
 			struct lane *ln;
 
-			if (ntids == KPROF_HTML_HOST_LANES) {
-				h->host_left_out++;
+			if (h->pass || h->nhost == KPROF_HTML_HOST_LANES) {
+				h->host_left_out += !h->pass;
 				continue;
 			}
-			tids[ntids] = (int64_t)tid;
-			roles[ntids++] = sync;
+			h->host_tid[l] = (int64_t)tid;
+			h->host_role[l] = sync;
+			h->nhost++;
 			ln = &h->lanes[h->ndev_lanes + l];
 			snprintf(ln->name, sizeof(ln->name), "%s %.40s (%" PRId64 ")",
 				 sync ? "sync" : "launch", row[cc], (int64_t)tid);
 		}
-		if (add_slice(h, a, b, sync ? -2 : -1, (uint64_t)seq,
-			      h->ndev_lanes + l)) {
-			kprof_csv_free(&t);
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		}
+		add_slice(h, a, b, sync ? -2 : -1, (uint64_t)seq, h->ndev_lanes + l);
 	}
-	h->have_host = ntids > 0;
-	h->nlanes = h->ndev_lanes + ntids;
-	kprof_csv_free(&t);
-	return 0;
+	kprof_csv_close(&r);
+	h->have_host = h->nhost > 0;
+	return ret;
 }
 
-static int cmp_slice(const void *a, const void *b)
+/* The timeline in two passes over its sources: time range, then cells. */
+static int timeline(struct html *h, struct kprof_err *err)
 {
-	const struct slice *x = a, *y = b;
+	int from_trace = trace_tracks(h, err);
 
-	if (x->lane != y->lane)
-		return x->lane - y->lane;
-	if (x->t0 != y->t0)
-		return x->t0 < y->t0 ? -1 : 1;
-	if (x->t1 != y->t1)
-		return x->t1 < y->t1 ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	if (from_trace < 0)
+		return from_trace;
+	if (!from_trace) {
+		h->ndev_lanes = 1;
+		snprintf(h->lanes[0].name, sizeof(h->lanes[0].name), "device (all cores)");
+		h->lane_source = "ops.csv DEVICE FW START/END TS (trace.json not there, too big "
+				 "or not in kprof's one-event-per-line layout)";
+	}
+	h->tmin = INFINITY;
+	h->tmax = -INFINITY;
+	for (h->pass = 0; h->pass < 2; h->pass++) {
+		int ret = from_trace ? slices_from_trace(h, err) : slices_from_ops(h, err);
+
+		if (!ret)
+			ret = slices_from_host(h, err);
+		if (ret)
+			return ret;
+		h->nlanes = h->ndev_lanes + h->nhost;
+		if (h->pass == 0) {
+			if (!h->nsl)
+				return 0;
+			h->cells = calloc((size_t)h->nlanes * (PLOT_W + 1), sizeof(*h->cells));
+			if (!h->cells)
+				return kprof_err_set(err, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
 }
 
 /* Stable colour per op kind: hue from the kind's index in name order. */
@@ -524,21 +784,13 @@ static const char *kind_name(const struct html *h, int kind)
 
 static void svg_timeline(FILE *f, struct html *h)
 {
-	double tmin = INFINITY, tmax = -INFINITY, span;
+	double tmin = h->tmin, span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
 	int height = (h->nlanes + 1) * LANE_H + 10;
 
-	for (size_t i = 0; i < h->nsl; i++) {
-		if (h->sl[i].t0 < tmin)
-			tmin = h->sl[i].t0;
-		if (h->sl[i].t1 > tmax)
-			tmax = h->sl[i].t1;
-	}
 	if (!h->nsl) {
 		fputs("<p>No timed slices (no device times in ops.csv).</p>\n", f);
 		return;
 	}
-	span = tmax > tmin ? tmax - tmin : 1;
-	qsort(h->sl, h->nsl, sizeof(*h->sl), cmp_slice);
 	fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", PLOT_X0 + PLOT_W + 10, height,
 		PLOT_X0 + PLOT_W + 10, height);
@@ -557,48 +809,39 @@ static void svg_timeline(FILE *f, struct html *h)
 			span * t / 4 / 1e6);
 	}
 	/*
-	 * Slices closer than a pixel to the previous one in the lane are
-	 * merged into it, so the SVG has at most PLOT_W rects per lane
-	 * whatever the capture size.
+	 * One rectangle per lane and pixel column that slices start in, so
+	 * the SVG has at most PLOT_W + 1 rects per lane whatever the capture
+	 * size.
 	 */
-	for (size_t i = 0; i < h->nsl;) {
-		const struct slice *s = &h->sl[i];
-		double x0 = PLOT_X0 + (s->t0 - tmin) / span * PLOT_W;
-		double x1 = PLOT_X0 + (s->t1 - tmin) / span * PLOT_W, t1 = s->t1;
-		size_t j = i + 1, cnt = 1;
-		int same = 1;
-		char col[32];
+	for (int l = 0; l < h->nlanes; l++) {
+		for (int col = 0; col <= PLOT_W; col++) {
+			const struct cell *s = &h->cells[(size_t)l * (PLOT_W + 1) + (size_t)col];
+			double x0 = PLOT_X0 + (s->t0 - tmin) / span * PLOT_W;
+			double x1 = PLOT_X0 + (s->end - tmin) / span * PLOT_W;
+			char colr[32];
 
-		while (j < h->nsl && h->sl[j].lane == s->lane &&
-		       PLOT_X0 + (h->sl[j].t0 - tmin) / span * PLOT_W < floor(x0) + 1.0) {
-			double e = PLOT_X0 + (h->sl[j].t1 - tmin) / span * PLOT_W;
-
-			if (e > x1)
-				x1 = e;
-			if (h->sl[j].t1 > t1)
-				t1 = h->sl[j].t1;
-			same &= h->sl[j].kind == s->kind;
-			cnt++;
-			j++;
-		}
-		kind_color(col, sizeof(col), same ? s->kind : 0, h->nkinds);
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s>"
-			"<title>", x0, s->lane * LANE_H + 3, x1 - x0 < 0.5 ? 0.5 : x1 - x0,
-			LANE_H - 6, same ? col : "#999", same ? "" : " class=\"mixed\"");
-		if (cnt == 1) {
-			kprof_html_escape(f, kind_name(h, s->kind));
-			fprintf(f, " seq %" PRIu64 ": %.3f us at %.3f ms", s->seq,
-				(s->t1 - s->t0) / 1e3, (s->t0 - tmin) / 1e6);
-		} else {
-			fprintf(f, "%zu slices (", cnt);
-			if (same)
+			if (!s->cnt)
+				continue;
+			kind_color(colr, sizeof(colr), s->mixed ? 0 : s->kind, h->nkinds);
+			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+				"fill=\"%s\"%s><title>", x0, l * LANE_H + 3,
+				x1 - x0 < 0.5 ? 0.5 : x1 - x0, LANE_H - 6, s->mixed ? "#999" : colr,
+				s->mixed ? " class=\"mixed\"" : "");
+			if (s->cnt == 1) {
 				kprof_html_escape(f, kind_name(h, s->kind));
-			else
-				fputs("several kinds", f);
-			fprintf(f, "), %.3f to %.3f ms", (s->t0 - tmin) / 1e6, (t1 - tmin) / 1e6);
+				fprintf(f, " seq %" PRIu64 ": %.3f us at %.3f ms", s->seq,
+					(s->t1 - s->t0) / 1e3, (s->t0 - tmin) / 1e6);
+			} else {
+				fprintf(f, "%" PRIu64 " slices (", s->cnt);
+				if (!s->mixed)
+					kprof_html_escape(f, kind_name(h, s->kind));
+				else
+					fputs("several kinds", f);
+				fprintf(f, "), %.3f to %.3f ms", (s->t0 - tmin) / 1e6,
+					(s->end - tmin) / 1e6);
+			}
+			fputs("</title></rect>\n", f);
 		}
-		fputs("</title></rect>\n", f);
-		i = j;
 	}
 	fputs("</svg>\n", f);
 }
@@ -609,18 +852,12 @@ static void kinds_json(FILE *f, struct html *h)
 	fputs("<script id=\"kprof-kinds\" type=\"application/json\">[\n", f);
 	for (size_t i = 0; i < h->nkinds; i++) {
 		struct kindstat *k = &h->kinds[i];
-		double med = NAN;
 
-		if (k->nk) {
-			qsort(k->kern, k->nk, sizeof(double), cmp_double);
-			med = k->nk % 2 ? k->kern[k->nk / 2] :
-				(k->kern[k->nk / 2 - 1] + k->kern[k->nk / 2]) / 2;
-		}
 		fputs(i ? ",\n{\"op\":" : "{\"op\":", f);
 		kprof_html_json_str(f, k->op);
 		fprintf(f, ",\"n\":%" PRIu64 ",\"nk\":%" PRIu64 ",\"tot_k\":%.0f,\"med_k\":%.0f,"
 			"\"max_k\":%.0f,\"mean_fw\":%.0f", k->n, k->nk, k->tot_k,
-			isnan(med) ? 0 : med, k->max_k, k->nfw ? k->tot_fw / (double)k->nfw : 0);
+			k->nk ? k->med_k : 0, k->max_k, k->nfw ? k->tot_fw / (double)k->nfw : 0);
 		/* no host times (tt-metal logs, no BPF): absent, shown as - */
 		if (k->nhost)
 			fprintf(f, ",\"mean_host\":%.0f", k->tot_host / (double)k->nhost);
@@ -635,44 +872,17 @@ static void kinds_json(FILE *f, struct html *h)
 
 static void slowest_ops(FILE *f, struct html *h)
 {
-	int c_op = kprof_csv_col(&h->ops, "OP CODE");
-	int c_seq = kprof_csv_col(&h->ops, "GLOBAL CALL COUNT");
-	int c_k = kprof_csv_col(&h->ops, "DEVICE KERNEL DURATION [ns]");
-	int c_cores = kprof_csv_col(&h->ops, "CORE COUNT");
-	size_t best[TOP_SLOWEST], nb = 0;
-	double bv[TOP_SLOWEST];
-
-	/* insertion into a small sorted list: ties keep the earlier op */
-	for (size_t r = 0; r < h->ops.nrows; r++) {
-		double v;
-		size_t p;
-
-		if (num(h->ops.rows[r][c_k], &v))
-			continue;
-		for (p = nb; p > 0 && bv[p - 1] < v; p--)
-			;
-		if (p >= TOP_SLOWEST)
-			continue;
-		if (nb < TOP_SLOWEST)
-			nb++;
-		memmove(&bv[p + 1], &bv[p], (nb - 1 - p) * sizeof(*bv));
-		memmove(&best[p + 1], &best[p], (nb - 1 - p) * sizeof(*best));
-		bv[p] = v;
-		best[p] = r;
-	}
 	fprintf(f, "<h3>The %zu slowest ops (device kernel time)</h3>\n"
 		"<table id=\"slowest\"><tr><th>GLOBAL CALL COUNT</th><th>OP CODE</th>"
-		"<th>CORES</th><th>kernel [us]</th></tr>\n", nb);
-	for (size_t i = 0; i < nb; i++) {
-		char **row = h->ops.rows[best[i]];
-
+		"<th>CORES</th><th>kernel [us]</th></tr>\n", h->nslow);
+	for (size_t i = 0; i < h->nslow; i++) {
 		fputs("<tr><td>", f);
-		kprof_html_escape(f, c_seq >= 0 ? row[c_seq] : "");
+		kprof_html_escape(f, h->slow[i].seq);
 		fputs("</td><td>", f);
-		kprof_html_escape(f, row[c_op]);
+		kprof_html_escape(f, h->slow[i].op);
 		fputs("</td><td>", f);
-		kprof_html_escape(f, c_cores >= 0 ? row[c_cores] : "");
-		fprintf(f, "</td><td>%.3f</td></tr>\n", bv[i] / 1e3);
+		kprof_html_escape(f, h->slow[i].cores);
+		fprintf(f, "</td><td>%.3f</td></tr>\n", h->slow[i].v / 1e3);
 	}
 	fputs("</table>\n", f);
 }
@@ -799,7 +1009,7 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 	fputs(html_css, f);
 	fputs("</style></head><body>\n<h1>kprof report</h1>\n", f);
 	fprintf(f, "<p>%zu ops in ops.csv, %zu op kinds. <span id=\"js-status\" class=\"note\">"
-		"</span></p>\n", h->ops.nrows, h->nkinds);
+		"</span></p>\n", h->nops, h->nkinds);
 
 	fputs("<h2>Timeline</h2>\n", f);
 	fputs("<p class=\"note\">Device lanes: ", f);
@@ -862,27 +1072,18 @@ int kprof_html_write(const char *dir, struct kprof_err *err)
 {
 	struct html h;
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	int *kidx = NULL, ret;
 	FILE *f = NULL;
+	int ret;
 
 	memset(&h, 0, sizeof(h));
-	ret = read_ops(&h, dir, &kidx, err);
-	if (ret)
-		goto out;
-	ret = read_counters(&h, dir, err);
-	if (ret)
-		goto out;
-	ret = lanes_from_trace(&h, dir, err);
-	if (ret < 0)
-		goto out;
-	if (ret == 0) {
-		h.nsl = 0;
-		ret = lanes_from_ops(&h, kidx, err);
-		if (ret)
-			goto out;
-	}
-	h.nlanes = h.ndev_lanes;
-	ret = lanes_from_host(&h, dir, err);
+	h.dir = dir;
+	ret = read_ops(&h, err);
+	if (!ret)
+		ret = kind_medians(&h, err);
+	if (!ret)
+		ret = read_counters(&h, err);
+	if (!ret)
+		ret = timeline(&h, err);
 	if (ret)
 		goto out;
 
@@ -900,13 +1101,16 @@ int kprof_html_write(const char *dir, struct kprof_err *err)
 	}
 	f = NULL;
 out:
-	free(kidx);
-	for (size_t i = 0; i < h.nkinds; i++) {
+	for (size_t i = 0; i < h.nkinds; i++)
 		free(h.kinds[i].op);
-		free(h.kinds[i].kern);
-	}
 	free(h.kinds);
-	free(h.sl);
-	kprof_csv_free(&h.ops);
+	free(h.khash);
+	for (size_t i = 0; i < h.nslow; i++) {
+		free(h.slow[i].seq);
+		free(h.slow[i].op);
+		free(h.slow[i].cores);
+	}
+	free(h.tr);
+	free(h.cells);
 	return ret;
 }

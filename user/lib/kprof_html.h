@@ -4,6 +4,7 @@
  * fetched) made from the output files already in a report directory:
  * ops.csv (required), host_events.csv, counters.csv, trace.json, and, if
  * present, report.md and bubbles.csv. Same inputs give the same bytes.
+ * The inputs are streamed, so memory does not grow with the capture.
  * Format: docs/formats.md, "report.html".
  */
 #ifndef KPROF_HTML_H
@@ -13,11 +14,16 @@
 
 #include "kprof_err.h"
 
-/* trace.json bigger than this is not read (timeline: one device lane) */
+/*
+ * trace.json bigger than this is not read (timeline: one device lane):
+ * it is parsed one event per line, so this bounds time, not memory.
+ */
 #define KPROF_HTML_TRACE_MAX	(32u << 20)
 /* at most this many device / host lanes (device tracks are grouped) */
 #define KPROF_HTML_DEV_LANES	16
 #define KPROF_HTML_HOST_LANES	8
+/* kernel times held at once for the per-kind medians (more: more passes) */
+#define KPROF_HTML_MEDIAN_BUDGET	(1u << 20)
 
 /* Writes DIR/report.html from the files in DIR. 0 or -errno with err set. */
 int kprof_html_write(const char *dir, struct kprof_err *err);
