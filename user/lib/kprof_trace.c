@@ -3,13 +3,16 @@
  * trace.json writer (Chrome trace event format).
  */
 #include "kprof_trace.h"
+#include "kprof_xsort.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PID_DEVICE	1
 #define PID_HOST	2
@@ -33,9 +36,10 @@ struct kprof_trace {
 	uint32_t nznames;
 	uint32_t tids[MAX_NAMED_TIDS];	/* host threads named so far */
 	uint32_t ntids;
-	/* busy counter: slice starts and ends, swept at close */
-	struct busy_ev *bev;
-	size_t nbev, capbev;
+	/* busy counter: slice starts and ends, sorted on disk, swept at close */
+	struct kprof_xsort *bev;
+	size_t nbev;
+	struct kprof_err bev_err;
 	uint8_t *seen;			/* device cores with an op slice */
 	uint32_t seen_cap, nseen, ntracks;
 	int busy_nomem;
@@ -114,6 +118,21 @@ static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
 	fputs("}}", t->f);
 }
 
+/* events in time order; at one instant by track, ends (w < 0) first */
+static int cmp_busy(const void *a, const void *b)
+{
+	const struct busy_ev *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	return (x->w > y->w) - (x->w < y->w);
+}
+
+/* Slice starts and ends held in memory before a sorted run goes to disk. */
+#define BUSY_RUN	(1u << 18)
+
 struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
 				     struct kprof_err *err)
 {
@@ -132,6 +151,22 @@ struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_
 		return NULL;
 	}
 	setvbuf(t->f, NULL, _IOFBF, 1 << 16);
+	{
+		/* the busy counter's sort runs go beside trace.json, unlinked */
+		char dir[PATH_MAX];
+		const char *sl = strrchr(path, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
+		t->bev = kprof_xsort_new(sizeof(struct busy_ev), cmp_busy, BUSY_RUN,
+					 sl == path ? "/" : dir, err);
+	}
+	if (!t->bev) {
+		fclose(t->f);
+		unlink(path);
+		free(t->path);
+		free(t);
+		return NULL;
+	}
 	t->first = 1;
 	t->grid_x = cfg->grid_x;
 	t->group = cfg->group > 1 ? cfg->group : 1;
@@ -321,18 +356,17 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 static void busy_slice(struct kprof_trace *t, uint32_t track, double s, double e,
 		       uint32_t ncores)
 {
-	struct busy_ev *b;
+	struct busy_ev b0 = { llround(s), track, (int32_t)ncores };
+	struct busy_ev b1 = { llround(e), track, -(int32_t)ncores };
 
 	if (t->busy_nomem)
 		return;
-	b = grow(t->bev, &t->capbev, t->nbev + 2, sizeof(*b));
-	if (!b) {
+	if (kprof_xsort_add(t->bev, &b0, &t->bev_err) ||
+	    kprof_xsort_add(t->bev, &b1, &t->bev_err)) {
 		t->busy_nomem = 1;
 		return;
 	}
-	t->bev = b;
-	t->bev[t->nbev++] = (struct busy_ev){ llround(s), track, (int32_t)ncores };
-	t->bev[t->nbev++] = (struct busy_ev){ llround(e), track, -(int32_t)ncores };
+	t->nbev += 2;
 	if (track >= t->ntracks)
 		t->ntracks = track + 1;
 }
@@ -345,6 +379,7 @@ static void busy_core(struct kprof_trace *t, uint32_t core)
 
 		if (!p) {
 			t->busy_nomem = 1;
+			kprof_err_set(&t->bev_err, ENOMEM, "out of memory");
 			return;
 		}
 		t->seen = p;
@@ -454,17 +489,6 @@ void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz)
 	fprintf(t->f, ",\"args\":{\"MHz\":%u}}", mhz);
 }
 
-static int cmp_busy(const void *a, const void *b)
-{
-	const struct busy_ev *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? -1 : 1;
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
-	return (x->w > y->w) - (x->w < y->w);
-}
-
 static unsigned int busy_of(int64_t run, uint32_t group)
 {
 	if (run <= 0)
@@ -484,27 +508,32 @@ static int busy_counter(struct kprof_trace *t)
 	int64_t *run;
 	uint64_t busy = 0;
 	double last = -1, den = t->num_cores > t->nseen ? t->num_cores : t->nseen;
+	const void *p;
+	int r;
 
 	if (t->busy_nomem)
-		return -ENOMEM;
+		return -t->bev_err.code;
 	if (!t->nbev || !t->nseen)
 		return 0;
 	run = calloc(t->ntracks, sizeof(*run));
 	if (!run)
-		return -ENOMEM;
-	qsort(t->bev, t->nbev, sizeof(*t->bev), cmp_busy);
-	for (size_t i = 0; i < t->nbev;) {
-		int64_t ns = t->bev[i].ns;
+		return kprof_err_set(&t->bev_err, ENOMEM, "out of memory");
+	r = kprof_xsort_next(t->bev, &p, &t->bev_err);
+	while (r == 1) {
+		int64_t ns = ((const struct busy_ev *)p)->ns;
 		double v;
 
 		/* every change at one instant, then one sample */
-		for (; i < t->nbev && t->bev[i].ns == ns; i++) {
-			const struct busy_ev *b = &t->bev[i];
+		for (; r == 1 && ((const struct busy_ev *)p)->ns == ns;
+		     r = kprof_xsort_next(t->bev, &p, &t->bev_err)) {
+			const struct busy_ev *b = p;
 			unsigned int before = busy_of(run[b->track], t->group);
 
 			run[b->track] += b->w;
 			busy = busy - before + busy_of(run[b->track], t->group);
 		}
+		if (r < 0)
+			break;
 		v = 100.0 * (double)busy / den;
 		if (v == last)
 			continue;
@@ -515,7 +544,7 @@ static int busy_counter(struct kprof_trace *t)
 		fprintf(t->f, ",\"args\":{\"%%\":%.6g}}", v);
 	}
 	free(run);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
@@ -529,8 +558,9 @@ int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
 	if ((ferror(t->f) | fclose(t->f)))
 		ret = kprof_err_set(err, EIO, "writing %s failed (disk full?)", t->path);
 	else if (b)
-		ret = kprof_err_set(err, -b, "%s: out of memory for the busy counter", t->path);
-	free(t->bev);
+		ret = kprof_err_set(err, -b, "%s: busy counter left out: %s", t->path,
+				    t->bev_err.msg);
+	kprof_xsort_free(t->bev);
 	free(t->seen);
 	free(t->named);
 	free(t->znamed);

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprof_xsort: external merge sort against qsort, spilled or not. */
+#include "kt.h"
+#include "kprof_xsort.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+struct ev {
+	int64_t ns;
+	uint32_t track;
+	int32_t w;
+};
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	return (x->w > y->w) - (x->w < y->w);
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static size_t entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* n events (nearly in order when near), sorted with runs of run_len. */
+static void check(const char *dir, size_t n, size_t run_len, int near, unsigned int want_runs)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_xsort *x = kprof_xsort_new(sizeof(struct ev), cmp_ev, run_len, dir, &err);
+	struct ev *ref = calloc(n ? n : 1, sizeof(*ref));
+	const void *p;
+	size_t got = 0, bad = 0, add_err = 0;
+	int ret;
+
+	KT_CHECK(x && ref, "new: %s", err.msg);
+	if (!x || !ref)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		/* as slices come: starts rising, ends later, ties on purpose */
+		ref[i] = (struct ev){ near ? (int64_t)(i / 3 * 10 + next() % 50) :
+				      (int64_t)(next() % 1000) - 500,
+				      (uint32_t)(next() % 8), (next() & 1) ? 4 : -4 };
+		add_err += kprof_xsort_add(x, &ref[i], &err) != 0;
+	}
+	KT_CHECK(!add_err, "add: %s", err.msg);
+	qsort(ref, n, sizeof(*ref), cmp_ev);
+	while ((ret = kprof_xsort_next(x, &p, &err)) == 1) {
+		if (got >= n || memcmp(p, &ref[got], sizeof(*ref)))
+			bad++;
+		got++;
+	}
+	KT_CHECK(ret == 0, "next: %s", err.msg);
+	KT_EQ_U64(got, n);
+	KT_EQ_U64(bad, 0);
+	KT_EQ_U64(kprof_xsort_runs(x), want_runs);
+	KT_EQ_U64(entries(dir), 0);	/* the spill file is never visible */
+out:
+	kprof_xsort_free(x);
+	free(ref);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/kprof-test-xsort.XXXXXX";
+
+	KT_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	check(dir, 0, 16, 0, 0);
+	check(dir, 1000, 4096, 0, 0);		/* all in memory */
+	check(dir, 1000, 1000, 1, 0);		/* exactly one full run: still in memory */
+	check(dir, 1001, 1000, 1, 2);
+	check(dir, 100000, 7, 0, 14286);	/* many tiny runs */
+	check(dir, 100000, 4096, 1, 25);
+	check(dir, 3000, 1, 0, 3000);
+
+	/* a directory that cannot take the spill: a clear error */
+	{
+		struct kprof_err err = { 0 };
+		struct kprof_xsort *x = kprof_xsort_new(sizeof(struct ev), cmp_ev, 2,
+							"/nonexistent/kprof", &err);
+		struct ev e = { 0 };
+		int r = 0;
+
+		for (int i = 0; x && i < 3 && !r; i++)
+			r = kprof_xsort_add(x, &e, &err);
+		KT_CHECK(r < 0 && strstr(err.msg, "/nonexistent/kprof"), "spill error: %s", err.msg);
+		kprof_xsort_free(x);
+	}
+	KT_CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+	return kt_done("test_xsort");
+}
