@@ -76,7 +76,7 @@ struct kprof_agg {
 	double wm;			/* watermark: latest host ns seen */
 	double prev_fw_end_ns;		/* previous emitted op's FW end */
 	uint64_t since_check;
-	double check_wm;		/* watermark at the last check */
+	double next_check_wm;		/* watermark at the last check + slack / 2 */
 	/* per (core, risc): highest op seq with a marker, + 1 (0 = none) */
 	uint64_t *cr_seq;
 	uint32_t cr_cores;
@@ -121,7 +121,7 @@ struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
 		a->cfg.timeout_ns = a->cfg.slack_ns;
 	a->nbuckets = NBUCKETS_MIN;
 	a->wm = -INFINITY;
-	a->check_wm = -INFINITY;
+	a->next_check_wm = -INFINITY;
 	a->prev_fw_end_ns = NAN;
 	return a;
 }
@@ -562,10 +562,10 @@ static int tick(struct kprof_agg *a, double t, struct kprof_err *err)
 	/* check every CHECK_EVERY inputs, or sooner when the watermark moved
 	 * by half the slack: bounds the ops held to about 1.5 x slack's worth */
 	if (++a->since_check < CHECK_EVERY &&
-	    !(a->wm - a->check_wm > (double)a->cfg.slack_ns / 2))
+	    !(a->wm > a->next_check_wm))
 		return 0;
 	a->since_check = 0;
-	a->check_wm = a->wm;
+	a->next_check_wm = a->wm + (double)a->cfg.slack_ns / 2;
 	return retire(a, 0, err);
 }
 

@@ -10,7 +10,7 @@
 
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err)
 {
-	*l = (struct kprof_lag){ .hz = ref_clock_hz ? (double)ref_clock_hz : 1e9,
+	*l = (struct kprof_lag){ .ns_per_cycle = ref_clock_hz ? 1e9 / (double)ref_clock_hz : 1,
 				 .wm = -INFINITY };
 	l->ops = malloc(KPROF_LAG_OPS * sizeof(*l->ops));
 	if (!l->ops)
@@ -31,8 +31,9 @@ static double to_host(const struct kprof_lag *l, uint64_t cycles)
 {
 	if (!l->have_sync)
 		return NAN;
+	/* the difference first: one signed conversion, exact below 2^53 */
 	return (double)l->sync_host_ns +
-	       ((double)cycles - (double)l->sync_cycles) / l->hz * 1e9;
+	       (double)(int64_t)(cycles - l->sync_cycles) * l->ns_per_cycle;
 }
 
 static void see(struct kprof_lag *l, double t)

@@ -28,7 +28,7 @@
 #define KPROF_LAG_OPS	(1U << 16)	/* dispatches remembered */
 
 struct kprof_lag {
-	double hz;			/* reference timer rate */
+	double ns_per_cycle;		/* of the reference timer */
 	int have_sync;
 	uint64_t sync_host_ns, sync_cycles;
 	double wm;			/* watermark, host ns */

@@ -61,8 +61,10 @@ void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
 	it->base = base;
 }
 
-int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
-		   struct kprof_err *err)
+/* Every case, with the reason for a bad record (kprof_rec_next's slow path). */
+static __attribute__((noinline)) int rec_next_slow(struct kprof_rec_iter *it,
+						    const struct kprof_rec_hdr **rec,
+						    struct kprof_err *err)
 {
 	for (;;) {
 		struct kprof_rec_hdr h;
@@ -117,4 +119,29 @@ int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
 		*rec = (const struct kprof_rec_hdr *)(it->buf + it->off - h.size);
 		return KPROF_REC_OK;
 	}
+}
+
+int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+		   struct kprof_err *err)
+{
+	size_t left = it->len - it->off;
+	struct kprof_rec_hdr h;
+
+	/*
+	 * The hot path, a whole device record of a known size and type:
+	 * the same checks as rec_next_slow() (size >= the type's minimum
+	 * >= 8, a multiple of 8, within the buffer), for the types that
+	 * need no more (not PAD, not COUNTERS).
+	 */
+	if (left >= sizeof(h)) {
+		memcpy(&h, it->buf + it->off, sizeof(h));
+		if (h.type <= KPROF_REC_MAX && h.type != KPROF_REC_PAD &&
+		    h.type != KPROF_REC_COUNTERS && dev_min[h.type] &&
+		    h.size >= dev_min[h.type] && !(h.size % 8) && h.size <= left) {
+			*rec = (const struct kprof_rec_hdr *)(it->buf + it->off);
+			it->off += h.size;
+			return KPROF_REC_OK;
+		}
+	}
+	return rec_next_slow(it, rec, err);
 }

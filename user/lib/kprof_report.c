@@ -919,7 +919,11 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
 		kprof_out_devlog_header(&out, "kprof", freq, c->dev_hdr.device.num_cores);
 	}
-	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE)) {
+		/* report.html must not draw an older report's trace.json */
+		snprintf(path, sizeof(path), "%s/trace.json", outdir);
+		unlink(path);
+	} else {
 		char label[96];
 		const struct kprof_device_info *d = &c->dev_hdr.device;
 		struct kprof_trace_cfg tc;
@@ -1200,7 +1204,13 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	kprof_out_devlog_header(&out, info.arch[0] ? info.arch : "unknown", freq,
 				info.max_compute_cores);
 	kprof_tsfit_linear(&t->fit, 1000.0 / info.chip_freq_mhz, 0);
-	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE)) {
+		char path[PATH_MAX];
+
+		/* report.html must not draw an older report's trace.json */
+		snprintf(path, sizeof(path), "%s/trace.json", outdir);
+		unlink(path);
+	} else {
 		char label[96], path[PATH_MAX];
 		/* busy % of the device's compute cores (the log header's Max
 		 * Compute Cores), or of every core in the log if more */

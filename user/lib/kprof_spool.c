@@ -405,13 +405,15 @@ static int refill(struct kprof_spool_reader *r, struct kprof_err *err)
 	return 0;
 }
 
-int kprof_spool_next(struct kprof_spool_reader *r,
-		     const struct kprof_rec_hdr **rec, struct kprof_err *err)
+/*
+ * kprof_spool_next's slow path: ret is what kprof_rec_next gave from
+ * offset before (the end of the window or the file, or a bad record).
+ */
+static __attribute__((noinline)) int spool_next_slow(struct kprof_spool_reader *r,
+						     const struct kprof_rec_hdr **rec,
+						     struct kprof_err *err, int ret, size_t before)
 {
 	for (;;) {
-		size_t before = r->it.off;
-		int ret = kprof_rec_next(&r->it, rec, err);
-
 		if (ret == KPROF_REC_OK) {
 			r->st.records++;
 			r->st.bytes += r->it.off - before;
@@ -434,7 +436,24 @@ int kprof_spool_next(struct kprof_spool_reader *r,
 		}
 		if (r->mapped ? remap(r, err) : refill(r, err))
 			return KPROF_REC_BAD;
+		before = r->it.off;
+		ret = kprof_rec_next(&r->it, rec, err);
 	}
+}
+
+int kprof_spool_next(struct kprof_spool_reader *r,
+		     const struct kprof_rec_hdr **rec, struct kprof_err *err)
+{
+	size_t before = r->it.off;
+	int ret = kprof_rec_next(&r->it, rec, err);
+
+	/* the hot path: the next record is in the window */
+	if (ret == KPROF_REC_OK) {
+		r->st.records++;
+		r->st.bytes += r->it.off - before;
+		return ret;
+	}
+	return spool_next_slow(r, rec, err, ret, before);
 }
 
 void kprof_spool_free(struct kprof_spool_reader *r)

@@ -313,8 +313,8 @@ static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
 
 static double seg_eval(const struct kprof_ts_seg *s, uint64_t cycles)
 {
-	double d = cycles >= s->dev0 ? (double)(cycles - s->dev0) :
-				       -(double)(s->dev0 - cycles);
+	/* one signed conversion (distances below 2^63 cycles) */
+	double d = (double)(int64_t)(cycles - s->dev0);
 
 	return s->host0 + d * s->ns_per_cycle;
 }
