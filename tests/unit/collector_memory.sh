@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The collector's memory must be bounded by the ops in flight, not grow
+# with the capture (issue 3). A full report (trace.json and report.html
+# included) of synthetic spools of 4M and 16M markers (3125 and 12500
+# ops) must both succeed within the same 12 MiB data limit (ulimit -d:
+# heap and anonymous mappings, not the spool's file mappings). 4M needs
+# 6-8 MiB today. The regressions this catches: about 1 KB per op
+# (report.html before session 4) needs 12 MiB more at 16M, 32 bytes per
+# op slice (trace.json's busy counter) 25 MiB more; either fails with
+# ENOMEM, which the report names.
+# Usage: collector_memory.sh BUILD/bench/collector
+set -eu
+bin=$1
+limit_kib=12288
+dir=$(mktemp -d "${TMPDIR:-/tmp}/kprof-collector-memory.XXXXXX")
+trap 'rm -rf "$dir"' EXIT INT TERM
+
+for markers in 4000000 16000000; do
+	"$bin" gen "$dir/spool" "$markers" >/dev/null
+	if ! (ulimit -d "$limit_kib" && "$bin" run "$dir/spool" "$dir/out" trace) >"$dir/log" 2>&1; then
+		cat "$dir/log" >&2
+		echo "collector_memory: the report of $markers markers does not fit" \
+		     "$limit_kib KiB of data: memory grows with the capture" >&2
+		exit 1
+	fi
+	echo "collector_memory: $markers markers within $limit_kib KiB of data:" \
+	     "$(tail -n 1 "$dir/log")"
+	rm -rf "$dir/spool" "$dir/out"
+done
