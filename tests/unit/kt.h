@@ -44,6 +44,15 @@ static int kt_checks;
 		 #a, kt_a ? kt_a : "(null)", kt_b);			\
 } while (0)
 
+/* xorshift64: the same pseudo-random sequence on every run from *s. */
+static inline uint64_t kt_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 static inline int kt_done(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, kt_checks, kt_failures);

@@ -12,10 +12,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return kt_xorshift(&rng);
 }
 
 static int cmp(const void *a, const void *b)

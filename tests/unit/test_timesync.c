@@ -14,8 +14,7 @@ static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 
 static double urand(void)
 {
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return (double)(kt_xorshift(&rng) >> 11) / 9007199254740992.0;
 }
 
 /* ground truth: device cycles at host time t (ns), t from 0..60 s */

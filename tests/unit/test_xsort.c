@@ -29,10 +29,7 @@ static uint64_t rng = 88172645463325252ULL;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return kt_xorshift(&rng);
 }
 
 static size_t entries(const char *dir)
