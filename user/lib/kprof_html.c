@@ -211,7 +211,7 @@ static int kind_index(struct html *h, const char *op)
 }
 
 /* A slice of the timeline: pass 0 measures the time range, pass 1 draws. */
-static int add_slice(struct html *h, double t0, double t1, int kind, uint64_t seq, int lane)
+static void add_slice(struct html *h, double t0, double t1, int kind, uint64_t seq, int lane)
 {
 	double span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
 	double x0;
@@ -226,7 +226,7 @@ static int add_slice(struct html *h, double t0, double t1, int kind, uint64_t se
 		if (t1 > h->tmax)
 			h->tmax = t1;
 		h->nsl++;
-		return 0;
+		return;
 	}
 	x0 = PLOT_X0 + (t0 - h->tmin) / span * PLOT_W;
 	col = (long)floor(x0) - PLOT_X0;
@@ -249,7 +249,6 @@ static int add_slice(struct html *h, double t0, double t1, int kind, uint64_t se
 			c->end = t1;
 	}
 	c->cnt++;
-	return 0;
 }
 
 /* One of the 20 slowest ops: kept sorted, ties keep the earlier op. */
@@ -513,11 +512,12 @@ static size_t track_of(const struct html *h, int64_t tid)
 }
 
 /*
- * Device tracks of trace.json (pid 1 threads with slices or a name; zone
- * tracks left out), grouped into at most KPROF_HTML_DEV_LANES lanes.
- * Returns 1 when used, 0 when not there or not usable.
+ * fn on every event of trace.json, one line at a time. 0 when all were
+ * read (or there is no usable file), 1 at a line not in kprof's layout,
+ * or fn's error (< 0).
  */
-static int trace_tracks(struct html *h, struct kprof_err *err)
+static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, struct kprof_err *),
+		      struct kprof_err *err)
 {
 	FILE *f = trace_open(h);
 	char *line = NULL;
@@ -527,53 +527,73 @@ static int trace_tracks(struct html *h, struct kprof_err *err)
 
 	if (!f)
 		return 0;
-	while ((got = trace_next(f, &line, &cap, &e)) > 0) {
-		json_object *v, *ph, *nm0;
-		int64_t tid;
-		size_t j;
-		int named;
-
-		if (!json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
-		    !json_object_object_get_ex(e, "tid", &v))
-			goto next;
-		tid = json_object_get_int64(v);
-		/* Zone tracks (per RISC) would crowd out the core lanes. */
-		if (tid >= KPROF_TRACE_ZONE_TID)
-			goto next;
-		named = json_object_object_get_ex(e, "name", &nm0) &&
-			!strcmp(json_object_get_string(nm0), "thread_name");
-		/* tracks: threads with slices or a name (counters are not) */
-		if (!named && (!json_object_object_get_ex(e, "ph", &ph) ||
-			       strcmp(json_object_get_string(ph), "X")))
-			goto next;
-		j = track_of(h, tid);
-		if (j == h->ntr) {
-			struct track *t = realloc(h->tr, (h->ntr + 1) * sizeof(*t));
-
-			if (!t) {
-				json_object_put(e);
-				ret = kprof_err_set(err, ENOMEM, "out of memory");
-				goto out;
-			}
-			h->tr = t;
-			h->tr[j].tid = tid;
-			snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
-			h->ntr++;
-		}
-		if (named) {
-			json_object *a, *nm;
-
-			if (json_object_object_get_ex(e, "args", &a) &&
-			    json_object_object_get_ex(a, "name", &nm))
-				snprintf(h->tr[j].name, sizeof(h->tr[j].name), "%s",
-					 json_object_get_string(nm));
-		}
-next:
+	while (!ret && (got = trace_next(f, &line, &cap, &e)) > 0) {
+		ret = fn(h, e, err);
 		json_object_put(e);
 	}
-	if (got < 0 || !h->ntr) {
+	if (!ret && got < 0)
+		ret = 1;
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* A device track: a pid 1 thread with slices or a name (not a zone track). */
+static int track_event(struct html *h, json_object *e, struct kprof_err *err)
+{
+	json_object *v, *ph, *nm0;
+	int64_t tid;
+	size_t j;
+	int named;
+
+	if (!json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
+	    !json_object_object_get_ex(e, "tid", &v))
+		return 0;
+	tid = json_object_get_int64(v);
+	/* Zone tracks (per RISC) would crowd out the core lanes. */
+	if (tid >= KPROF_TRACE_ZONE_TID)
+		return 0;
+	named = json_object_object_get_ex(e, "name", &nm0) &&
+		!strcmp(json_object_get_string(nm0), "thread_name");
+	/* tracks: threads with slices or a name (counters are not) */
+	if (!named && (!json_object_object_get_ex(e, "ph", &ph) ||
+		       strcmp(json_object_get_string(ph), "X")))
+		return 0;
+	j = track_of(h, tid);
+	if (j == h->ntr) {
+		struct track *t = realloc(h->tr, (h->ntr + 1) * sizeof(*t));
+
+		if (!t)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		h->tr = t;
+		h->tr[j].tid = tid;
+		snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
+		h->ntr++;
+	}
+	if (named) {
+		json_object *a, *nm;
+
+		if (json_object_object_get_ex(e, "args", &a) &&
+		    json_object_object_get_ex(a, "name", &nm))
+			snprintf(h->tr[j].name, sizeof(h->tr[j].name), "%s",
+				 json_object_get_string(nm));
+	}
+	return 0;
+}
+
+/*
+ * Device tracks of trace.json, grouped into at most KPROF_HTML_DEV_LANES
+ * lanes. Returns 1 when used, 0 when not there or not usable.
+ */
+static int trace_tracks(struct html *h, struct kprof_err *err)
+{
+	int ret = trace_each(h, track_event, err);
+
+	if (ret < 0)
+		return ret;
+	if (ret || !h->ntr) {
 		h->ntr = 0;
-		goto out;
+		return 0;
 	}
 	qsort(h->tr, h->ntr, sizeof(*h->tr), cmp_track);
 	h->per = (int)((h->ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
@@ -590,58 +610,48 @@ next:
 				 h->tr[a].name, h->tr[b].name);
 	}
 	h->lane_source = "trace.json device tracks";
-	ret = 1;
-out:
-	free(line);
-	fclose(f);
-	return ret;
+	return 1;
 }
 
-/* Device slices from the trace.json tracks trace_tracks() found. */
+/* A device slice of one of the tracks trace_tracks() found. */
+static int slice_event(struct html *h, json_object *e, struct kprof_err *err)
+{
+	(void)err;	/* trace_each's callback type; nothing here fails */
+	json_object *v, *a;
+	double ts, dur;
+	uint64_t seq = 0;
+	size_t j;
+	int ki;
+
+	if (!json_object_object_get_ex(e, "ph", &v) || strcmp(json_object_get_string(v), "X") ||
+	    !json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
+	    !json_object_object_get_ex(e, "tid", &v))
+		return 0;
+	j = track_of(h, json_object_get_int64(v));
+	if (j == h->ntr || !json_object_object_get_ex(e, "ts", &v))
+		return 0;
+	ts = json_object_get_double(v);
+	dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
+	if (json_object_object_get_ex(e, "args", &a) && json_object_object_get_ex(a, "seq", &v))
+		seq = (uint64_t)json_object_get_int64(v);
+	if (!json_object_object_get_ex(e, "name", &v))
+		return 0;
+	ki = find_kind(h, json_object_get_string(v));
+	/* trace.json names ops without an OP CODE "op SEQ" */
+	if (ki < 0)
+		ki = find_kind(h, "");
+	if (ki >= 0)
+		add_slice(h, round(ts * 1000), round((ts + dur) * 1000), ki, seq,
+			  (int)(j / (size_t)h->per));
+	return 0;
+}
+
+/* Device slices from trace.json (a file changed since: what still parses). */
 static int slices_from_trace(struct html *h, struct kprof_err *err)
 {
-	FILE *f = trace_open(h);
-	char *line = NULL;
-	size_t cap = 0;
-	json_object *e;
-	int ret = 0;
+	int ret = trace_each(h, slice_event, err);
 
-	if (!f)
-		return 0;	/* gone since: no device slices */
-	while (!ret && trace_next(f, &line, &cap, &e) > 0) {
-		json_object *v, *a;
-		double ts, dur;
-		uint64_t seq = 0;
-		size_t j;
-		int ki;
-
-		if (!json_object_object_get_ex(e, "ph", &v) || strcmp(json_object_get_string(v), "X") ||
-		    !json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
-		    !json_object_object_get_ex(e, "tid", &v))
-			goto next;
-		j = track_of(h, json_object_get_int64(v));
-		if (j == h->ntr || !json_object_object_get_ex(e, "ts", &v))
-			goto next;
-		ts = json_object_get_double(v);
-		dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
-		if (json_object_object_get_ex(e, "args", &a) &&
-		    json_object_object_get_ex(a, "seq", &v))
-			seq = (uint64_t)json_object_get_int64(v);
-		if (!json_object_object_get_ex(e, "name", &v))
-			goto next;
-		ki = find_kind(h, json_object_get_string(v));
-		/* trace.json names ops without an OP CODE "op SEQ" */
-		if (ki < 0)
-			ki = find_kind(h, "");
-		if (ki >= 0 && add_slice(h, round(ts * 1000), round((ts + dur) * 1000), ki, seq,
-					 (int)(j / (size_t)h->per)))
-			ret = kprof_err_set(err, ENOMEM, "out of memory");
-next:
-		json_object_put(e);
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* One device lane from ops.csv FW start/end when trace.json is not usable. */
