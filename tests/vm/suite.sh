@@ -33,9 +33,11 @@ for t; do
 	n=$((n + 1))
 	name=${t##*/}
 	echo "# kprof-suite: start $name"
+	t0=$(date +%s)
 	"$t"
 	st=$?
-	echo "# kprof-suite: end $name exit=$st"
+	# the time per binary or script: where a lane's minutes go
+	echo "# kprof-suite: end $name exit=$st time=$(($(date +%s) - t0))s"
 	if [ "$st" = 0 ]; then
 		echo "ok $n selftests: kprof: $name"
 	else
