@@ -12,6 +12,8 @@
 #include "kprof_trace.h"
 
 #include <json.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kprof_timesync.h"
 
@@ -295,6 +297,76 @@ static void zones(const char *dir)
 	free(a);
 }
 
+/*
+ * More slice edges than one in-memory sort run (1000 here, busy_run):
+ * the busy counter spills to disk beside trace.json and still gives
+ * every sample; where the spill cannot be written the file is kept and
+ * the error says what to do.
+ */
+#define SPILL_OPS	3000
+
+static struct kprof_trace *spill_feed(const char *path, struct kprof_err *err)
+{
+	struct kprof_trace_cfg cfg = { .device_label = "device 0: test", .num_cores = 1,
+				       .busy_run = 1000 };
+
+	return kprof_trace_open(path, &cfg, err);
+}
+
+static void spill_ops(struct kprof_trace *t)
+{
+	/* one core, back to back: 100 % from i us, 0 % from i + 0.5 us */
+	for (uint64_t i = 1; i <= SPILL_OPS; i++) {
+		struct kprof_core_time c = { 0, 0, 1000.0 * (double)i, 1000.0 * (double)i + 500 };
+		struct kprof_op_row row;
+
+		memset(&row, 0, sizeof(row));
+		row.seq = i;
+		snprintf(row.op_code, sizeof(row.op_code), "op");
+		row.host_start_ns = KPROF_AGG_NONE;
+		row.cores = &c;
+		row.ncores = 1;
+		kprof_trace_op(t, &row);
+	}
+}
+
+static void spilled(const char *dir)
+{
+	struct kprof_err err = { 0 };
+	char path[600], sub[512], *text;
+	static const char busy[] = "\"name\":\"busy\"";
+	struct kprof_trace *t;
+	size_t n = 0, len = 0;
+
+	snprintf(path, sizeof(path), "%s/spill.json", dir);
+	t = spill_feed(path, &err);
+	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
+	if (!t)
+		return;
+	spill_ops(t);
+	KT_CHECK(kprof_trace_close(t, &err) == 0, "close %s: %s", path, err.msg);
+	text = kt_slurp(path, &len);
+	/* memmem: ASan's strstr measures the whole rest each call */
+	for (const char *q = text, *end = text + (text ? len : 0);
+	     q && (q = memmem(q, (size_t)(end - q), busy, strlen(busy))); q++)
+		n++;
+	KT_EQ_U64(n, 2 * SPILL_OPS);
+	free(text);
+
+	/* the directory is gone before the first spill: no run can be written */
+	snprintf(sub, sizeof(sub), "%s/gone", dir);
+	snprintf(path, sizeof(path), "%s/spill.json", sub);
+	KT_CHECK(mkdir(sub, 0700) == 0, "mkdir %s", sub);
+	t = spill_feed(path, &err);
+	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
+	if (!t)
+		return;
+	KT_CHECK(unlink(path) == 0 && rmdir(sub) == 0, "remove %s", sub);
+	spill_ops(t);
+	KT_CHECK(kprof_trace_close(t, &err) < 0 && strstr(err.msg, "busy counter left out") &&
+		 strstr(err.msg, "--trace-group"), "spill fails: %s", err.msg);
+}
+
 int main(void)
 {
 	char *dir = kt_tmpdir(), *a, *b, *p;
@@ -381,6 +453,7 @@ int main(void)
 	n = busy_samples(p, s, 16, &nclock, &nflow);
 	KT_EQ_U64(n, 0);
 	KT_EQ_U64(nclock, 1);
+	spilled(dir);
 	kt_rmrf(dir);
 	return kt_done("test_trace");
 }

@@ -130,9 +130,6 @@ static int cmp_busy(const void *a, const void *b)
 	return (x->w > y->w) - (x->w < y->w);
 }
 
-/* Slice starts and ends held in memory before a sorted run goes to disk. */
-#define BUSY_RUN	(1u << 18)
-
 struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
 				     struct kprof_err *err)
 {
@@ -157,7 +154,8 @@ struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_
 		const char *sl = strrchr(path, '/');
 
 		snprintf(dir, sizeof(dir), "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
-		t->bev = kprof_xsort_new(sizeof(struct busy_ev), cmp_busy, BUSY_RUN,
+		t->bev = kprof_xsort_new(sizeof(struct busy_ev), cmp_busy,
+					 cfg->busy_run ? cfg->busy_run : KPROF_TRACE_BUSY_RUN,
 					 sl == path ? "/" : dir, err);
 	}
 	if (!t->bev) {
@@ -558,8 +556,10 @@ int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
 	if ((ferror(t->f) | fclose(t->f)))
 		ret = kprof_err_set(err, EIO, "writing %s failed (disk full?)", t->path);
 	else if (b)
-		ret = kprof_err_set(err, -b, "%s: busy counter left out: %s", t->path,
-				    t->bev_err.msg);
+		ret = kprof_err_set(err, -b, "%s: busy counter left out (the rest of the file "
+				    "is complete): %s; it sorts 32 bytes per op slice on disk beside "
+				    "trace.json: free space there, or make fewer slices with "
+				    "--trace-group N", t->path, t->bev_err.msg);
 	kprof_xsort_free(t->bev);
 	free(t->seen);
 	free(t->named);

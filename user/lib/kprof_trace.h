@@ -39,7 +39,12 @@ struct kprof_trace_cfg {
 	 * empty: "RISC<r>" */
 	const char (*risc_names)[16];
 	uint32_t nriscs;
+	/* busy counter: slice edges sorted in memory before a run goes to
+	 * disk beside the file (0: KPROF_TRACE_BUSY_RUN) */
+	uint32_t busy_run;
 };
+
+#define KPROF_TRACE_BUSY_RUN	(1u << 18)	/* 16-byte edges: 4 MiB */
 
 struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
 				     struct kprof_err *err);
