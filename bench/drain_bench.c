@@ -157,23 +157,25 @@ static uint64_t db_drain(struct db_ring *r, struct db_count *c)
 	if (head - pos > c->max_fill)
 		c->max_fill = head - pos;
 	while (pos < head) {
-		const struct kprof_rec_hdr *h = (const void *)(data + (pos & mask));
-		uint16_t size = h->size;
+		const uint8_t *p = data + (pos & mask);
+		struct kprof_rec_hdr h;
 
-		if (size < sizeof(*h) || size % 8) {
+		/* One 8-byte load for type and size, not two. */
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8) {
 			fprintf(stderr, "drain_bench: malformed record at %" PRIu64 "\n",
 				pos);
 			exit(1);
 		}
-		if (h->type == KPROF_REC_MARKER) {
-			const struct kprof_rec_marker *m = (const void *)h;
+		if (h.type == KPROF_REC_MARKER) {
+			const struct kprof_rec_marker *m = (const void *)p;
 
 			markers += m->op_seq == 0;
 			sum += m->timestamp;
-		} else if (h->type == KPROF_REC_LOST) {
-			lost += ((const struct kprof_rec_lost *)h)->count;
+		} else if (h.type == KPROF_REC_LOST) {
+			lost += ((const struct kprof_rec_lost *)p)->count;
 		}
-		pos += size;
+		pos += h.size;
 	}
 	c->markers += markers;
 	c->lost += lost;

@@ -30,7 +30,7 @@
 #define KPROF_SIM_SLACK_NS		10000	/* exec thread wake-up slack */
 #define KPROF_SIM_STORM_TICK_NS		1000000
 #define KPROF_SIM_STORM_CHUNK		8192
-#define KPROF_SIM_STORM_BATCH		64	/* markers per ring visit */
+#define KPROF_SIM_STORM_BATCH		64	/* markers per ring visit (even) */
 
 /* Small fixed per-core slowdown: cores are not all equal. */
 static u32 kprof_sim_core_skew_ppm(u32 core)
@@ -370,7 +370,8 @@ static u64 kprof_sim_storm(struct kprof_sim_dev *sd, u64 now)
 	/* More than a second behind: the rate is not reachable, skip. */
 	if (due > sd->storm_done + sd->storm_rate)
 		sd->storm_done = due - sd->storm_rate;
-	n = min_t(u64, due - sd->storm_done, KPROF_SIM_STORM_CHUNK);
+	/* Whole START/END pairs: a visit never ends inside a zone. */
+	n = min_t(u64, due - sd->storm_done, KPROF_SIM_STORM_CHUNK) & ~1ULL;
 	if (kprof_sim_emitting(sd)) {
 		kprof_sim_tref_snapshot(sd, &ref);
 		cycles = kprof_sim_ns_to_cycles(&ref, now);
@@ -400,7 +401,7 @@ static u64 kprof_sim_storm(struct kprof_sim_dev *sd, u64 now)
 	}
 	sd->storm_done += n;
 	atomic64_add(n, &sd->stats.storm_markers);
-	if (due > sd->storm_done)
+	if (due >= sd->storm_done + 2)
 		return now;
 	return now + KPROF_SIM_STORM_TICK_NS;
 }

@@ -53,21 +53,6 @@ static int read_drops(int sim, unsigned int riscs, struct drops *d)
 	return ret;
 }
 
-/* A named counter from the sim's debugfs stats file. */
-static int sim_stat(int sim, const char *name, uint64_t *v)
-{
-	char path[256], buf[4096], *p;
-	size_t len = strlen(name);
-
-	kt_sim_path(path, sizeof(path), sim, "stats");
-	if (kt_read_file(path, buf, sizeof(buf)) < 0)
-		return -ENOENT;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, name, len) && p[len] == ' ')
-			return sscanf(p + len + 1, "%" SCNu64, v) == 1 ? 0 : -EPROTO;
-	return -ENOENT;
-}
-
 FIXTURE(lost) {
 	int fd, simfd;
 	struct kprof_device_info info;
@@ -280,10 +265,10 @@ TEST_F_TIMEOUT(lost, stats_consistent, 180)
 	uint64_t written, drained, dropped, discarded;
 
 	overflow(_metadata, self);
-	ASSERT_EQ(0, sim_stat(0, "markers_written", &written));
-	ASSERT_EQ(0, sim_stat(0, "markers_drained", &drained));
-	ASSERT_EQ(0, sim_stat(0, "markers_dropped", &dropped));
-	ASSERT_EQ(0, sim_stat(0, "markers_discarded_at_stop", &discarded));
+	ASSERT_EQ(0, kt_sim_stat(0, "markers_written", &written));
+	ASSERT_EQ(0, kt_sim_stat(0, "markers_drained", &drained));
+	ASSERT_EQ(0, kt_sim_stat(0, "markers_dropped", &dropped));
+	ASSERT_EQ(0, kt_sim_stat(0, "markers_discarded_at_stop", &discarded));
 	EXPECT_EQ(dropped, self->after.total);
 	/* Everything written to L1 has left it: drained, or cut at a stop. */
 	EXPECT_EQ(written, drained + discarded);

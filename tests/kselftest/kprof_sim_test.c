@@ -84,6 +84,7 @@ FIXTURE_TEARDOWN(sim)
 {
 	char id[16];
 
+	kt_sim_knob_set(0, "marker_storm", 0);
 	kt_stop(self->fd);
 	kt_sync_all(self->simfd, NS_5S);
 	close(self->simfd);
@@ -200,6 +201,104 @@ TEST_F_TIMEOUT(sim, markers_equal_truth, 120)
 /* ------------------------------------------------------------------ */
 /* new_device / del_device                                             */
 /* ------------------------------------------------------------------ */
+
+/*
+ * The marker storm (bench/drain's load, written by its own fast path into
+ * L1): per RISC, ZONE_START and ZONE_END markers of op 0 alternate across
+ * several wraps of the L1 ring, nothing else is in them, and kprof
+ * delivers exactly as many as the sim says it generated, none lost.
+ */
+struct storm_check {
+	unsigned int cores, riscs;
+	uint8_t *next;		/* per ring: the kind expected next */
+	uint64_t *count;	/* per ring: markers seen */
+	uint64_t markers, lost, bad;
+	char why[160];
+};
+
+static void storm_scan(struct storm_check *c, struct kt_recs *rs)
+{
+	kt_recs_for_each(h, rs) {
+		const struct kprof_rec_marker *m = (const void *)h;
+		unsigned int r;
+
+		if (h->type == KPROF_REC_LOST) {
+			c->lost += ((const struct kprof_rec_lost *)h)->count;
+			continue;
+		}
+		if (h->type != KPROF_REC_MARKER)
+			continue;
+		c->markers++;
+		r = m->core * c->riscs + m->risc;
+		if (m->core >= c->cores || m->risc >= c->riscs ||
+		    m->kind != c->next[r] || m->op_seq || m->hdr.flags ||
+		    m->zone_id != UINT32_MAX) {
+			if (!c->bad++)
+				snprintf(c->why, sizeof(c->why),
+					 "marker %" PRIu64 ": core %u risc %u kind %u (expected %u) op %u flags %#x zone %#x",
+					 c->markers, m->core, m->risc, m->kind,
+					 r < c->cores * c->riscs ? c->next[r] : 0,
+					 m->op_seq, m->hdr.flags, m->zone_id);
+			continue;
+		}
+		c->count[r]++;
+		c->next[r] = m->kind == KPROF_MARK_ZONE_START ?
+			     KPROF_MARK_ZONE_END : KPROF_MARK_ZONE_START;
+	}
+	/* Checked: the next drain reuses the buffer. */
+	rs->len = 0;
+	rs->count = 0;
+}
+
+TEST_F_TIMEOUT(sim, storm_markers_alternate, 120)
+{
+	unsigned int nr = self->info.num_cores * self->info.riscs_per_core, r;
+	/* Three L1 rings' worth per RISC: each ring wraps at least twice. */
+	uint64_t want = 3ULL * self->info.l1_ring_entries * nr;
+	struct storm_check c = {
+		.cores = self->info.num_cores,
+		.riscs = self->info.riscs_per_core,
+	};
+	struct kt_recs recs = { 0 };
+	struct kt_ring ring;
+	uint64_t before, now, end;
+
+	c.next = malloc(nr);
+	c.count = calloc(nr, sizeof(*c.count));
+	ASSERT_TRUE(c.next && c.count);
+	memset(c.next, KPROF_MARK_ZONE_START, nr);
+	ASSERT_EQ(0, kt_sim_stat(0, "storm_markers", &before));
+	ASSERT_EQ(0, kt_start(self->fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_ring_map(&ring, self->fd));
+	/* 1M markers/s: far below what even the debug kernel drains. */
+	ASSERT_EQ(0, kt_sim_knob_set(0, "marker_storm", 1000000));
+	end = kt_now_ns() + 60 * 1000000000ULL;
+	do {
+		ASSERT_LE(0, kt_ring_drain(&ring, &recs)) TH_LOG("%s", recs.why);
+		storm_scan(&c, &recs);
+		ASSERT_EQ(0, kt_sim_stat(0, "storm_markers", &now));
+		kt_sleep_ms(10);
+	} while (now - before < want && kt_now_ns() < end);
+	ASSERT_EQ(0, kt_sim_knob_set(0, "marker_storm", 0));
+	/* After the write returns the exec thread generates no more. */
+	ASSERT_EQ(0, kt_sim_stat(0, "storm_markers", &now));
+	ASSERT_LE(want, now - before) TH_LOG("the storm made %" PRIu64 " markers in 60 s",
+					     now - before);
+	ASSERT_EQ(0, kt_stop(self->fd));
+	ASSERT_TRUE(kt_drain_to_end(&ring, &recs, 10000)) TH_LOG("%s", recs.why);
+	storm_scan(&c, &recs);
+	EXPECT_EQ(0, c.bad) TH_LOG("%" PRIu64 " bad markers, first: %s", c.bad, c.why);
+	EXPECT_EQ(0, c.lost);
+	EXPECT_EQ(now - before, c.markers);
+	for (r = 0; r < nr; r++)
+		EXPECT_LT(2ULL * self->info.l1_ring_entries, c.count[r])
+			TH_LOG("core %u risc %u: %" PRIu64 " markers", r / c.riscs,
+			       r % c.riscs, c.count[r]);
+	kt_ring_unmap(&ring);
+	kt_recs_free(&recs);
+	free(c.next);
+	free(c.count);
+}
 
 TEST_F(sim, new_device_bad_input)
 {

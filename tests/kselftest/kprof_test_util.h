@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -263,6 +264,21 @@ static inline int kt_sim_knob_set(int sim_id, const char *knob,
 	kt_sim_path(path, sizeof(path), sim_id, knob);
 	snprintf(val, sizeof(val), "%llu", v);
 	return kt_write_file(path, val);
+}
+
+/* A named counter from the sim's debugfs stats file ("name value" lines). */
+static inline int kt_sim_stat(int sim_id, const char *name, uint64_t *v)
+{
+	char path[256], buf[4096], *p;
+	size_t len = strlen(name);
+
+	kt_sim_path(path, sizeof(path), sim_id, "stats");
+	if (kt_read_file(path, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == ' ')
+			return sscanf(p + len + 1, "%" SCNu64, v) == 1 ? 0 : -EPROTO;
+	return -ENOENT;
 }
 
 /* ------------------------------------------------------------------ */
