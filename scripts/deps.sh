@@ -24,7 +24,7 @@ PACKAGES=(
 	clang llvm libclang-rt-14-dev sparse dwarves lz4
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	libpfm4-dev libjson-c-dev
-	qemu-system-x86 busybox-static cpio kmod xz-utils zstd file
+	qemu-system-x86 busybox-static mawk cpio kmod xz-utils zstd file
 	python3 perl git
 	flex bison bc rsync
 	chromium

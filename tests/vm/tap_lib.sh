@@ -13,6 +13,13 @@
 
 n=0 npass=0 nfail=0
 
+# The VM's shell runs busybox's own awk whatever PATH says; mawk (Debian's
+# awk, put in the VM by tests/vm/run) runs these checks about 12x faster
+# under TCG (e2e_trace.awk on a 9.5 MB trace.json: 8.6 s against 105 s).
+if command -v mawk >/dev/null 2>&1; then
+	awk() { mawk "$@"; }
+fi
+
 tap() {
 	n=$((n + 1))
 	case $1 in
