@@ -10,6 +10,7 @@
 #include <json.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,7 +463,32 @@ static int cmp_track(const void *a, const void *b)
  * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
  * is not in that layout.
  */
-static int trace_next(FILE *f, char **line, size_t *cap, json_object **ev)
+/*
+ * Only slices ("X") and names ("M") of device tracks are drawn. The rest,
+ * most of trace.json's lines (zone slices, counters, flows), is skipped
+ * before json-c builds an object of it, which took most of a report's
+ * time. A key such as "tid": can only occur unescaped as a key, so a line
+ * holding it with another value is such an event; anything else is
+ * parsed.
+ */
+static bool trace_skip_line(const char *s)
+{
+	const char *t = strstr(s, "\"tid\":");
+	const char *ph = strstr(s, "\"ph\":\"");
+	unsigned long long tid;
+	char *end;
+
+	if (ph && ph[6] != 'X' && ph[6] != 'M')
+		return true;
+	if (!t)
+		return false;
+	t += 6;
+	tid = strtoull(t, &end, 10);
+	return end != t && tid >= KPROF_TRACE_ZONE_TID;
+}
+
+static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
+		      json_object **ev)
 {
 	ssize_t got;
 
@@ -481,8 +507,13 @@ static int trace_next(FILE *f, char **line, size_t *cap, json_object **ev)
 			continue;
 		if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
 			continue;
-		*ev = json_tokener_parse(s);
-		if (!*ev || !json_object_is_type(*ev, json_type_object)) {
+		if (trace_skip_line(s))
+			continue;
+		/* One tokener for the whole file, not one per line. */
+		json_tokener_reset(tok);
+		*ev = json_tokener_parse_ex(tok, s, -1);
+		if (json_tokener_get_error(tok) != json_tokener_success || !*ev ||
+		    !json_object_is_type(*ev, json_type_object)) {
 			json_object_put(*ev);
 			return -1;
 		}
@@ -520,6 +551,7 @@ static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, st
 		      struct kprof_err *err)
 {
 	FILE *f = trace_open(h);
+	json_tokener *tok;
 	char *line = NULL;
 	size_t cap = 0;
 	json_object *e;
@@ -527,12 +559,18 @@ static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, st
 
 	if (!f)
 		return 0;
-	while (!ret && (got = trace_next(f, &line, &cap, &e)) > 0) {
+	tok = json_tokener_new();
+	if (!tok) {
+		fclose(f);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	while (!ret && (got = trace_next(f, tok, &line, &cap, &e)) > 0) {
 		ret = fn(h, e, err);
 		json_object_put(e);
 	}
 	if (!ret && got < 0)
 		ret = 1;
+	json_tokener_free(tok);
 	free(line);
 	fclose(f);
 	return ret;
