@@ -458,12 +458,6 @@ static int cmp_track(const void *a, const void *b)
 }
 
 /*
- * The next trace.json event, read one line at a time as kprof writes it
- * (the header line, then one event per line, then "]}"), so memory does
- * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
- * is not in that layout.
- */
-/*
  * Only slices ("X") and names ("M") of device tracks are drawn. The rest,
  * most of trace.json's lines (zone slices, counters, flows), is skipped
  * before json-c builds an object of it, which took most of a report's
@@ -487,6 +481,12 @@ static bool trace_skip_line(const char *s)
 	return end != t && tid >= KPROF_TRACE_ZONE_TID;
 }
 
+/*
+ * The next trace.json event, read one line at a time as kprof writes it
+ * (the header line, then one event per line, then "]}"), so memory does
+ * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
+ * is not in that layout (lines trace_skip_line() skips are not checked).
+ */
 static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
 		      json_object **ev)
 {
