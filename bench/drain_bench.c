@@ -436,9 +436,9 @@ int main(int argc, char **argv)
 			printf("# rate %" PRIu64 ": %" PRIu64 " markers unaccounted for\n",
 			       x->rate, x->offered - x->received - x->lost);
 		/*
-		 * Rated: zero loss, the sim really offered (90% of) the rate,
-		 * and so did every lower rate; a zero-loss rate above a lossy
-		 * one is luck and is only reported.
+		 * Rated: zero loss and the sim really offered (90% of) the
+		 * rate, at this rate and every earlier one (--rates ascending);
+		 * a clean rate after one that was not is luck, only reported.
 		 */
 		if (!x->lost && x->received + x->lost == x->offered &&
 		    x->offered >= 0.9 * x->rate * secs) {
@@ -463,8 +463,9 @@ int main(int argc, char **argv)
 	close(fd);
 
 	if (best < 0) {
-		printf("drain: the lowest rate lost markers: none is rated%s\n",
-		       above >= 0 ? " (a higher one ran with zero loss)" : "");
+		printf("drain: the first rate was not clean (markers lost, or the sim offered under"
+		       " 90%% of it): none is rated%s\n",
+		       above >= 0 ? " (a higher one was clean)" : "");
 		return 1;
 	}
 	printf("drain: rated (highest zero-loss rate, none lost below) %" PRIu64 " markers/s: received %.0f markers/s = %.1f MB/s"
@@ -473,7 +474,7 @@ int main(int argc, char **argv)
 	       100.0 * res[best].mps * DB_MARKER_BYTES / res[best].bw, res[best].bw / 1e6,
 	       100.0 * res[best].mps * DB_MARKER_BYTES / bw, bw / 1e6);
 	if (above > best)
-		printf("# also zero loss at %" PRIu64 " markers/s, above a rate that lost markers:"
+		printf("# also clean at %" PRIu64 " markers/s, after a rate that was not:"
 		       " not rated\n", res[above].rate);
 	return 0;
 }
