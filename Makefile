@@ -3,6 +3,24 @@
 # kprof top-level build. Each part has its own makefile; this one ties them
 # together. `make help` lists the targets.
 
+# `make deps X...` installs the kernel headers that the KDIR lines below look
+# for when this file is parsed, so on a fresh machine they would find none.
+# There the goals after deps run in a second make, started once deps is done.
+ifneq ($(filter deps,$(MAKECMDGOALS)),)
+ifneq ($(filter-out deps,$(MAKECMDGOALS)),)
+KPROF_AFTER_DEPS := $(filter-out deps,$(MAKECMDGOALS))
+endif
+endif
+
+ifdef KPROF_AFTER_DEPS
+.PHONY: deps $(KPROF_AFTER_DEPS)
+deps:
+	./scripts/deps.sh
+	$(MAKE) $(KPROF_AFTER_DEPS)
+$(KPROF_AFTER_DEPS): deps
+	@:
+else
+
 KPROF_ROOT  := $(CURDIR)
 BUILD       ?= $(KPROF_ROOT)/build
 # Downloads and unpacked Debian packages live outside the tree.
@@ -109,3 +127,5 @@ help:
 	@echo "make bench     benchmarks (see docs/performance.md)"
 	@echo "make install   install module, kprofctl, udev rules and docs"
 	@echo "KDIR=... builds against another kernel tree"
+
+endif # KPROF_AFTER_DEPS
