@@ -40,7 +40,7 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 .NOTPARALLEL:
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
-	check-bpf check-vm check-html check-debug check-fuzz demo bench install clean help
+	check-bpf check-vm check-html check-debug check-fuzz check-fresh demo bench install clean help
 
 all: kmod bpf user examples
 
@@ -99,6 +99,12 @@ check-debug: user examples kselftest
 	$(MAKE) -C bpf tests
 	./tests/vm/debug-kernel/check
 
+# The README's set-up, run in a bare Debian 12 root made by debootstrap
+# (tests/fresh/run). Not part of `make check`: it takes as long as the
+# README's commands on a cold cache (docs/testing.md).
+check-fresh:
+	./tests/fresh/run
+
 demo: kmod user examples
 	./tests/vm/run --exec examples/demo.sh
 
@@ -123,6 +129,7 @@ help:
 	@echo "make check-unit / check-bpf / check-style / check-vm   one lane of make check"
 	@echo "make check-fuzz  short libFuzzer run of every collector parser (~3 min)"
 	@echo "make check-debug  VM suite on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make check-fresh  the README's set-up in a bare Debian 12 root (debootstrap)"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
 	@echo "make install   install module, kprofctl, udev rules and docs"
