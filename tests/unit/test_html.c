@@ -113,7 +113,8 @@ int main(void)
 	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0,\"args\":{\"seq\":1}},\n"
 	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"" "\\u003cscript>alert(1)\\u003c/script>&\\\"'"
 	    "\",\"ts\":12.0,\"dur\":3.0,\"args\":{\"seq\":2}}\n]}\n");
-	put("report.md", "# verdict\nmemory-bound " EVIL "\n");
+	put("report.md", "# verdict\nmemory-bound " EVIL "\n\n**bold** \\| pipe `x<y`\n"
+	    "- one\n- two\n\n| OP | N |\n|---|---:|\n| a\\|b | 3 |\n<img src=x>\n");
 	put("bubbles.csv", "CORE,BUBBLE RATE\n0," EVIL_CSV "\n");
 	put("roofline.csv", "OP CODE,BOUND\n\"unterminated\n");
 	a = build();
@@ -123,14 +124,47 @@ int main(void)
 	KT_CHECK(strstr(a, "Device lanes: trace.json device tracks") != NULL, "lanes from trace.json");
 	KT_CHECK(strstr(a, ">core 0</text>") && strstr(a, ">core 1</text>"), "one lane per core");
 	KT_EQ_U64(count(a, "<rect "), 5);
-	KT_CHECK(strstr(a, "<pre id=\"report-md\"># verdict\nmemory-bound &lt;script&gt;") != NULL,
-		 "report.md embedded, escaped");
+	KT_CHECK(strstr(a, "<div id=\"verdict\">\n<h3>verdict</h3>\n<p>memory-bound &lt;script&gt;") != NULL,
+		 "report.md rendered: heading, text escaped");
+	KT_CHECK(strstr(a, "<strong>bold</strong> | pipe <code>x&lt;y</code>") != NULL,
+		 "bold, backslash escape, code span");
+	KT_CHECK(strstr(a, "<ul>\n<li>one</li>\n<li>two</li>\n</ul>") != NULL, "list");
+	KT_CHECK(strstr(a, "<table class=\"md\"><thead>\n<tr><th>OP</th><th class=\"r\">N</th></tr>\n"
+			   "</thead><tbody>\n<tr><td>a|b</td><td class=\"r\">3</td></tr>") != NULL,
+		 "pipe table with alignment and an escaped pipe");
+	KT_CHECK(strstr(a, "<p>&lt;img src=x&gt;</p>") != NULL, "raw HTML stays text");
 	KT_CHECK(strstr(a, "<table id=\"bubbles\"><tr><th>CORE</th><th>BUBBLE RATE</th></tr>") &&
 		 strstr(a, "<td>&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</td>"),
 		 "bubbles.csv as a table, escaped");
 	KT_CHECK(!strstr(a, "No report.md"), "no missing-report note");
 	KT_CHECK(strstr(a, "roofline.csv could not be read") != NULL, "broken CSV: a note");
 	KT_CHECK(!strstr(a, "<script>alert"), "still escaped");
+	free(a);
+
+	/*
+	 * roofline.csv: one point per kind at its summed intensity and rate,
+	 * one roof per distinct peak pair; a kind with no FLOPs is in the
+	 * table but cannot be placed on log axes.
+	 */
+	put("roofline.csv", "OP CODE,CORES,TIME [ns],FLOPS,BYTES,PEAK [GFLOP/s],PEAK [GB/s]\n"
+	    "matmul,64,1000,100000,1000,131072,768\n"
+	    "matmul,64,3000,300000,3000,131072,768\n"
+	    EVIL_CSV ",16,2000,1000,4000,32768,192\n"
+	    "copy,16,500,0,4000,32768,192\n");
+	a = build();
+	KT_CHECK(a && strstr(a, "<svg id=\"roofline-chart\""), "roofline chart drawn");
+	if (!a)
+		goto out;
+	KT_EQ_U64(count(a, "<circle "), 2);
+	KT_EQ_U64(count(a, "<polyline class=\"roof\""), 2);
+	KT_CHECK(strstr(a, "<title>matmul: 100 FLOP/B, 100 GFLOP/s, 61.5% of the time</title>") != NULL,
+		 "matmul: summed intensity and rate, time share");
+	KT_CHECK(strstr(a, "<tr><td>matmul</td><td>4000</td><td>61.5%</td><td>100</td><td>100</td>"
+			   "<td>76800</td><td>0.1</td></tr>") != NULL,
+		 "table row: attainable is the bandwidth roof at 100 FLOP/B");
+	KT_CHECK(strstr(a, "<tr><td>copy</td><td>500</td><td>7.7%</td><td>-</td>") != NULL,
+		 "a kind without FLOPs: in the table, not on the chart");
+	KT_CHECK(!strstr(a, "<script>alert"), "kind names escaped in the chart");
 	free(a);
 
 	/* a trace.json in another layout (all on one line): the fallback lane */

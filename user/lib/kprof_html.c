@@ -4,6 +4,7 @@
 #include "kprof_trace.h"
 #include "kprof_csvread.h"
 #include "kprof_median.h"
+#include "kprof_mdhtml.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +22,13 @@
 #define PLOT_W		1000
 #define LANE_H		20
 #define TOP_SLOWEST	20
+/* roofline chart: plot area, and at most this many kinds / roofs drawn */
+#define RL_W		640
+#define RL_H		360
+#define RL_X0		60
+#define RL_Y0		20
+#define RL_KINDS	40
+#define RL_ROOFS	4
 
 /*
  * The timeline is drawn per pixel column: the slices of a lane that start
@@ -49,6 +57,8 @@ struct kindstat {
 	uint64_t nfw, nhost;
 	double flops, bytes;	/* counter sums, if those counters exist */
 	int has_flops, has_bytes;
+	/* roofline.csv sums; peaks weighted by time, to give one roof a kind */
+	double rl_time, rl_flops, rl_bytes, rl_pf, rl_pb, rl_cores;
 };
 
 struct slow {
@@ -959,6 +969,267 @@ static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
 	return 1;
 }
 
+/* report.md rendered as HTML (its headings below the page's); 0 if absent. */
+static int verdict(FILE *f, const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	in = fopen(path, "re");
+	if (!in)
+		return 0;
+	fputs("<div id=\"verdict\">\n", f);
+	if (kprof_md_to_html(in, f, 2))
+		fputs("<p class=\"note\">report.md could not be read to the end.</p>\n", f);
+	fputs("</div>\n", f);
+	fclose(in);
+	return 1;
+}
+
+/* roofline.csv summed per op kind (h->kinds); 0 absent, -1 unreadable. */
+static int roofline_sums(const char *dir, struct html *h, struct kprof_err *err)
+{
+	enum { C_OP, C_CORES, C_TIME, C_FLOPS, C_BYTES, C_PF, C_PB, NC };
+	static const char *const name[NC] = {
+		"OP CODE", "CORES", "TIME [ns]", "FLOPS", "BYTES", "PEAK [GFLOP/s]", "PEAK [GB/s]",
+	};
+	struct kprof_csv_reader r;
+	char path[PATH_MAX];
+	int col[NC], ret;
+
+	snprintf(path, sizeof(path), "%s/roofline.csv", dir);
+	if (access(path, F_OK))
+		return 0;
+	if (kprof_csv_open(path, &r, err))
+		return -1;
+	for (int i = 0; i < NC; i++)
+		col[i] = kprof_csv_rcol(&r, name[i]);
+	for (int i = 0; i < NC; i++)
+		if (col[i] < 0) {
+			kprof_err_set(err, -EINVAL, "%s: no column '%s'", path, name[i]);
+			kprof_csv_close(&r);
+			return -1;
+		}
+	while ((ret = kprof_csv_next(&r, err)) == 1) {
+		double v[NC];
+		struct kindstat *k;
+		int ki;
+
+		for (int i = 1; i < NC; i++)
+			if (num(r.row[col[i]], &v[i]))
+				v[i] = 0;
+		if (v[C_TIME] <= 0)
+			continue;
+		ki = kind_index(h, r.row[col[C_OP]]);
+		if (ki < 0) {
+			ret = -ENOMEM;
+			kprof_err_set(err, ret, "out of memory for op kinds");
+			break;
+		}
+		k = &h->kinds[ki];
+		k->rl_time += v[C_TIME];
+		k->rl_flops += v[C_FLOPS];
+		k->rl_bytes += v[C_BYTES];
+		k->rl_pf += v[C_PF] * v[C_TIME];
+		k->rl_pb += v[C_PB] * v[C_TIME];
+		k->rl_cores += v[C_CORES] * v[C_TIME];
+	}
+	kprof_csv_close(&r);
+	return ret < 0 ? -1 : 1;
+}
+
+static int cmp_rl_time(const void *a, const void *b, void *arg)
+{
+	const struct kindstat *k = arg;
+	double x = k[*(const size_t *)a].rl_time, y = k[*(const size_t *)b].rl_time;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Rates as people read them: whole numbers from 10^4 up, else 4 digits. */
+static const char *gfmt(char buf[32], double v)
+{
+	snprintf(buf, 32, v >= 1e4 && v < 1e15 ? "%.0f" : "%.4g", v);
+	return buf;
+}
+
+static double pf_ridge(const double roof[3])
+{
+	return roof[0] / roof[1];
+}
+
+struct rl_axes {
+	double x0, x1, y0, y1;	/* decades: log10 of the ranges */
+};
+
+static double rl_x(const struct rl_axes *a, double v)
+{
+	return RL_X0 + (log10(v) - a->x0) / (a->x1 - a->x0) * RL_W;
+}
+
+static double rl_y(const struct rl_axes *a, double v)
+{
+	return RL_Y0 + RL_H - (log10(v) - a->y0) / (a->y1 - a->y0) * RL_H;
+}
+
+/* Log-log axes with a grid line and label per decade. */
+static void rl_grid(FILE *f, const struct rl_axes *a)
+{
+	for (int d = (int)a->x0; d <= (int)a->x1; d++) {
+		double x = rl_x(a, pow(10, d));
+
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d</text>\n",
+			x, RL_Y0, x, RL_Y0 + RL_H, x, RL_Y0 + RL_H + 14, d);
+	}
+	for (int d = (int)a->y0; d <= (int)a->y1; d++) {
+		double y = rl_y(a, pow(10, d));
+
+		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n",
+			RL_X0, y, RL_X0 + RL_W, y, RL_X0 - 4, y + 4, d);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity "
+		"[FLOP/byte]</text>\n<text transform=\"translate(14,%d) rotate(-90)\" "
+		"text-anchor=\"middle\">achieved [GFLOP/s]</text>\n",
+		RL_X0 + RL_W / 2, RL_Y0 + RL_H + 32, RL_Y0 + RL_H / 2);
+}
+
+/*
+ * The roofline as a log-log chart: one roof (bandwidth slope, then the
+ * compute ceiling) per distinct peak pair, one point per op kind at its
+ * summed intensity and achieved rate, its area proportional to its time.
+ * Then the same figures as a table, one row per kind.
+ */
+static int roofline(FILE *f, const char *dir, struct html *h, struct kprof_err *err)
+{
+	double roof[RL_ROOFS][3], tot = 0;
+	struct rl_axes a = { INFINITY, -INFINITY, INFINITY, -INFINITY };
+	size_t *ord, n = 0, nroof = 0, nplot;
+	int r = roofline_sums(dir, h, err);
+
+	if (r <= 0)
+		return r;
+	ord = malloc((h->nkinds ? h->nkinds : 1) * sizeof(*ord));
+	if (!ord)
+		return -1;
+	for (size_t i = 0; i < h->nkinds; i++)
+		if (h->kinds[i].rl_time > 0) {
+			ord[n++] = i;
+			tot += h->kinds[i].rl_time;
+		}
+	qsort_r(ord, n, sizeof(*ord), cmp_rl_time, h->kinds);
+	nplot = n < RL_KINDS ? n : RL_KINDS;
+	for (size_t j = 0; j < nplot; j++) {
+		struct kindstat *k = &h->kinds[ord[j]];
+		double pf = k->rl_pf / k->rl_time, pb = k->rl_pb / k->rl_time;
+		size_t q;
+
+		if (k->rl_flops > 0 && k->rl_bytes > 0) {
+			double ai = k->rl_flops / k->rl_bytes, g = k->rl_flops / k->rl_time;
+
+			a.x0 = fmin(a.x0, ai);
+			a.x1 = fmax(a.x1, ai);
+			a.y0 = fmin(a.y0, g);
+			a.y1 = fmax(a.y1, g);
+		}
+		if (pf <= 0 || pb <= 0)
+			continue;
+		/* roofs equal to 3 significant digits are one roof */
+		for (q = 0; q < nroof; q++)
+			if (fabs(roof[q][0] - pf) <= 1e-3 * pf && fabs(roof[q][1] - pb) <= 1e-3 * pb)
+				break;
+		if (q == nroof && nroof < RL_ROOFS) {
+			roof[nroof][0] = pf;
+			roof[nroof][1] = pb;
+			roof[nroof++][2] = k->rl_cores / k->rl_time;
+			a.x0 = fmin(a.x0, pf / pb);
+			a.x1 = fmax(a.x1, pf / pb);
+			a.y1 = fmax(a.y1, pf);
+		}
+	}
+	fputs("<h3>Roofline</h3>\n", f);
+	if (isfinite(a.x0) && isfinite(a.y0)) {
+		a.x0 = floor(log10(a.x0) - 0.3);
+		a.x1 = ceil(log10(a.x1) + 0.3);
+		a.y0 = floor(log10(a.y0) - 0.3);
+		a.y1 = ceil(log10(a.y1) + 0.3);
+		fprintf(f, "<svg id=\"roofline-chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+			"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"roofline chart\">\n",
+			RL_X0 + RL_W + 20, RL_Y0 + RL_H + 44);
+		rl_grid(f, &a);
+		for (size_t q = 0; q < nroof; q++) {
+			double xr = pf_ridge(roof[q]), xe = pow(10, a.x1);
+			/* the slope starts where it enters the plot */
+			double xl = fmax(pow(10, a.x0), pow(10, a.y0) / roof[q][1]);
+			char b0[32], b1[32];
+
+			fprintf(f, "<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\">"
+				"<title>roof: %s GFLOP/s, %s GB/s, ridge %.4g FLOP/B (%.0f cores)"
+				"</title></polyline>\n",
+				rl_x(&a, xl), rl_y(&a, roof[q][1] * xl), rl_x(&a, xr),
+				rl_y(&a, roof[q][0]), rl_x(&a, xe), rl_y(&a, roof[q][0]),
+				gfmt(b0, roof[q][0]), gfmt(b1, roof[q][1]), xr, roof[q][2]);
+			fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
+				"%s GFLOP/s (%.0f cores)</text>\n", rl_x(&a, xe) - 2,
+				rl_y(&a, roof[q][0]) - 3, gfmt(b0, roof[q][0]), roof[q][2]);
+		}
+		for (size_t j = nplot; j-- > 0;) {	/* largest drawn last, on top */
+			struct kindstat *k = &h->kinds[ord[j]];
+			char col[32];
+			double ai, g, rad;
+
+			if (k->rl_flops <= 0 || k->rl_bytes <= 0)
+				continue;
+			ai = k->rl_flops / k->rl_bytes;
+			g = k->rl_flops / k->rl_time;
+			rad = 3 + 17 * sqrt(k->rl_time / tot);
+			kind_color(col, sizeof(col), (int)ord[j], h->nkinds);
+			fprintf(f, "<g class=\"rl-kind\" data-op=\"");
+			kprof_html_escape(f, k->op);
+			fprintf(f, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">"
+				"<title>", rl_x(&a, ai), rl_y(&a, g), rad, col);
+			kprof_html_escape(f, kind_name(h, (int)ord[j]));
+			fprintf(f, ": %.4g FLOP/B, %.4g GFLOP/s, %.1f%% of the time</title></circle>"
+				"<text x=\"%.1f\" y=\"%.1f\">", ai, g, 100 * k->rl_time / tot,
+				rl_x(&a, ai) + rad + 2, rl_y(&a, g) + 4);
+			kprof_html_escape(f, kind_name(h, (int)ord[j]));
+			fputs("</text></g>\n", f);
+		}
+		fputs("</svg>\n", f);
+	}
+	fprintf(f, "<p class=\"note\">One point per op kind, its area proportional to the kind's "
+		"device time; a roof per distinct peak (ops on fewer cores or at another clock "
+		"have lower roofs). %s Per-op figures: roofline.csv.</p>\n",
+		n > nplot ? "Only the kinds with the most time are drawn (the table has all)." : "");
+	fputs("<table id=\"roofline\"><thead><tr><th>OP CODE</th><th>TIME [ns]</th>"
+	      "<th>SHARE</th><th>INTENSITY [FLOP/B]</th><th>ACHIEVED [GFLOP/s]</th>"
+	      "<th>ATTAINABLE [GFLOP/s]</th><th>EFFICIENCY %</th></tr></thead><tbody>\n", f);
+	for (size_t j = 0; j < n; j++) {
+		struct kindstat *k = &h->kinds[ord[j]];
+		double pf = k->rl_pf / k->rl_time, pb = k->rl_pb / k->rl_time;
+
+		fputs("<tr><td>", f);
+		kprof_html_escape(f, kind_name(h, (int)ord[j]));
+		fprintf(f, "</td><td>%.0f</td><td>%.1f%%</td>", k->rl_time, 100 * k->rl_time / tot);
+		if (k->rl_flops > 0 && k->rl_bytes > 0) {
+			double ai = k->rl_flops / k->rl_bytes, g = k->rl_flops / k->rl_time;
+			double att = fmin(pf, pb * ai);
+
+			char b0[32], b1[32];
+
+			fprintf(f, "<td>%.4g</td><td>%s</td><td>%s</td><td>%.1f</td></tr>\n",
+				ai, gfmt(b0, g), gfmt(b1, att), att > 0 ? 100 * g / att : 0);
+		} else {
+			fputs("<td>-</td><td>-</td><td>-</td><td>-</td></tr>\n", f);
+		}
+	}
+	fputs("</tbody></table>\n", f);
+	free(ord);
+	return 1;
+}
+
 /* A CSV file as an escaped HTML table (bubbles.csv, if there). */
 static int csv_table(FILE *f, const char *dir, const char *name, const char *id,
 		     struct kprof_err *err)
@@ -997,7 +1268,15 @@ static const char html_css[] =
 	"h1{font-size:1.4em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #ccc}\n"
 	"table{border-collapse:collapse;margin:.5em 0}\n"
 	"th,td{border:1px solid #ddd;padding:2px 8px;text-align:right}\n"
-	"th{background:#f3f3f3;cursor:pointer}td:nth-child(1),td:nth-child(2){text-align:left}\n"
+	"th{background:#f3f3f3;cursor:pointer;white-space:normal;vertical-align:bottom}\n"
+	"td:nth-child(1),td:nth-child(2){text-align:left}\n"
+	"table{max-width:100%;font-size:13px}td{white-space:nowrap}\n"
+	"#roofline td:nth-child(2){text-align:right}\n"
+	"table.md th{cursor:auto}table.md td,table.md th{text-align:left}\n"
+	"table.md .r{text-align:right}table.md .c{text-align:center}\n"
+	"#verdict h3{font-size:1.1em}#verdict h4{font-size:1em}\n"
+	"svg .roof{fill:none;stroke:#b22;stroke-width:1.5;stroke-dasharray:6 3}\n"
+	"svg .rl-kind circle{fill-opacity:.75;stroke:#333}\n"
 	"#top-ops td:first-child{text-align:left}\n"
 	"pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:40em;white-space:pre-wrap}\n"
 	"svg text{font:11px sans-serif}svg .tick{fill:#555}svg .grid{stroke:#eee}\n"
@@ -1089,9 +1368,9 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 	slowest_ops(f, h);
 
 	fputs("<h2>Bottlenecks</h2>\n", f);
-	have_report = pre_file(f, dir, "report.md", "report-md");
+	have_report = verdict(f, dir);
 	/* a broken CSV of these is left out, the rest of the page stands */
-	if (csv_table(f, dir, "roofline.csv", "roofline", err) < 0)
+	if (roofline(f, dir, h, err) < 0)
 		fputs("<p class=\"note\">roofline.csv could not be read.</p>\n", f);
 	have_bub = csv_table(f, dir, "bubbles.csv", "bubbles", err);
 	if (have_bub < 0) {
