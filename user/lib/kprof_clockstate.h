@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Host cpufreq saved state (issue 4): what `kprofctl lock-clock --host`
+ * Host cpufreq saved state: what `kprofctl lock-clock --host`
  * found before it changed anything, so reset-clock restores it byte for
  * byte. Values are kept as the exact sysfs text (trailing newline
  * removed), never reformatted. The file is JSON (json-c), written
