@@ -133,6 +133,7 @@ static void kprof_submit(struct kprof_capture *cap)
 	desc.cpu_addr = kprof_ring_ptr(ring, cap->head);
 	desc.dma_addr = kprof_ring_dma(ring, cap->head);
 	desc.len = min_t(u64, free, room);
+	kprof_ring_sync_for_device(ring, cap->head, desc.len);
 	ret = kd->ops->dma_submit(kd, &desc);
 	if (ret) {
 		/* Retried from the watchdog or when the reader moves. */
@@ -239,6 +240,7 @@ static void kprof_dma_done(struct kprof_capture *cap,
 	}
 	/* Device writes to the span before our publication of head. */
 	dma_rmb();
+	kprof_ring_sync_for_cpu(cap->ring, cap->head, bytes);
 	cap->head += bytes;
 	kprof_produce(cap, true);
 }

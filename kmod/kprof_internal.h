@@ -25,6 +25,7 @@
 #include <linux/fs.h>
 #include <linux/rwsem.h>
 #include "kprof_backend.h"
+#include "kprof_compat.h"
 
 #define KPROF_MAX_DEVICES	64
 #define KPROF_RISC_NAME_LEN	8
@@ -45,13 +46,14 @@
 #define KPROF_SYNC_PERIOD_MAX_MS	10000
 
 /*
- * Ring memory; outlives the capture while user space maps it. Without an
- * IOMMU or CMA the DMA API cannot hand out more than a few MiB of
- * contiguous memory, so the data area is a row of equal power-of-two
- * chunks. Nothing crosses a chunk boundary: spans end there and the core
- * pads the gap.
+ * Ring memory; outlives the capture while user space maps it. The page
+ * allocator hands out at most MAX_ORDER - 1 contiguous pages, so the data
+ * area is a row of equal power-of-two chunks, each mapped for the device
+ * with one streaming DMA mapping. Nothing crosses a chunk boundary: spans
+ * end there and the core pads the gap.
  */
 struct kprof_ring_chunk {
+	struct page *page;		/* first of the chunk's order-0 pages */
 	void *cpu;
 	dma_addr_t dma;
 };
@@ -59,7 +61,8 @@ struct kprof_ring_chunk {
 struct kprof_ring {
 	struct kref ref;
 	struct device *dma_dev;		/* get_device() held */
-	struct kprof_ring_ctrl *ctrl;	/* one zeroed page */
+	struct page *ctrl_page;
+	struct kprof_ring_ctrl *ctrl;	/* ctrl_page's kernel address */
 	u32 size;			/* data bytes, power of two */
 	u64 dirty;			/* data bytes from 0 that may be written */
 	u32 chunk_shift;
@@ -179,6 +182,14 @@ void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring);
 void kprof_ring_cache_close(struct kprof_device *kd);
 void kprof_ring_put(struct kprof_ring *ring);
 int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma);
+void kprof_ring_sync_for_device(struct kprof_ring *ring, u64 pos, u32 len);
+void kprof_ring_sync_for_cpu(struct kprof_ring *ring, u64 pos, u32 len);
+
+/* kprof_debugfs.c: pages held by rings, module-wide (debugfs "pages"). */
+void kprof_pages_add(unsigned long n);
+void kprof_pages_sub(unsigned long n);
+void kprof_debugfs_init(void);
+void kprof_debugfs_exit(void);
 
 static inline u32 kprof_ring_off_in_chunk(const struct kprof_ring *ring,
 					  u64 pos)

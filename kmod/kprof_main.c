@@ -36,6 +36,7 @@ static int __init kprof_init(void)
 	}
 	kprof_class->devnode = kprof_devnode;
 
+	kprof_debugfs_init();
 	ret = kprof_core_init();
 	if (ret)
 		goto err_class;
@@ -49,6 +50,7 @@ static int __init kprof_init(void)
 err_core:
 	kprof_core_exit();
 err_class:
+	kprof_debugfs_exit();
 	class_destroy(kprof_class);
 err_region:
 	unregister_chrdev_region(kprof_devt, KPROF_MAX_DEVICES);
@@ -60,6 +62,7 @@ static void __exit kprof_exit(void)
 	/* Unregisters every sim device, which resets their clocks. */
 	kprof_sim_exit();
 	kprof_core_exit();
+	kprof_debugfs_exit();
 	class_destroy(kprof_class);
 	unregister_chrdev_region(kprof_devt, KPROF_MAX_DEVICES);
 }

@@ -227,11 +227,18 @@ int kprof_capture_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (off != KPROF_MMAP_RING && off != KPROF_MMAP_COUNTERS)
 		return -EINVAL;
-	/* Read-only, and mprotect() must not be able to change that. */
-	if (vma->vm_flags & VM_WRITE)
+	/*
+	 * Read-only and never executable, and mprotect() must not be able
+	 * to change that; shared only (a private copy-on-write view of
+	 * device memory makes no sense); not inherited by fork(): a child
+	 * has no business in the parent's capture.
+	 */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-	vma->vm_flags &= ~VM_MAYWRITE;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	kprof_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	kprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 
 	if (off == KPROF_MMAP_COUNTERS)
 		return kprof_counters_mmap(kf->kd, vma);

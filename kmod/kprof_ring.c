@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Capture ring memory: DMA-coherent data chunks from the backend's parent
- * device plus one control page, and their read-only user mapping.
+ * Capture ring memory: pages the core allocates itself, one control page
+ * plus the data chunks, mapped for the backend's DMA engine with the
+ * streaming DMA API and into user space read-only through a fault handler
+ * (vm_insert_page()), one way for every page.
+ *
+ * Chunks are high-order allocations split into order-0 pages, so that
+ * each page is refcounted on its own as vm_insert_page() requires, while
+ * a chunk stays contiguous in kernel and bus address space: a span the
+ * backend gets never crosses a chunk, so it needs one address only.
  *
  * The ring is reference counted: the capture holds one reference and every
- * user mapping another (vm_ops open/close), so the memory stays valid for
- * as long as user space can see it, even after the capture stopped, the
- * file was closed or the device was removed.
+ * user mapping another (vm_ops open/close).
  */
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -19,25 +24,49 @@
 /* Largest chunk we ask for: MAX_ORDER - 1 pages (4 MiB on x86). */
 #define KPROF_CHUNK_SHIFT_MAX	(PAGE_SHIFT + MAX_ORDER - 1)
 
-static void kprof_ring_free_chunks(struct kprof_ring *ring)
+static unsigned int kprof_chunk_order(const struct kprof_ring *ring)
 {
-	size_t chunk = 1UL << ring->chunk_shift;
+	return ring->chunk_shift - PAGE_SHIFT;
+}
+
+static void kprof_free_split_pages(struct page *page, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < (1UL << order); i++)
+		__free_page(nth_page(page, i));
+	kprof_pages_sub(1UL << order);
+}
+
+static void kprof_ring_unmap_chunks(struct kprof_ring *ring)
+{
+	size_t len = 1UL << ring->chunk_shift;
 	u32 i;
 
 	for (i = 0; i < ring->nr_chunks; i++)
-		if (ring->chunks[i].cpu)
-			dma_free_coherent(ring->dma_dev, chunk,
-					  ring->chunks[i].cpu,
-					  ring->chunks[i].dma);
+		if (ring->chunks[i].page)
+			dma_unmap_page(ring->dma_dev, ring->chunks[i].dma, len,
+				       DMA_FROM_DEVICE);
+}
+
+static void kprof_ring_free_chunks(struct kprof_ring *ring)
+{
+	u32 i;
+
+	for (i = 0; i < ring->nr_chunks; i++)
+		if (ring->chunks[i].page)
+			kprof_free_split_pages(ring->chunks[i].page,
+					       kprof_chunk_order(ring));
 }
 
 static void kprof_ring_release(struct kref *ref)
 {
 	struct kprof_ring *ring = container_of(ref, struct kprof_ring, ref);
 
+	kprof_ring_unmap_chunks(ring);
 	kprof_ring_free_chunks(ring);
 	put_device(ring->dma_dev);
-	free_page((unsigned long)ring->ctrl);
+	kprof_free_split_pages(ring->ctrl_page, 0);
 	kvfree(ring);
 }
 
@@ -46,10 +75,38 @@ void kprof_ring_put(struct kprof_ring *ring)
 	kref_put(&ring->ref, kprof_ring_release);
 }
 
+/* One chunk of 1 << chunk_shift bytes, zeroed and mapped for the device. */
+static int kprof_ring_alloc_chunk(struct kprof_ring *ring,
+				  struct kprof_ring_chunk *c, gfp_t gfp)
+{
+	unsigned int order = kprof_chunk_order(ring);
+	struct page *page;
+	dma_addr_t dma;
+
+	page = alloc_pages(gfp, order);
+	if (!page)
+		return -ENOMEM;
+	split_page(page, order);
+	kprof_pages_add(1UL << order);
+	dma = dma_map_page(ring->dma_dev, page, 0, 1UL << ring->chunk_shift,
+			   DMA_FROM_DEVICE);
+	if (dma_mapping_error(ring->dma_dev, dma)) {
+		kprof_free_split_pages(page, order);
+		return -ENOMEM;
+	}
+	c->page = page;
+	c->cpu = page_address(page);
+	c->dma = dma;
+	return 0;
+}
+
 /* Allocate size bytes (power of two) as chunks of 1 << shift bytes. */
 static struct kprof_ring *kprof_ring_try_alloc(struct device *dev, u32 size,
 					       u32 shift)
 {
+	/* Pages the device cannot address would need bouncing. */
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+		    (dma_get_mask(dev) <= DMA_BIT_MASK(32) ? GFP_DMA32 : 0);
 	struct kprof_ring *ring;
 	u32 i, n = size >> shift;
 
@@ -62,10 +119,8 @@ static struct kprof_ring *kprof_ring_try_alloc(struct device *dev, u32 size,
 	ring->nr_chunks = n;
 	for (i = 0; i < n; i++) {
 		/* Failure is expected when memory is fragmented: retry smaller. */
-		ring->chunks[i].cpu = dma_alloc_coherent(dev, 1UL << shift,
-							 &ring->chunks[i].dma,
-							 GFP_KERNEL | __GFP_NOWARN);
-		if (!ring->chunks[i].cpu) {
+		if (kprof_ring_alloc_chunk(ring, &ring->chunks[i], gfp)) {
+			kprof_ring_unmap_chunks(ring);
 			kprof_ring_free_chunks(ring);
 			kvfree(ring);
 			return NULL;
@@ -74,16 +129,24 @@ static struct kprof_ring *kprof_ring_try_alloc(struct device *dev, u32 size,
 	return ring;
 }
 
+static void kprof_ring_ctrl_init(struct kprof_ring *ring)
+{
+	clear_page(ring->ctrl);
+	ring->ctrl->data_size = ring->size;
+	ring->ctrl->data_offset = PAGE_SIZE;
+}
+
 static struct kprof_ring *kprof_ring_alloc(struct kprof_device *kd, u32 size)
 {
 	struct device *dev = get_device(kd->parent);
 	struct kprof_ring *ring = NULL;
-	struct kprof_ring_ctrl *ctrl;
+	struct page *ctrl;
 	u32 shift = min_t(u32, ilog2(size), KPROF_CHUNK_SHIFT_MAX);
 
-	ctrl = (struct kprof_ring_ctrl *)get_zeroed_page(GFP_KERNEL);
+	ctrl = alloc_page(GFP_KERNEL);
 	if (!ctrl)
 		goto err;
+	kprof_pages_add(1);
 	for (; shift >= ilog2(KPROF_RING_SIZE_MIN); shift--) {
 		ring = kprof_ring_try_alloc(dev, size, shift);
 		if (ring)
@@ -93,13 +156,14 @@ static struct kprof_ring *kprof_ring_alloc(struct kprof_device *kd, u32 size)
 		goto err;
 
 	kref_init(&ring->ref);
-	ring->ctrl = ctrl;
-	ctrl->data_size = size;
-	ctrl->data_offset = PAGE_SIZE;
+	ring->ctrl_page = ctrl;
+	ring->ctrl = page_address(ctrl);
+	kprof_ring_ctrl_init(ring);
 	return ring;
 
 err:
-	free_page((unsigned long)ctrl);
+	if (ctrl)
+		kprof_free_split_pages(ctrl, 0);
 	put_device(dev);
 	return NULL;
 }
@@ -117,9 +181,7 @@ static void kprof_ring_scrub(struct kprof_ring *ring)
 		memset(ring->chunks[i].cpu, 0, n);
 	}
 	ring->dirty = 0;
-	clear_page(ring->ctrl);
-	ring->ctrl->data_size = ring->size;
-	ring->ctrl->data_offset = PAGE_SIZE;
+	kprof_ring_ctrl_init(ring);
 }
 
 /* A clean ring of size bytes: the cached one if it fits, else a new one. */
@@ -176,6 +238,36 @@ void kprof_ring_cache_close(struct kprof_device *kd)
 		kprof_ring_put(ring);
 }
 
+/* Span [pos, pos + len) of one chunk: the device may write it now. */
+void kprof_ring_sync_for_device(struct kprof_ring *ring, u64 pos, u32 len)
+{
+	dma_sync_single_for_device(ring->dma_dev, kprof_ring_dma(ring, pos),
+				   len, DMA_FROM_DEVICE);
+}
+
+/* The device wrote [pos, pos + len) of one chunk: the CPU may read it. */
+void kprof_ring_sync_for_cpu(struct kprof_ring *ring, u64 pos, u32 len)
+{
+	if (len)
+		dma_sync_single_for_cpu(ring->dma_dev,
+					kprof_ring_dma(ring, pos), len,
+					DMA_FROM_DEVICE);
+}
+
+/* Page pgoff of the mapping: the control page, then the data in order. */
+static struct page *kprof_ring_page(struct kprof_ring *ring,
+				    unsigned long pgoff)
+{
+	unsigned long per_chunk_shift = kprof_chunk_order(ring);
+	unsigned long idx;
+
+	if (!pgoff)
+		return ring->ctrl_page;
+	idx = pgoff - 1;
+	return nth_page(ring->chunks[idx >> per_chunk_shift].page,
+			idx & ((1UL << per_chunk_shift) - 1));
+}
+
 static void kprof_ring_vm_open(struct vm_area_struct *vma)
 {
 	struct kprof_ring *ring = vma->vm_private_data;
@@ -188,47 +280,39 @@ static void kprof_ring_vm_close(struct vm_area_struct *vma)
 	kprof_ring_put(vma->vm_private_data);
 }
 
+static vm_fault_t kprof_ring_fault(struct vm_fault *vmf)
+{
+	struct kprof_ring *ring = vmf->vma->vm_private_data;
+	int err;
+
+	if (vmf->pgoff > ring->size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	err = vm_insert_page(vmf->vma, vmf->address,
+			     kprof_ring_page(ring, vmf->pgoff));
+	/* -EBUSY: a concurrent fault on the same page won. */
+	if (!err || err == -EBUSY)
+		return VM_FAULT_NOPAGE;
+	return vmf_error(err);
+}
+
 static const struct vm_operations_struct kprof_ring_vm_ops = {
 	.open = kprof_ring_vm_open,
 	.close = kprof_ring_vm_close,
+	.fault = kprof_ring_fault,
 };
 
 /*
- * Map the control page, then as much of the data as the vma covers.
- * dma_mmap_coherent() maps a buffer over a whole vma, so each chunk is
- * mapped with the vma bounds narrowed to the chunk's part of it; the vma
- * is not yet visible to anyone else while ->mmap runs.
+ * The control page, then the data: pages are inserted as they are
+ * touched. VM_MIXEDMAP is set here, under the mmap lock held for write,
+ * because vm_insert_page() may only set it itself outside a fault.
  */
 int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma)
 {
-	unsigned long start = vma->vm_start, end = vma->vm_end;
-	unsigned long pgoff = vma->vm_pgoff;
-	unsigned long chunk = 1UL << ring->chunk_shift;
-	unsigned long addr;
-	u32 i;
-	int ret;
-
-	if (end - start > PAGE_SIZE + (unsigned long)ring->size)
+	if (vma->vm_pgoff ||
+	    vma_pages(vma) > 1 + ((unsigned long)ring->size >> PAGE_SHIFT))
 		return -EINVAL;
 
-	ret = remap_pfn_range(vma, start, virt_to_phys(ring->ctrl) >> PAGE_SHIFT,
-			      PAGE_SIZE, vma->vm_page_prot);
-	if (ret)
-		return ret;
-
-	for (i = 0, addr = start + PAGE_SIZE; addr < end; i++, addr += chunk) {
-		vma->vm_start = addr;
-		vma->vm_end = min(addr + chunk, end);
-		vma->vm_pgoff = 0;
-		ret = dma_mmap_coherent(ring->dma_dev, vma, ring->chunks[i].cpu,
-					ring->chunks[i].dma, chunk);
-		vma->vm_start = start;
-		vma->vm_end = end;
-		vma->vm_pgoff = pgoff;
-		if (ret)
-			return ret;
-	}
-
+	kprof_vm_flags_set(vma, VM_MIXEDMAP);
 	kref_get(&ring->ref);
 	vma->vm_private_data = ring;
 	vma->vm_ops = &kprof_ring_vm_ops;

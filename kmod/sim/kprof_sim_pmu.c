@@ -10,6 +10,7 @@
 #include <linux/vmalloc.h>
 
 #include "kprof_sim_priv.h"
+#include "../kprof_compat.h"
 
 #define KPROF_SIM_FLOPS_PER_INSN	32	/* SIMD width */
 #define KPROF_SIM_BYTES_PER_INSN	64	/* one load/store per 64 B */
@@ -107,7 +108,7 @@ int kprof_sim_mmap_counters(struct kprof_device *kd,
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	vma->vm_flags &= ~VM_MAYWRITE;
+	kprof_vm_flags_clear(vma, VM_MAYWRITE);
 	/* The block starts at the mapping start whatever the file offset. */
 	return remap_vmalloc_range(vma, sd->pmu, 0);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmap of the capture ring and of the live counter block: read-only, in
- * range, consistent with read(), and alive as long as it is mapped.
+ * range, consistent with read(), and alive as long as it is mapped; shared
+ * only, never executable, not inherited by fork(), and still right after
+ * mremap() and partial munmap().
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -244,6 +246,142 @@ TEST_F(map, ring_ctrl_layout)
 	EXPECT_TRUE(kt_all_zero((const void *)r.ctrl->reserved,
 				sizeof(r.ctrl->reserved)));
 	kt_ring_unmap(&r);
+}
+
+/* A private (copy-on-write) view of the ring or counters is refused. */
+TEST_F(map, private_mapping_refused)
+{
+	EXPECT_EQ(-EINVAL, try_map(self->fd, self->pg + KPROF_RING_SIZE_MIN,
+				   PROT_READ, MAP_PRIVATE, KPROF_MMAP_RING));
+	EXPECT_EQ(-EINVAL, try_map(self->fd, self->info.counter_block_size,
+				   PROT_READ, MAP_PRIVATE, KPROF_MMAP_COUNTERS));
+}
+
+/* Never executable: neither at mmap() nor later through mprotect(). */
+TEST_F(map, exec_refused)
+{
+	size_t len = self->pg + KPROF_RING_SIZE_MIN;
+	void *p;
+
+	EXPECT_EQ(-EPERM, try_map(self->fd, len, PROT_READ | PROT_EXEC,
+				  MAP_SHARED, KPROF_MMAP_RING));
+	EXPECT_EQ(-EPERM, try_map(self->fd, self->info.counter_block_size,
+				  PROT_READ | PROT_EXEC, MAP_SHARED,
+				  KPROF_MMAP_COUNTERS));
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, len, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, len);
+	p = mmap(NULL, self->info.counter_block_size, PROT_READ, MAP_SHARED,
+		 self->fd, KPROF_MMAP_COUNTERS);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, self->info.counter_block_size,
+			       PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	munmap(p, self->info.counter_block_size);
+}
+
+/* 0 if nothing is mapped at [p, p + len) in this process. */
+static int unmapped(void *p, size_t len)
+{
+	unsigned char vec[4];
+
+	return mincore(p, len, vec) < 0 && errno == ENOMEM ? 0 : 1;
+}
+
+/* fork(): the child gets neither mapping (VM_DONTCOPY). */
+TEST_F(map, fork_does_not_inherit)
+{
+	size_t len = self->pg + KPROF_RING_SIZE_MIN;
+	size_t clen = self->info.counter_block_size;
+	void *ring, *cnt;
+	pid_t pid;
+
+	ring = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd,
+		    KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, ring);
+	cnt = mmap(NULL, clen, PROT_READ, MAP_SHARED, self->fd,
+		   KPROF_MMAP_COUNTERS);
+	ASSERT_NE(MAP_FAILED, cnt);
+	/* Touched, so that the parent's page tables are populated. */
+	EXPECT_EQ(KPROF_RING_SIZE_MIN,
+		  ((volatile struct kprof_ring_ctrl *)ring)->data_size);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(unmapped(ring, self->pg) | unmapped(cnt, self->pg) << 1);
+	EXPECT_EQ(0, kt_wait_child(pid))
+		TH_LOG("child exit 1: ring inherited, 2: counters, 3: both");
+	/* The parent's mappings are untouched. */
+	EXPECT_EQ(KPROF_RING_SIZE_MIN,
+		  ((volatile struct kprof_ring_ctrl *)ring)->data_size);
+	munmap(cnt, clen);
+	munmap(ring, len);
+}
+
+/* Records of a stopped capture, for the tests that move the mapping. */
+static void fill_and_stop(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(map) *self)
+{
+	for (int i = 0; i < 4; i++)
+		ASSERT_LT(0, kt_launch(self->simfd, "mv", 0, 4, KT_SMALL_FLOPS,
+				       KT_SMALL_BYTES, 1));
+	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
+	ASSERT_EQ(0, kt_stop(self->fd));
+}
+
+/* mremap() moves the mapping intact; it cannot grow it. */
+TEST_F_TIMEOUT(map, mremap_moves_not_grows, 60)
+{
+	size_t len = self->pg + KPROF_RING_SIZE_MIN;
+	uint8_t *a, *b, *snap;
+	void *hole;
+
+	fill_and_stop(_metadata, self);
+	a = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, a);
+	ASSERT_LT(0, ((volatile struct kprof_ring_ctrl *)a)->head);
+	snap = malloc(len);
+	ASSERT_NE(NULL, snap);
+	memcpy(snap, a, len);
+
+	EXPECT_EQ(MAP_FAILED, mremap(a, len, len + self->pg, MREMAP_MAYMOVE));
+	hole = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	b = mremap(a, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, hole);
+	ASSERT_EQ((void *)hole, (void *)b);
+	EXPECT_EQ(0, unmapped(a, self->pg));
+	EXPECT_EQ(0, memcmp(snap, b, len));
+	munmap(b, len);
+	free(snap);
+}
+
+/* Unmapping part of the mapping leaves the rest showing the right pages. */
+TEST_F_TIMEOUT(map, partial_munmap, 60)
+{
+	size_t len = self->pg + KPROF_RING_SIZE_MIN, pg = self->pg;
+	uint8_t *a, *snap;
+
+	fill_and_stop(_metadata, self);
+	a = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, a);
+	snap = malloc(len);
+	ASSERT_NE(NULL, snap);
+	memcpy(snap, a, len);
+	munmap(a, len);
+
+	a = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, a);
+	/* Punch out the control page and two pages in the middle. */
+	ASSERT_EQ(0, munmap(a, pg));
+	ASSERT_EQ(0, munmap(a + 4 * pg, 2 * pg));
+	EXPECT_EQ(0, memcmp(snap + pg, a + pg, 3 * pg));
+	EXPECT_EQ(0, memcmp(snap + 6 * pg, a + 6 * pg, len - 6 * pg));
+	EXPECT_EQ(0, unmapped(a + 4 * pg, 2 * pg));
+	munmap(a + pg, 3 * pg);
+	munmap(a + 6 * pg, len - 6 * pg);
+	free(snap);
 }
 
 TEST_HARNESS_MAIN
