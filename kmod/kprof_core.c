@@ -24,6 +24,11 @@ static void kprof_device_release(struct kref *ref)
 {
 	struct kprof_device *kd = container_of(ref, struct kprof_device, ref);
 
+	/* Every ring holds a reference. */
+	WARN_ON(!list_empty(&kd->rings));
+	if (kd->inode)
+		kprof_inode_free(kd->inode);
+	mutex_destroy(&kd->rings_lock);
 	mutex_destroy(&kd->lock);
 	kfree(kd);
 }
@@ -113,6 +118,8 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	kref_init(&kd->ref);
 	mutex_init(&kd->lock);
 	init_rwsem(&kd->mmap_sem);
+	mutex_init(&kd->rings_lock);
+	INIT_LIST_HEAD(&kd->rings);
 	spin_lock_init(&kd->prod_lock);
 	spin_lock_init(&kd->cache_lock);
 	init_waitqueue_head(&kd->read_wq);
@@ -120,6 +127,12 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	kd->ops = ops;
 	kd->priv = priv;
 	kprof_copy_hw_info(kd, info);
+	kd->inode = kprof_inode_new();
+	if (IS_ERR(kd->inode)) {
+		ret = PTR_ERR(kd->inode);
+		kd->inode = NULL;
+		goto err_free;
+	}
 
 	ret = ida_alloc_max(&kprof_ida, KPROF_MAX_DEVICES - 1, GFP_KERNEL);
 	if (ret < 0)
@@ -165,13 +178,18 @@ void kprof_device_unregister(struct kprof_device *kd)
 	mutex_unlock(&kprof_devs_lock);
 
 	/*
-	 * Ioctls hold kd->lock while they use the backend, so once we own it
-	 * none is in progress, and all later ones see dead.
+	 * No new mapping or ring page from here on, and none left: later
+	 * faults on any mapping of the device get SIGBUS.
 	 */
 	down_write(&kd->mmap_sem);
 	kd->mmap_dead = true;
 	up_write(&kd->mmap_sem);
+	unmap_mapping_range(kd->inode->i_mapping, 0, 0, 1);
 
+	/*
+	 * Ioctls hold kd->lock while they use the backend, so once we own it
+	 * none is in progress, and all later ones see dead.
+	 */
 	mutex_lock(&kd->lock);
 	WRITE_ONCE(kd->dead, true);
 	kprof_capture_stop_locked(kd, KPROF_STATE_GONE, KPROF_REASON_REMOVED);
@@ -180,6 +198,8 @@ void kprof_device_unregister(struct kprof_device *kd)
 
 	wake_up_all(&kd->read_wq);
 	kprof_ring_cache_close(kd);
+	/* The device is stopped: no ring stays mapped for it. */
+	kprof_ring_unmap_all(kd);
 	/* Waits for sysfs readers, which may still call ops under the lock. */
 	device_destroy(kprof_class, MKDEV(MAJOR(kprof_devt), kd->id));
 	kd->dev = NULL;
@@ -318,6 +338,8 @@ static int kprof_open(struct inode *inode, struct file *file)
 	spin_lock_init(&kf->lock);
 	kf->kd = kd;
 	file->private_data = kf;
+	/* Mappings of every node of the device, in one place to zap. */
+	file->f_mapping = kd->inode->i_mapping;
 	return nonseekable_open(inode, file);
 }
 
@@ -405,8 +427,12 @@ static long kprof_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
-	/* Checked again under kd->lock where it matters. */
-	if (READ_ONCE(kd->dead))
+	/*
+	 * Checked again under kd->lock where it matters. The consumer side
+	 * needs no device, only the ring: read() and RING_CONSUME drain
+	 * what a removed device left.
+	 */
+	if (READ_ONCE(kd->dead) && cmd != KPROF_IOC_RING_CONSUME)
 		return -ENODEV;
 
 	switch (cmd) {
@@ -421,7 +447,6 @@ static long kprof_ioctl(struct file *file, unsigned int cmd,
 	case KPROF_IOC_CAPTURE_RESUME:
 		return kprof_ioctl_capture_ctl(kf, cmd);
 	case KPROF_IOC_RING_CONSUME:
-		/* The consumer side needs no device lock, only the ring's. */
 		if (get_user(pos, (u64 __user *)uarg))
 			return -EFAULT;
 		return kprof_capture_consume(kf, pos);

@@ -5,6 +5,8 @@
  *
  * Locking, outermost first:
  *   kprof_devs_lock (global mutex): minor -> device lookup at open.
+ *   mmap_lock (the mm's) -> kd->mmap_sem (rwsem): mmap and ring faults
+ *     against unregister; nothing else is taken inside it.
  *   kd->lock (mutex): ioctls, capture life cycle, clock, ops calls that
  *     may sleep, the dead flag.
  *   cap->read_lock (mutex): one consumer at a time (read, RING_CONSUME).
@@ -60,7 +62,10 @@ struct kprof_ring_chunk {
 
 struct kprof_ring {
 	struct kref ref;
-	struct device *dma_dev;		/* get_device() held */
+	struct kprof_device *kd;	/* reference held */
+	struct list_head node;		/* in kd->rings, under kd->rings_lock */
+	/* get_device() held while mapped; NULL once unregister unmapped it */
+	struct device *dma_dev;
 	struct page *ctrl_page;
 	struct kprof_ring_ctrl *ctrl;	/* ctrl_page's kernel address */
 	u32 size;			/* data bytes, power of two */
@@ -133,9 +138,16 @@ struct kprof_device {
 	pid_t holder_pid;		/* under lock; 0 when idle */
 	char holder_comm[TASK_COMM_LEN];
 
-	/* mmap runs under mmap_lock, so it must not take kd->lock. */
+	/*
+	 * mmap and ring faults run under mmap_lock, so they must not take
+	 * kd->lock. Every open file's f_mapping is inode->i_mapping, so that
+	 * unregister can zap every user mapping of the device at once.
+	 */
 	struct rw_semaphore mmap_sem;
 	bool mmap_dead;			/* under mmap_sem */
+	struct inode *inode;		/* kprof_inode.c */
+	struct mutex rings_lock;	/* protects rings */
+	struct list_head rings;		/* every ring not yet freed */
 
 	spinlock_t prod_lock;		/* see the top of this file */
 	struct kprof_capture *cap;	/* active capture, under prod_lock */
@@ -171,6 +183,10 @@ void kprof_core_exit(void);
 void kprof_device_put(struct kprof_device *kd);
 int kprof_lock_live(struct kprof_device *kd);
 
+/* kprof_inode.c */
+struct inode *kprof_inode_new(void);
+void kprof_inode_free(struct inode *inode);
+
 /* kprof_uaccess.c */
 int kprof_copy_struct_in(void *dst, size_t ksize, void __user *uptr);
 int kprof_copy_struct_out(void __user *uptr, const void *src, size_t ksize);
@@ -180,6 +196,7 @@ bool kprof_mem_is_zero(const void *p, size_t len);
 struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size);
 void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring);
 void kprof_ring_cache_close(struct kprof_device *kd);
+void kprof_ring_unmap_all(struct kprof_device *kd);
 void kprof_ring_put(struct kprof_ring *ring);
 int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma);
 void kprof_ring_sync_for_device(struct kprof_ring *ring, u64 pos, u32 len);

@@ -11,7 +11,11 @@
  * backend gets never crosses a chunk, so it needs one address only.
  *
  * The ring is reference counted: the capture holds one reference and every
- * user mapping another (vm_ops open/close).
+ * user mapping another (vm_ops open/close). Device removal does not wait
+ * for them: kprof_device_unregister() zaps every user mapping (later
+ * faults get SIGBUS) and unmaps every ring from the device, so that only
+ * the pages are left, for read() to drain what was captured; they are
+ * freed with the last reference.
  */
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -38,15 +42,20 @@ static void kprof_free_split_pages(struct page *page, unsigned int order)
 	kprof_pages_sub(1UL << order);
 }
 
+/* Once: the device may not touch the ring after this. */
 static void kprof_ring_unmap_chunks(struct kprof_ring *ring)
 {
 	size_t len = 1UL << ring->chunk_shift;
 	u32 i;
 
+	if (!ring->dma_dev)
+		return;
 	for (i = 0; i < ring->nr_chunks; i++)
 		if (ring->chunks[i].page)
 			dma_unmap_page(ring->dma_dev, ring->chunks[i].dma, len,
 				       DMA_FROM_DEVICE);
+	put_device(ring->dma_dev);
+	ring->dma_dev = NULL;
 }
 
 static void kprof_ring_free_chunks(struct kprof_ring *ring)
@@ -62,12 +71,16 @@ static void kprof_ring_free_chunks(struct kprof_ring *ring)
 static void kprof_ring_release(struct kref *ref)
 {
 	struct kprof_ring *ring = container_of(ref, struct kprof_ring, ref);
+	struct kprof_device *kd = ring->kd;
 
+	mutex_lock(&kd->rings_lock);
+	list_del(&ring->node);
 	kprof_ring_unmap_chunks(ring);
+	mutex_unlock(&kd->rings_lock);
 	kprof_ring_free_chunks(ring);
-	put_device(ring->dma_dev);
 	kprof_free_split_pages(ring->ctrl_page, 0);
 	kvfree(ring);
+	kprof_device_put(kd);
 }
 
 void kprof_ring_put(struct kprof_ring *ring)
@@ -159,6 +172,11 @@ static struct kprof_ring *kprof_ring_alloc(struct kprof_device *kd, u32 size)
 	ring->ctrl_page = ctrl;
 	ring->ctrl = page_address(ctrl);
 	kprof_ring_ctrl_init(ring);
+	kref_get(&kd->ref);
+	ring->kd = kd;
+	mutex_lock(&kd->rings_lock);
+	list_add(&ring->node, &kd->rings);
+	mutex_unlock(&kd->rings_lock);
 	return ring;
 
 err:
@@ -238,6 +256,21 @@ void kprof_ring_cache_close(struct kprof_device *kd)
 		kprof_ring_put(ring);
 }
 
+/*
+ * At unregister, after the capture stopped and the cache was closed: no
+ * ring stays mapped for a device that is going away. What is left of each
+ * (pages, for read()) goes with its last reference.
+ */
+void kprof_ring_unmap_all(struct kprof_device *kd)
+{
+	struct kprof_ring *ring;
+
+	mutex_lock(&kd->rings_lock);
+	list_for_each_entry(ring, &kd->rings, node)
+		kprof_ring_unmap_chunks(ring);
+	mutex_unlock(&kd->rings_lock);
+}
+
 /* Span [pos, pos + len) of one chunk: the device may write it now. */
 void kprof_ring_sync_for_device(struct kprof_ring *ring, u64 pos, u32 len)
 {
@@ -280,19 +313,28 @@ static void kprof_ring_vm_close(struct vm_area_struct *vma)
 	kprof_ring_put(vma->vm_private_data);
 }
 
+/*
+ * The page goes in under mmap_sem, so that unregister (dead, then zap)
+ * cannot miss it: a fault after that gets SIGBUS.
+ */
 static vm_fault_t kprof_ring_fault(struct vm_fault *vmf)
 {
 	struct kprof_ring *ring = vmf->vma->vm_private_data;
+	struct kprof_device *kd = ring->kd;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
 	int err;
 
 	if (vmf->pgoff > ring->size >> PAGE_SHIFT)
 		return VM_FAULT_SIGBUS;
-	err = vm_insert_page(vmf->vma, vmf->address,
-			     kprof_ring_page(ring, vmf->pgoff));
-	/* -EBUSY: a concurrent fault on the same page won. */
-	if (!err || err == -EBUSY)
-		return VM_FAULT_NOPAGE;
-	return vmf_error(err);
+	down_read(&kd->mmap_sem);
+	if (!kd->mmap_dead) {
+		err = vm_insert_page(vmf->vma, vmf->address,
+				     kprof_ring_page(ring, vmf->pgoff));
+		/* -EBUSY: a concurrent fault on the same page won. */
+		ret = !err || err == -EBUSY ? VM_FAULT_NOPAGE : vmf_error(err);
+	}
+	up_read(&kd->mmap_sem);
+	return ret;
 }
 
 static const struct vm_operations_struct kprof_ring_vm_ops = {
@@ -308,13 +350,24 @@ static const struct vm_operations_struct kprof_ring_vm_ops = {
  */
 int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma)
 {
+	struct kprof_device *kd = ring->kd;
+	int ret = 0;
+
 	if (vma->vm_pgoff ||
 	    vma_pages(vma) > 1 + ((unsigned long)ring->size >> PAGE_SHIFT))
 		return -EINVAL;
 
-	kprof_vm_flags_set(vma, VM_MIXEDMAP);
-	kref_get(&ring->ref);
-	vma->vm_private_data = ring;
-	vma->vm_ops = &kprof_ring_vm_ops;
-	return 0;
+	/* Faults check for removal; a new mapping cannot even start. */
+	if (down_read_killable(&kd->mmap_sem))
+		return -EINTR;
+	if (kd->mmap_dead) {
+		ret = -ENODEV;
+	} else {
+		kprof_vm_flags_set(vma, VM_MIXEDMAP);
+		kref_get(&ring->ref);
+		vma->vm_private_data = ring;
+		vma->vm_ops = &kprof_ring_vm_ops;
+	}
+	up_read(&kd->mmap_sem);
+	return ret;
 }

@@ -282,6 +282,54 @@ static inline int kt_sim_stat(int sim_id, const char *name, uint64_t *v)
 }
 
 /* ------------------------------------------------------------------ */
+/* Sim devices added and removed at run time                          */
+/* ------------------------------------------------------------------ */
+
+/* The kprofN whose backend device is simID; -1 if none. */
+static inline int kt_kprof_id_of_sim(unsigned int sim_id)
+{
+	char path[300], link[256], want[32];
+	struct dirent *de;
+	DIR *d = opendir(KT_CLASS_DIR);
+	int id = -1;
+	ssize_t n;
+
+	if (!d)
+		return -1;
+	snprintf(want, sizeof(want), "/sim%u", sim_id);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "kprof", 5))
+			continue;
+		snprintf(path, sizeof(path), KT_CLASS_DIR "/%s/device", de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (n >= (ssize_t)strlen(want) &&
+		    !strcmp(link + n - strlen(want), want))
+			id = atoi(de->d_name + 5);
+	}
+	closedir(d);
+	return id;
+}
+
+static inline int kt_sim_new(unsigned int id, unsigned int cores, unsigned int riscs)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%u %u %u", id, cores, riscs);
+	return kt_write_file(KT_SIM_BUS_DIR "/new_device", buf);
+}
+
+static inline int kt_sim_del(unsigned int id)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", id);
+	return kt_write_file(KT_SIM_BUS_DIR "/del_device", buf);
+}
+
+/* ------------------------------------------------------------------ */
 /* Capabilities                                                        */
 /* ------------------------------------------------------------------ */
 

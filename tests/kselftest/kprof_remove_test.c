@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device removal with live mappings: once the backend unregisters, no user
+ * mapping keeps the device's memory: touching the ring or the counter
+ * block gets SIGBUS. What was captured can still be drained with read(),
+ * and every ring page comes back (debugfs kprof/pages) once the fds are
+ * closed, captures stopped or not.
+ */
+#include <setjmp.h>
+#include <signal.h>
+
+#include "kprof_test_util.h"
+#include "kprof_harness.h"
+
+#define RM_SIM_ID	9
+#define NS_5S		5000000000ULL
+#define PAGES_FILE	KT_DEBUGFS_ROOT "/kprof/pages"
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, sig);
+}
+
+/* 1 if reading *p raised SIGBUS, 0 if it read fine. */
+static int sigbus_on_read(const volatile uint8_t *p)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	volatile int hit = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(bus_jmp, 1))
+		hit = 1;
+	else
+		(void)*p;
+	sigaction(SIGBUS, &old, NULL);
+	return hit;
+}
+
+FIXTURE(rm) {
+	int kid, simfd;
+	uint64_t pages0;
+	bool removed;
+};
+
+FIXTURE_SETUP(rm)
+{
+	char path[64];
+
+	ASSERT_TRUE(kt_debugfs_ready());
+	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &self->pages0));
+	ASSERT_EQ(0, kt_sim_new(RM_SIM_ID, 4, 2));
+	self->kid = kt_kprof_id_of_sim(RM_SIM_ID);
+	ASSERT_LE(0, self->kid);
+	snprintf(path, sizeof(path), KT_SIMDEV_FMT, RM_SIM_ID);
+	self->simfd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->simfd);
+}
+
+FIXTURE_TEARDOWN(rm)
+{
+	if (self->simfd >= 0)
+		close(self->simfd);
+	if (!self->removed)
+		kt_sim_del(RM_SIM_ID);
+}
+
+/* Ops run to completion, so the ring holds OP, COUNTERS and markers. */
+static int some_ops(int simfd)
+{
+	for (int i = 0; i < 4; i++)
+		if (kt_launch(simfd, "rm", 0, 4, KT_SMALL_FLOPS,
+			      KT_SMALL_BYTES, 1) < 0)
+			return -1;
+	return kt_sync_all(simfd, NS_5S);
+}
+
+TEST_F_TIMEOUT(rm, mappings_die_with_device, 120)
+{
+	size_t pg = KT_PAGE_SIZE, rlen = pg + 4 * KPROF_RING_SIZE_MIN;
+	struct kprof_device_info info;
+	const struct kprof_rec_state *last = NULL;
+	uint8_t *stopped, *live, *cnt, *buf;
+	uint64_t pages, pos;
+	ssize_t n, total = 0;
+	int fa, fb;
+
+	fa = kt_open_dev(self->kid);
+	fb = kt_open_dev(self->kid);
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, kt_info(fa, &info));
+	/* fa: a stopped capture, still mapped; fb: a running one. */
+	ASSERT_EQ(0, kt_start(fa, 0, 4 * KPROF_RING_SIZE_MIN, 0));
+	ASSERT_EQ(0, some_ops(self->simfd));
+	ASSERT_EQ(0, kt_stop(fa));
+	stopped = mmap(NULL, rlen, PROT_READ, MAP_SHARED, fa, KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, stopped);
+	/* The default size: the ring the device would cache. */
+	ASSERT_EQ(0, kt_start(fb, 0, 0, 0));
+	ASSERT_EQ(0, some_ops(self->simfd));
+	live = mmap(NULL, rlen, PROT_READ, MAP_SHARED, fb, KPROF_MMAP_RING);
+	ASSERT_NE(MAP_FAILED, live);
+	cnt = mmap(NULL, info.counter_block_size, PROT_READ, MAP_SHARED, fb,
+		   KPROF_MMAP_COUNTERS);
+	ASSERT_NE(MAP_FAILED, cnt);
+	/* Live and readable before removal. */
+	EXPECT_EQ(0, sigbus_on_read(stopped + pg));
+	EXPECT_EQ(0, sigbus_on_read(live));
+	EXPECT_EQ(0, sigbus_on_read(cnt));
+	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
+	EXPECT_LT(self->pages0, pages);
+
+	ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
+	self->removed = true;
+
+	/* Pages touched before and pages never touched alike. */
+	EXPECT_EQ(1, sigbus_on_read(stopped));
+	EXPECT_EQ(1, sigbus_on_read(stopped + pg));
+	EXPECT_EQ(1, sigbus_on_read(live));
+	EXPECT_EQ(1, sigbus_on_read(live + rlen - pg));
+	EXPECT_EQ(1, sigbus_on_read(cnt));
+	/* No new mapping of a removed device. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg, PROT_READ, MAP_SHARED, fb,
+				   KPROF_MMAP_RING));
+
+	/* read() still drains what was captured, to the removal record. */
+	buf = malloc(1 << 20);
+	ASSERT_NE(NULL, buf);
+	while ((n = read(fb, buf + total, (1 << 20) - total)) > 0)
+		total += n;
+	EXPECT_EQ(0, n) TH_LOG("read: %s", strerror(errno));
+	ASSERT_LT(0, total);
+	for (ssize_t off = 0; off < total;) {
+		const struct kprof_rec_hdr *h = (const void *)(buf + off);
+
+		ASSERT_LE(8, h->size);
+		if (h->type == KPROF_REC_STATE)
+			last = (const void *)h;
+		off += h->size;
+	}
+	ASSERT_NE(NULL, last);
+	EXPECT_EQ(KPROF_STATE_GONE, last->state);
+	EXPECT_EQ(KPROF_REASON_REMOVED, last->reason);
+	free(buf);
+	/* RING_CONSUME still checks the position: not ENODEV. */
+	pos = 0;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fb, KPROF_IOC_RING_CONSUME, &pos));
+
+	munmap(cnt, info.counter_block_size);
+	munmap(live, rlen);
+	munmap(stopped, rlen);
+	close(fa);
+	close(fb);
+	/* Every page of both rings and of the cache is back. */
+	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
+	EXPECT_EQ(self->pages0, pages);
+}
+
+/* Captures and removal without any mapping give every page back too. */
+TEST_F_TIMEOUT(rm, pages_return, 120)
+{
+	uint64_t pages;
+	int fd = kt_open_dev(self->kid);
+
+	ASSERT_LE(0, fd);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, kt_start(fd, 0, i == 1 ? 0 : KPROF_RING_SIZE_MIN,
+				      0));
+		ASSERT_EQ(0, some_ops(self->simfd));
+		ASSERT_EQ(0, kt_stop(fd));
+	}
+	ASSERT_EQ(0, kt_start(fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
+	self->removed = true;
+	close(fd);
+	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
+	EXPECT_EQ(self->pages0, pages);
+}
+
+TEST_HARNESS_MAIN
