@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,12 +212,89 @@ int kprof_dev_capture_resume(struct kprof_dev *dev)
 	return xioctl(dev, KPROF_IOC_CAPTURE_RESUME, NULL);
 }
 
+/*
+ * Removing a device ends every mapping of it: the next access raises
+ * SIGBUS. The handler puts private anonymous memory in place of the whole
+ * ring mapping, holding the last control page seen with state GONE and
+ * nothing pending, and returns: the access that faulted then reads that.
+ * kprof_dev_ring_read() drains what the kernel still holds with read(2).
+ * Only mmap(), mprotect() and memcpy() run in the handler.
+ */
+static struct kprof_dev *ring_slots[KPROF_DEV_RING_SLOTS];
+static struct sigaction ring_prev_bus;
+static int ring_handler_on;
+
+static int ring_replace(struct kprof_dev *d)
+{
+	struct kprof_ring_ctrl c = d->ctrl_snap;
+	void *m;
+
+	m = mmap(d->ring_map, d->ring_map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	c.head = c.tail = d->pos;
+	c.state = KPROF_STATE_GONE;
+	memcpy(m, &c, sizeof(c));
+	mprotect(m, d->ring_map_len, PROT_READ);
+	d->ring_dead = 1;
+	return 0;
+}
+
+static void ring_on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const uint8_t *a = si->si_addr;
+
+	(void)sig;
+	(void)uc;
+	for (int i = 0; i < KPROF_DEV_RING_SLOTS; i++) {
+		struct kprof_dev *d = ring_slots[i];
+		const uint8_t *m = d ? d->ring_map : NULL;
+
+		if (m && a >= m && a < m + d->ring_map_len && !d->ring_dead &&
+		    !ring_replace(d))
+			return;
+	}
+	/* Not a ring of ours: returning re-runs the access under the old one. */
+	sigaction(SIGBUS, &ring_prev_bus, NULL);
+}
+
+static int ring_watch(struct kprof_dev *dev)
+{
+	struct sigaction sa;
+	int i;
+
+	for (i = 0; i < KPROF_DEV_RING_SLOTS && ring_slots[i]; i++)
+		;
+	if (i == KPROF_DEV_RING_SLOTS)
+		return -EMFILE;
+	if (!ring_handler_on) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = ring_on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &ring_prev_bus))
+			return -errno;
+		ring_handler_on = 1;
+	}
+	ring_slots[i] = dev;
+	return 0;
+}
+
+static void ring_unwatch(struct kprof_dev *dev)
+{
+	for (int i = 0; i < KPROF_DEV_RING_SLOTS; i++)
+		if (ring_slots[i] == dev)
+			ring_slots[i] = NULL;
+}
+
 int kprof_dev_ring_map(struct kprof_dev *dev)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct kprof_ring_ctrl *ctrl;
 	uint32_t size, off;
 	void *m;
+	int r;
 
 	/* Map the control page alone first to learn the data size. */
 	m = mmap(NULL, page, PROT_READ, MAP_SHARED, dev->fd, KPROF_MMAP_RING);
@@ -244,13 +322,26 @@ int kprof_dev_ring_map(struct kprof_dev *dev)
 	dev->ctrl = m;
 	dev->ring_data = (const uint8_t *)m + off;
 	dev->ring_size = size;
-	dev->pos = dev->ctrl->tail;
 	dev->gone = 0;
+	dev->ring_dead = 0;
+	dev->fd_eof = 0;
+	memset(&dev->ctrl_snap, 0, sizeof(dev->ctrl_snap));
+	dev->ctrl_snap.data_size = size;
+	dev->ctrl_snap.data_offset = off;
+	dev->pos = 0;
+	r = ring_watch(dev);
+	if (r) {
+		kprof_dev_ring_unmap(dev);
+		return r;
+	}
+	dev->pos = dev->ctrl->tail;
+	dev->ctrl_snap.tail = dev->ctrl_snap.head = dev->pos;
 	return 0;
 }
 
 void kprof_dev_ring_unmap(struct kprof_dev *dev)
 {
+	ring_unwatch(dev);
 	if (dev->ring_map)
 		munmap(dev->ring_map, dev->ring_map_len);
 	dev->ring_map = NULL;
@@ -268,6 +359,9 @@ uint64_t kprof_dev_ring_pending(const struct kprof_dev *dev)
 {
 	if (!dev->ctrl)
 		return 0;
+	/* Unknown until read(2) says EOF: something, as far as we know. */
+	if (dev->ring_dead)
+		return !dev->fd_eof;
 	return load_acquire(&dev->ctrl->head) - dev->pos;
 }
 
@@ -277,55 +371,98 @@ uint32_t kprof_dev_ring_state(const struct kprof_dev *dev)
 			 : 0;
 }
 
+/* The rest of a removed device's capture, through read(2): no PAD. */
+static ssize_t ring_read_fd(struct kprof_dev *dev, void *buf, size_t cap)
+{
+	const uint8_t *p = buf;
+	ssize_t n;
+
+	if (dev->fd_eof)
+		return -ENODEV;
+	n = read(dev->fd, buf, cap);
+	if (n < 0)
+		return errno == EINVAL ? -ENOSPC : -errno;
+	if (n == 0) {
+		dev->fd_eof = 1;
+		return -ENODEV;
+	}
+	for (ssize_t off = 0; off + (ssize_t)sizeof(struct kprof_rec_hdr) <= n;) {
+		struct kprof_rec_hdr h;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h))
+			return -EPROTO;
+		off += h.size;
+		dev->records_read++;
+	}
+	dev->bytes_read += n;
+	return n;
+}
+
 ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 {
-	uint64_t head, tail, start;
+	uint64_t head, tail, start, pads = 0, recs = 0;
 	uint8_t *out = buf;
 	size_t n = 0;
-	int r;
+	int r, err = 0;
 
 	if (!dev->ctrl)
 		return -EINVAL;
+	if (dev->ring_dead)
+		return ring_read_fd(dev, buf, cap);
+	/* What the SIGBUS handler keeps should the device go away now. */
+	memcpy(&dev->ctrl_snap, (const void *)dev->ctrl, sizeof(dev->ctrl_snap));
 	/* Pairs with the kernel's release store of head after the data. */
 	head = load_acquire(&dev->ctrl->head);
 	start = tail = dev->pos;
 	if (head - tail > dev->ring_size)
-		return -EPROTO;
+		err = -EPROTO;
 
-	while (tail < head) {
+	while (!err && tail < head) {
 		uint32_t off = tail & (dev->ring_size - 1);
 		uint64_t contig = dev->ring_size - off;
 		struct kprof_rec_hdr h;
 
 		if (head - tail < sizeof(h)) {
-			if (n)
-				break;
-			return -EPROTO;
+			if (!n)
+				err = -EPROTO;
+			break;
 		}
 		memcpy(&h, dev->ring_data + off, sizeof(h));
 		if (h.size < sizeof(h) || (h.size % 8) || h.size > contig ||
 		    h.size > head - tail) {
 			/* Deliver the good records first; the next call fails. */
-			if (n)
-				break;
-			return -EPROTO;
+			if (!n)
+				err = -EPROTO;
+			break;
 		}
 		/* PAD fills up to a DMA span boundary (or the ring end). */
 		if (h.type == KPROF_REC_PAD) {
-			dev->pad_bytes += h.size;
+			pads += h.size;
 			tail += h.size;
 			continue;
 		}
 		if (n + h.size > cap) {
 			if (!n && tail == start)
-				return -ENOSPC;
+				err = -ENOSPC;
 			break;
 		}
 		memcpy(out + n, dev->ring_data + off, h.size);
 		n += h.size;
 		tail += h.size;
-		dev->records_read++;
+		recs++;
 	}
+	/*
+	 * The mapping died under the copy (device removed): nothing was
+	 * consumed, so read(2) goes on from dev->pos; what was copied from
+	 * the replacement memory is not data.
+	 */
+	if (dev->ring_dead)
+		return ring_read_fd(dev, buf, cap);
+	if (err)
+		return err;
+	dev->pad_bytes += pads;
+	dev->records_read += recs;
 	if (dev->gone) {
 		/* Nothing will be produced now: read what is left, no consume. */
 		dev->pos = tail;

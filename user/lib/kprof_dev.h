@@ -33,6 +33,14 @@ struct kprof_dev {
 	 */
 	uint64_t pos;
 	int gone;			/* consume saw ENODEV: device removed */
+	/*
+	 * The device was removed and its ring mapping with it (SIGBUS):
+	 * the mapping was replaced by a copy of ctrl_snap (state GONE,
+	 * nothing pending) and the rest is read with read(2) until EOF.
+	 */
+	int ring_dead;
+	int fd_eof;
+	struct kprof_ring_ctrl ctrl_snap;	/* last control page seen */
 	/* Counter block mapping, valid after kprof_dev_counters_map(). */
 	void *cnt_map;
 	size_t cnt_map_len;
@@ -80,7 +88,13 @@ int kprof_dev_capture_stop(struct kprof_dev *dev);
 int kprof_dev_capture_pause(struct kprof_dev *dev);
 int kprof_dev_capture_resume(struct kprof_dev *dev);
 
-/* Map the capture ring (after capture_start). */
+/*
+ * Map the capture ring (after capture_start). While it is mapped, a
+ * SIGBUS handler (chained to whatever was installed before) catches the
+ * device's removal, which ends the mapping: see ring_dead. At most
+ * KPROF_DEV_RING_SLOTS rings are mapped at once (-EMFILE beyond).
+ */
+#define KPROF_DEV_RING_SLOTS	8
 int kprof_dev_ring_map(struct kprof_dev *dev);
 void kprof_dev_ring_unmap(struct kprof_dev *dev);
 /* Bytes produced but not yet consumed. */
@@ -94,7 +108,8 @@ uint32_t kprof_dev_ring_state(const struct kprof_dev *dev);
  * KPROF_IOC_RING_CONSUME. Returns bytes copied (0: ring empty), -ENOSPC if
  * cap cannot hold the next record, -EPROTO on a malformed record header
  * (the ring is then unusable), -ENODEV once the device is gone and
- * everything copied before has been returned.
+ * everything copied before has been returned. After the device's removal
+ * ended the mapping (ring_dead) the records come from read(2) instead.
  */
 ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap);
 
