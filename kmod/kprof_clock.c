@@ -17,36 +17,29 @@ u32 kprof_clock_flags(struct kprof_device *kd, bool locked)
 	       (READ_ONCE(kd->clk.valid) ? KPROF_CLOCK_SAVED : 0);
 }
 
-long kprof_ioctl_clock_get(struct kprof_device *kd, void __user *arg)
+/* kd->lock held (kprof_ioctl.c). */
+long kprof_ioctl_clock_get(struct kprof_file *kf, void *arg)
 {
-	struct kprof_clock_state st;
+	struct kprof_clock_state *st = arg;
+	struct kprof_device *kd = kf->kd;
 	struct kprof_hw_clock clk = {};
-	int ret;
 
-	ret = kprof_copy_struct_in(&st, sizeof(st), arg);
-	if (ret)
-		return ret;
-	if (st.reserved0 || !kprof_mem_is_zero(st.reserved, sizeof(st.reserved)))
+	if (st->reserved0 ||
+	    !kprof_mem_is_zero(st->reserved, sizeof(st->reserved)))
 		return -EINVAL;
 
-	memset(&st, 0, sizeof(st));
-	ret = kprof_lock_live(kd);
-	if (ret)
-		return ret;
+	memset(st, 0, sizeof(*st));
 	kd->ops->get_clock(kd, &clk);
-	st.flags = kprof_clock_flags(kd, clk.locked);
+	st->flags = kprof_clock_flags(kd, clk.locked);
 	if (kd->clk.valid) {
-		st.saved_flags = kd->clk.locked ? KPROF_CLOCK_LOCKED : 0;
-		st.saved_mhz = kd->clk.mhz;
-		st.locked_by_pid = kd->clk.pid;
+		st->saved_flags = kd->clk.locked ? KPROF_CLOCK_LOCKED : 0;
+		st->saved_mhz = kd->clk.mhz;
+		st->locked_by_pid = kd->clk.pid;
 	}
-	mutex_unlock(&kd->lock);
-
-	st.size = sizeof(st);
-	st.mhz = clk.mhz;
+	st->mhz = clk.mhz;
 	if (clk.locked)
-		st.locked_mhz = clk.mhz;
-	return kprof_copy_struct_out(arg, &st, sizeof(st));
+		st->locked_mhz = clk.mhz;
+	return 0;
 }
 
 /*
@@ -119,25 +112,23 @@ void kprof_clock_reset_locked(struct kprof_device *kd)
 	kprof_clock_forget(kd);
 }
 
-long kprof_ioctl_clock_set(struct kprof_device *kd, void __user *arg)
+/* kd->lock held (kprof_ioctl.c). */
+long kprof_ioctl_clock_set(struct kprof_file *kf, void *arg)
 {
-	struct kprof_clock_req req;
+	struct kprof_clock_req *req = arg;
+	struct kprof_device *kd = kf->kd;
 	u32 mhz;
-	int ret;
 
-	ret = kprof_copy_struct_in(&req, sizeof(req), arg);
-	if (ret)
-		return ret;
-	if (req.reserved0 ||
-	    !kprof_mem_is_zero(req.reserved, sizeof(req.reserved)))
+	if (req->reserved0 ||
+	    !kprof_mem_is_zero(req->reserved, sizeof(req->reserved)))
 		return -EINVAL;
 
-	switch (req.op) {
+	switch (req->op) {
 	case KPROF_CLOCK_OP_LOCK_MHZ:
-		if (req.mhz < kd->hw.clock_min_mhz ||
-		    req.mhz > kd->hw.clock_max_mhz)
+		if (req->mhz < kd->hw.clock_min_mhz ||
+		    req->mhz > kd->hw.clock_max_mhz)
 			return -EINVAL;
-		mhz = req.mhz;
+		mhz = req->mhz;
 		break;
 	case KPROF_CLOCK_OP_LOCK_BASE:
 		mhz = kd->hw.clock_base_mhz;
@@ -152,18 +143,12 @@ long kprof_ioctl_clock_set(struct kprof_device *kd, void __user *arg)
 		return -EINVAL;
 	}
 	/* mhz is only an input of LOCK_MHZ. */
-	if (req.op != KPROF_CLOCK_OP_LOCK_MHZ && req.mhz)
+	if (req->op != KPROF_CLOCK_OP_LOCK_MHZ && req->mhz)
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	ret = kprof_lock_live(kd);
-	if (ret)
-		return ret;
-	if (req.op == KPROF_CLOCK_OP_RESET)
-		ret = kprof_clock_reset(kd);
-	else
-		ret = kprof_clock_lock(kd, mhz);
-	mutex_unlock(&kd->lock);
-	return ret;
+	if (req->op == KPROF_CLOCK_OP_RESET)
+		return kprof_clock_reset(kd);
+	return kprof_clock_lock(kd, mhz);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof core: device registration, /dev/kprofN open/release and ioctl
- * dispatch, and the read-only ioctls (INFO, COUNTERS).
+ * kprof core: device registration and /dev/kprofN open/release (ioctls
+ * are in kprof_ioctl.c).
  */
 #include <linux/module.h>
 #include <linux/cdev.h>
@@ -208,10 +208,6 @@ void kprof_device_unregister(struct kprof_device *kd)
 }
 EXPORT_SYMBOL_GPL(kprof_device_unregister);
 
-/* ------------------------------------------------------------------ */
-/* Read-only ioctls                                                    */
-/* ------------------------------------------------------------------ */
-
 /*
  * Take kd->lock for an operation on a live device. User memory is never
  * touched under it: a faulting (or userfaultfd-stalled) copy must not be
@@ -226,90 +222,6 @@ int kprof_lock_live(struct kprof_device *kd)
 		return -ENODEV;
 	}
 	return 0;
-}
-
-static long kprof_ioctl_info(struct kprof_device *kd, void __user *arg)
-{
-	struct kprof_device_info info;
-	struct kprof_hw_clock clk = {};
-	unsigned long flags;
-	u32 i;
-	int ret;
-
-	ret = kprof_copy_struct_in(&info, sizeof(info), arg);
-	if (ret)
-		return ret;
-	if (!kprof_mem_is_zero(info.reserved, sizeof(info.reserved)))
-		return -EINVAL;
-
-	memset(&info, 0, sizeof(info));
-	ret = kprof_lock_live(kd);
-	if (ret)
-		return ret;
-	kd->ops->get_clock(kd, &clk);
-	info.clock_flags = kprof_clock_flags(kd, clk.locked);
-	info.capture_pid = kd->holder_pid;
-	if (kd->holder_pid)
-		strscpy(info.capture_comm, kd->holder_comm,
-			sizeof(info.capture_comm));
-	mutex_unlock(&kd->lock);
-
-	info.size = sizeof(info);
-	info.version = KPROF_UAPI_VERSION;
-	info.device_id = kd->id;
-	info.num_cores = kd->hw.num_cores;
-	info.grid_x = kd->hw.grid_x;
-	info.grid_y = kd->hw.grid_y;
-	info.riscs_per_core = kd->hw.riscs_per_core;
-	info.num_counters = kd->hw.num_counters;
-	info.ref_clock_hz = kd->hw.ref_clock_hz;
-	info.clock_mhz = clk.mhz;
-	info.clock_min_mhz = kd->hw.clock_min_mhz;
-	info.clock_base_mhz = kd->hw.clock_base_mhz;
-	info.clock_max_mhz = kd->hw.clock_max_mhz;
-	spin_lock_irqsave(&kd->prod_lock, flags);
-	info.markers_dropped = kd->markers_dropped;
-	spin_unlock_irqrestore(&kd->prod_lock, flags);
-	info.l1_ring_entries = kd->hw.l1_ring_entries;
-	info.counter_block_size = kd->hw.counter_block_size;
-	strscpy(info.backend, kd->backend_name, sizeof(info.backend));
-	strscpy(info.name, dev_name(kd->parent), sizeof(info.name));
-	for (i = 0; i < kd->hw.riscs_per_core; i++)
-		strscpy(info.risc_names[i], kd->risc_names[i],
-			sizeof(info.risc_names[i]));
-
-	return kprof_copy_struct_out(arg, &info, sizeof(info));
-}
-
-static long kprof_ioctl_counters(struct kprof_device *kd, void __user *arg)
-{
-	struct kprof_counter_info *ci;
-	long ret;
-
-	/* ~1.6 KiB: too big for the stack. */
-	ci = kzalloc(sizeof(*ci), GFP_KERNEL);
-	if (!ci)
-		return -ENOMEM;
-	ret = kprof_copy_struct_in(ci, sizeof(*ci), arg);
-	if (ret)
-		goto out;
-	if (!kprof_mem_is_zero(ci->reserved, sizeof(ci->reserved))) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (READ_ONCE(kd->dead)) {
-		ret = -ENODEV;
-		goto out;
-	}
-	memset(ci, 0, sizeof(*ci));
-	ci->size = sizeof(*ci);
-	ci->num_counters = kd->hw.num_counters;
-	memcpy(ci->desc, kd->counters,
-	       kd->hw.num_counters * sizeof(ci->desc[0]));
-	ret = kprof_copy_struct_out(arg, ci, sizeof(*ci));
-out:
-	kfree(ci);
-	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -370,93 +282,6 @@ static int kprof_release(struct inode *inode, struct file *file)
 	kprof_device_put(kd);
 	kfree(kf);
 	return 0;
-}
-
-static long kprof_ioctl_capture_start(struct kprof_file *kf,
-				      void __user *arg)
-{
-	struct kprof_capture_params params;
-	long ret;
-
-	ret = kprof_copy_struct_in(&params, sizeof(params), arg);
-	if (ret)
-		return ret;
-	ret = kprof_lock_live(kf->kd);
-	if (ret)
-		return ret;
-	ret = kprof_capture_start(kf, &params);
-	mutex_unlock(&kf->kd->lock);
-	return ret;
-}
-
-static long kprof_ioctl_capture_ctl(struct kprof_file *kf, unsigned int cmd)
-{
-	long ret = kprof_lock_live(kf->kd);
-
-	if (ret)
-		return ret;
-	if (cmd == KPROF_IOC_CAPTURE_STOP)
-		ret = kprof_capture_stop(kf);
-	else
-		ret = kprof_capture_set_paused(kf,
-					       cmd == KPROF_IOC_CAPTURE_PAUSE);
-	mutex_unlock(&kf->kd->lock);
-	return ret;
-}
-
-static long kprof_ioctl(struct file *file, unsigned int cmd,
-			unsigned long arg)
-{
-	struct kprof_file *kf = file->private_data;
-	struct kprof_device *kd = kf->kd;
-	void __user *uarg = (void __user *)arg;
-	u64 pos;
-
-	switch (cmd) {
-	case KPROF_IOC_INFO:
-	case KPROF_IOC_COUNTERS:
-	case KPROF_IOC_CAPTURE_START:
-	case KPROF_IOC_CAPTURE_STOP:
-	case KPROF_IOC_CAPTURE_PAUSE:
-	case KPROF_IOC_CAPTURE_RESUME:
-	case KPROF_IOC_RING_CONSUME:
-	case KPROF_IOC_CLOCK_GET:
-	case KPROF_IOC_CLOCK_SET:
-	case KPROF_IOC_SYNC_SAMPLE:
-		break;
-	default:
-		return -ENOTTY;
-	}
-	/*
-	 * Checked again under kd->lock where it matters. The consumer side
-	 * needs no device, only the ring: read() and RING_CONSUME drain
-	 * what a removed device left.
-	 */
-	if (READ_ONCE(kd->dead) && cmd != KPROF_IOC_RING_CONSUME)
-		return -ENODEV;
-
-	switch (cmd) {
-	case KPROF_IOC_INFO:
-		return kprof_ioctl_info(kd, uarg);
-	case KPROF_IOC_COUNTERS:
-		return kprof_ioctl_counters(kd, uarg);
-	case KPROF_IOC_CAPTURE_START:
-		return kprof_ioctl_capture_start(kf, uarg);
-	case KPROF_IOC_CAPTURE_STOP:
-	case KPROF_IOC_CAPTURE_PAUSE:
-	case KPROF_IOC_CAPTURE_RESUME:
-		return kprof_ioctl_capture_ctl(kf, cmd);
-	case KPROF_IOC_RING_CONSUME:
-		if (get_user(pos, (u64 __user *)uarg))
-			return -EFAULT;
-		return kprof_capture_consume(kf, pos);
-	case KPROF_IOC_CLOCK_GET:
-		return kprof_ioctl_clock_get(kd, uarg);
-	case KPROF_IOC_CLOCK_SET:
-		return kprof_ioctl_clock_set(kd, uarg);
-	default:
-		return kprof_ioctl_sync_sample(kd, uarg);
-	}
 }
 
 static const struct file_operations kprof_fops = {

@@ -188,9 +188,14 @@ struct inode *kprof_inode_new(void);
 void kprof_inode_free(struct inode *inode);
 
 /* kprof_uaccess.c */
-int kprof_copy_struct_in(void *dst, size_t ksize, void __user *uptr);
-int kprof_copy_struct_out(void __user *uptr, const void *src, size_t ksize);
+int kprof_copy_struct_in(void *dst, size_t ksize, size_t min,
+			 void __user *uptr, u32 *usize);
+int kprof_copy_struct_out(void __user *uptr, void *src, size_t ksize,
+			  u32 usize);
 bool kprof_mem_is_zero(const void *p, size_t len);
+
+/* kprof_ioctl.c */
+long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* kprof_ring.c */
 struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size);
@@ -268,11 +273,11 @@ void kprof_timesync_stop(struct kprof_capture *cap);
 void kprof_timesync_note(struct kprof_capture *cap,
 			 const struct kprof_rec_sync *rec);
 u64 kprof_timesync_estimate_cycles(struct kprof_capture *cap, u64 host_ns);
-long kprof_ioctl_sync_sample(struct kprof_device *kd, void __user *arg);
+long kprof_ioctl_sync_sample(struct kprof_file *kf, void *arg);
 
 /* kprof_clock.c */
-long kprof_ioctl_clock_get(struct kprof_device *kd, void __user *arg);
-long kprof_ioctl_clock_set(struct kprof_device *kd, void __user *arg);
+long kprof_ioctl_clock_get(struct kprof_file *kf, void *arg);
+long kprof_ioctl_clock_set(struct kprof_file *kf, void *arg);
 void kprof_clock_reset_locked(struct kprof_device *kd);
 u32 kprof_clock_flags(struct kprof_device *kd, bool locked);
 

@@ -94,33 +94,27 @@ void kprof_timesync_stop(struct kprof_capture *cap)
 	cancel_delayed_work_sync(&cap->sync_work);
 }
 
-long kprof_ioctl_sync_sample(struct kprof_device *kd, void __user *arg)
+/* kd->lock held (kprof_ioctl.c). */
+long kprof_ioctl_sync_sample(struct kprof_file *kf, void *arg)
 {
-	struct kprof_sync_sample s;
+	struct kprof_sync_sample *s = arg;
+	struct kprof_device *kd = kf->kd;
 	struct kprof_rec_sync rec;
 	int ret;
 
-	ret = kprof_copy_struct_in(&s, sizeof(s), arg);
-	if (ret)
-		return ret;
-	if (s.reserved0 || !kprof_mem_is_zero(s.reserved, sizeof(s.reserved)))
+	if (s->reserved0 || !kprof_mem_is_zero(s->reserved, sizeof(s->reserved)))
 		return -EINVAL;
 
-	ret = kprof_lock_live(kd);
-	if (ret)
-		return ret;
 	ret = kprof_sync_sample(kd, &rec);
-	/* A capture in progress gets the extra sample for its fit too. */
-	if (!ret && kd->cap)
-		kprof_timesync_queue(kd->cap, &rec);
-	mutex_unlock(&kd->lock);
 	if (ret)
 		return ret;
+	/* A capture in progress gets the extra sample for its fit too. */
+	if (kd->cap)
+		kprof_timesync_queue(kd->cap, &rec);
 
-	memset(&s, 0, sizeof(s));
-	s.size = sizeof(s);
-	s.host_before_ns = rec.host_before_ns;
-	s.device_cycles = rec.device_cycles;
-	s.host_after_ns = rec.host_after_ns;
-	return kprof_copy_struct_out(arg, &s, sizeof(s));
+	memset(s, 0, sizeof(*s));
+	s->host_before_ns = rec.host_before_ns;
+	s->device_cycles = rec.device_cycles;
+	s->host_after_ns = rec.host_after_ns;
+	return 0;
 }

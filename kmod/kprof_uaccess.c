@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Copying size-versioned ioctl structs. Every struct starts with a __u32
- * size that user space sets to sizeof() of its own copy: smaller than our
- * v1 struct is an error; larger is accepted only when the bytes we do not
- * know are zero, so that new fields can be added without breaking old
- * kernels silently ignoring them.
+ * Copying size-versioned ioctl structs, as openat2(), clone3() and
+ * sched_setattr() do. Every struct starts with a __u32 size that user
+ * space sets to sizeof() of its own copy, which may differ from ours:
+ *  - smaller (a program built against an older, shorter struct): what it
+ *    lacks is taken as zero, down to the struct without its trailing
+ *    reserved words (min); less is EINVAL;
+ *  - larger (a newer program): accepted when the bytes we do not know
+ *    are zero, E2BIG otherwise, so that a new field is never silently
+ *    ignored; over a page is E2BIG without looking.
+ * Out, only min(user size, ours) bytes are written and size says so.
  */
 #include <linux/uaccess.h>
 #include <linux/string.h>
@@ -18,36 +23,31 @@ bool kprof_mem_is_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
-/*
- * Copy the v1 part (ksize bytes) of a struct from uptr into dst.
- * Sizes above one page are refused with E2BIG rather than scanned.
- */
-int kprof_copy_struct_in(void *dst, size_t ksize, void __user *uptr)
+/* Into dst (ksize bytes); *usize is the caller's size. */
+int kprof_copy_struct_in(void *dst, size_t ksize, size_t min,
+			 void __user *uptr, u32 *usize)
 {
-	u32 usize;
 	int ret;
 
-	if (get_user(usize, (u32 __user *)uptr))
+	if (get_user(*usize, (u32 __user *)uptr))
 		return -EFAULT;
-	if (usize < ksize)
+	if (*usize < min || *usize < sizeof(u32))
 		return -EINVAL;
-	if (usize > PAGE_SIZE)
+	if (*usize > PAGE_SIZE)
 		return -E2BIG;
-	if (usize > ksize) {
-		ret = check_zeroed_user((u8 __user *)uptr + ksize,
-					usize - ksize);
-		if (ret < 0)
-			return ret;
-		if (!ret)
-			return -EINVAL;
-	}
-	if (copy_from_user(dst, uptr, ksize))
-		return -EFAULT;
+	ret = copy_struct_from_user(dst, ksize, uptr, *usize);
+	if (ret)
+		return ret;
+	*(u32 *)dst = *usize;
 	return 0;
 }
 
-/* Copy a fully initialised v1 struct back; extra user bytes stay zero. */
-int kprof_copy_struct_out(void __user *uptr, const void *src, size_t ksize)
+/* A fully initialised struct back: as much as the caller has room for. */
+int kprof_copy_struct_out(void __user *uptr, void *src, size_t ksize,
+			  u32 usize)
 {
-	return copy_to_user(uptr, src, ksize) ? -EFAULT : 0;
+	u32 n = min_t(u32, usize, ksize);
+
+	*(u32 *)src = n;
+	return copy_to_user(uptr, src, n) ? -EFAULT : 0;
 }

@@ -3,7 +3,9 @@
  * Bad input for every struct-carrying ioctl of /dev/kprofN and of the sim
  * vendor device: short sizes, unknown flags, non-zero reserved fields, bad
  * pointers (NULL, unmapped, kernel, straddling a PROT_NONE page), and
- * unknown commands. Each class runs once per ioctl (fixture variants).
+ * unknown commands; and struct versioning: /dev/kprofN takes a newer
+ * (larger, zero tail) or older (smaller) struct whatever size the command
+ * number encodes. Each class runs once per ioctl (fixture variants).
  */
 #include <stddef.h>
 
@@ -29,6 +31,7 @@ FIXTURE_VARIANT(ioc) {
 	size_t size;
 	bool on_sim;		/* vendor device ioctl */
 	bool exact_size;	/* kprof_sim.h: size == sizeof, no growth */
+	size_t min_size;	/* kprof.h: the struct without its reserved tail */
 	struct span reserved[3];
 	void (*prep)(void *arg);
 };
@@ -70,12 +73,14 @@ static void prep_sim_sync(void *a)
 
 FIXTURE_VARIANT_ADD(ioc, info) {
 	.cmd = KPROF_IOC_INFO, .size = sizeof(struct kprof_device_info),
+	.min_size = offsetof(struct kprof_device_info, reserved),
 	.prep = prep_info,
 	.reserved = { SPAN(struct kprof_device_info, reserved) },
 };
 
 FIXTURE_VARIANT_ADD(ioc, counters) {
 	.cmd = KPROF_IOC_COUNTERS, .size = sizeof(struct kprof_counter_info),
+	.min_size = offsetof(struct kprof_counter_info, reserved),
 	.prep = prep_counters,
 	.reserved = { SPAN(struct kprof_counter_info, reserved) },
 };
@@ -83,12 +88,14 @@ FIXTURE_VARIANT_ADD(ioc, counters) {
 FIXTURE_VARIANT_ADD(ioc, capture_start) {
 	.cmd = KPROF_IOC_CAPTURE_START,
 	.size = sizeof(struct kprof_capture_params),
+	.min_size = offsetof(struct kprof_capture_params, reserved),
 	.reserved = { SPAN(struct kprof_capture_params, reserved) },
 	.prep = prep_start,
 };
 
 FIXTURE_VARIANT_ADD(ioc, clock_get) {
 	.cmd = KPROF_IOC_CLOCK_GET, .size = sizeof(struct kprof_clock_state),
+	.min_size = offsetof(struct kprof_clock_state, reserved),
 	.prep = prep_clock_get,
 	.reserved = { SPAN(struct kprof_clock_state, reserved0),
 		      SPAN(struct kprof_clock_state, reserved) },
@@ -96,6 +103,7 @@ FIXTURE_VARIANT_ADD(ioc, clock_get) {
 
 FIXTURE_VARIANT_ADD(ioc, clock_set) {
 	.cmd = KPROF_IOC_CLOCK_SET, .size = sizeof(struct kprof_clock_req),
+	.min_size = offsetof(struct kprof_clock_req, reserved),
 	.reserved = { SPAN(struct kprof_clock_req, reserved0),
 		      SPAN(struct kprof_clock_req, reserved) },
 	.prep = prep_clock_set,
@@ -103,6 +111,7 @@ FIXTURE_VARIANT_ADD(ioc, clock_set) {
 
 FIXTURE_VARIANT_ADD(ioc, sync_sample) {
 	.cmd = KPROF_IOC_SYNC_SAMPLE, .size = sizeof(struct kprof_sync_sample),
+	.min_size = offsetof(struct kprof_sync_sample, reserved),
 	.prep = prep_sync_sample,
 	.reserved = { SPAN(struct kprof_sync_sample, reserved0),
 		      SPAN(struct kprof_sync_sample, reserved) },
@@ -159,10 +168,46 @@ TEST_F(ioc, size_zero)
 
 TEST_F(ioc, size_short)
 {
-	*(uint32_t *)self->arg = (uint32_t)variant->size - 8;
+	size_t min = variant->exact_size ? variant->size : variant->min_size;
+
+	*(uint32_t *)self->arg = (uint32_t)min - 8;
 	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
 	*(uint32_t *)self->arg = 4;
 	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
+}
+
+/* The command number as a program built with size bytes would encode it. */
+static unsigned long cmd_with_size(unsigned long cmd, size_t size)
+{
+	return (cmd & ~((unsigned long)_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+	       ((unsigned long)size << _IOC_SIZESHIFT);
+}
+
+/*
+ * An older, smaller struct (up to its reserved tail) works: the kernel
+ * takes what is missing as zero, writes nothing past it, and says how
+ * much it wrote. The vendor uAPI pins the size instead.
+ */
+TEST_F(ioc, size_older_ok)
+{
+	uint8_t buf[ARG_MAX_SIZE + 64];
+	size_t min = variant->min_size;
+
+	if (variant->exact_size) {
+		*(uint32_t *)self->arg = (uint32_t)variant->size - 8;
+		ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, self->arg));
+		return;
+	}
+	ASSERT_LT(0, min);
+	memset(buf, 0xaa, sizeof(buf));
+	memcpy(buf, self->arg, min);
+	*(uint32_t *)buf = (uint32_t)min;
+	ASSERT_EQ(0, kt_ioctl(self->fd, cmd_with_size(variant->cmd, min), buf));
+	for (size_t i = min; i < sizeof(buf); i++) {
+		ASSERT_EQ(0xaa, buf[i]) TH_LOG("byte %zu written past size", i);
+	}
+	if (_IOC_DIR(variant->cmd) & _IOC_READ)
+		EXPECT_EQ(min, *(uint32_t *)buf);
 }
 
 /* Each reserved byte on its own must be refused, in and out structs. */
@@ -215,8 +260,18 @@ TEST_F(ioc, size_larger_zero_tail_ok)
 	memcpy(buf, self->arg, variant->size);
 	*(uint32_t *)buf = (uint32_t)variant->size + 64;
 	/* The vendor uAPI pins the size: a larger one is refused. */
-	ASSERT_EQ(variant->exact_size ? -EINVAL : 0,
-		  kt_ioctl(self->fd, variant->cmd, buf));
+	if (variant->exact_size) {
+		ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, buf));
+		return;
+	}
+	/* A newer program's command number encodes its larger size. */
+	ASSERT_EQ(0, kt_ioctl(self->fd,
+			      cmd_with_size(variant->cmd, variant->size + 64),
+			      buf));
+	/* Out, size says how much of the struct the kernel filled. */
+	if (_IOC_DIR(variant->cmd) & _IOC_READ)
+		EXPECT_EQ(variant->size, *(uint32_t *)buf);
+	EXPECT_TRUE(kt_all_zero(buf + variant->size, 64));
 }
 
 TEST_F(ioc, size_larger_nonzero_tail)
@@ -227,7 +282,11 @@ TEST_F(ioc, size_larger_nonzero_tail)
 	memcpy(buf, self->arg, variant->size);
 	*(uint32_t *)buf = (uint32_t)variant->size + 64;
 	buf[variant->size + 63] = 1;
-	ASSERT_EQ(-EINVAL, kt_ioctl(self->fd, variant->cmd, buf));
+	/* A field this kernel does not know is set: E2BIG, never ignored. */
+	ASSERT_EQ(variant->exact_size ? -EINVAL : -E2BIG,
+		  kt_ioctl(self->fd, variant->exact_size ? variant->cmd :
+			   cmd_with_size(variant->cmd, variant->size + 64),
+			   buf));
 }
 
 /* Size readable, the rest of the struct in a PROT_NONE page. */
@@ -255,11 +314,22 @@ TEST_F(ioc, misaligned_pointer_ok)
 	free(buf);
 }
 
-/* The same command number with another size encoded is not ours. */
-TEST_F(ioc, wrong_encoded_size)
+/*
+ * Another size encoded in the command: the vendor device matches the
+ * whole number (ENOTTY); /dev/kprofN goes by the struct's size field.
+ */
+TEST_F(ioc, other_encoded_size)
 {
-	unsigned long cmd = (variant->cmd & ~((unsigned long)_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
-			    ((unsigned long)(variant->size + 8) << _IOC_SIZESHIFT);
+	unsigned long cmd = cmd_with_size(variant->cmd, variant->size + 8);
+
+	ASSERT_EQ(variant->exact_size ? -ENOTTY : 0,
+		  kt_ioctl(self->fd, cmd, self->arg));
+}
+
+/* The direction is part of the command, even without a size check. */
+TEST_F(ioc, other_direction)
+{
+	unsigned long cmd = variant->cmd ^ ((unsigned long)_IOC_READ << _IOC_DIRSHIFT);
 
 	ASSERT_EQ(-ENOTTY, kt_ioctl(self->fd, cmd, self->arg));
 }
