@@ -196,6 +196,7 @@ bool kprof_mem_is_zero(const void *p, size_t len);
 
 /* kprof_ioctl.c */
 long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int kprof_may_profile(void);
 
 /* kprof_ring.c */
 struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size);

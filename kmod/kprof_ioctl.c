@@ -9,16 +9,39 @@
  * copy of the struct and never touch user memory; the device lock is
  * never held across a user copy.
  */
+#include <linux/capability.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
 
 #include "kprof_internal.h"
 
+/*
+ * Who may profile the whole device (start a capture, which sees every
+ * user's ops on it, or map the live counters), as perf_event_paranoid
+ * and i915's perf_stream_paranoid decide it:
+ *   1 (default): perfmon_capable() (CAP_PERFMON or CAP_SYS_ADMIN);
+ *   0: anyone who can open the node read-write (udev: group kprof).
+ */
+static int kprof_paranoid = 1;
+module_param_named(paranoid, kprof_paranoid, int, 0644);
+MODULE_PARM_DESC(paranoid,
+		 "1: device-wide capture and counters need CAP_PERFMON (default); 0: any opener of /dev/kprofN (group kprof)");
+
+/* 0, or -EACCES when the paranoid setting refuses this process. */
+int kprof_may_profile(void)
+{
+	return READ_ONCE(kprof_paranoid) <= 0 || perfmon_capable() ? 0 :
+	       -EACCES;
+}
+
 /* kprof_ioctl_desc.flags */
 #define KPROF_IOCF_LOCK		BIT(0)	/* kd->lock held, device live */
 #define KPROF_IOCF_DEAD_OK	BIT(1)	/* also after the device is gone */
 #define KPROF_IOCF_RAW		BIT(2)	/* a plain value: no size field */
+#define KPROF_IOCF_WRITE	BIT(3)	/* changes state: fd open for writing */
+#define KPROF_IOCF_PROFILE	BIT(4)	/* device-wide: kprof_may_profile() */
 
 struct kprof_ioctl_desc {
 	unsigned int cmd;
@@ -127,19 +150,21 @@ static const struct kprof_ioctl_desc kprof_ioctls[] = {
 	KPROF_IOCTL(KPROF_IOC_COUNTERS, struct kprof_counter_info, reserved,
 		    kprof_ioctl_counters, 0),
 	KPROF_IOCTL(KPROF_IOC_CAPTURE_START, struct kprof_capture_params,
-		    reserved, kprof_ioctl_capture_start, KPROF_IOCF_LOCK),
+		    reserved, kprof_ioctl_capture_start,
+		    KPROF_IOCF_LOCK | KPROF_IOCF_WRITE | KPROF_IOCF_PROFILE),
 	KPROF_IOCTL_NOARG(KPROF_IOC_CAPTURE_STOP, kprof_ioctl_capture_stop,
-			  KPROF_IOCF_LOCK),
+			  KPROF_IOCF_LOCK | KPROF_IOCF_WRITE),
 	KPROF_IOCTL_NOARG(KPROF_IOC_CAPTURE_PAUSE, kprof_ioctl_capture_pause,
-			  KPROF_IOCF_LOCK),
+			  KPROF_IOCF_LOCK | KPROF_IOCF_WRITE),
 	KPROF_IOCTL_NOARG(KPROF_IOC_CAPTURE_RESUME,
-			  kprof_ioctl_capture_resume, KPROF_IOCF_LOCK),
+			  kprof_ioctl_capture_resume,
+			  KPROF_IOCF_LOCK | KPROF_IOCF_WRITE),
 	KPROF_IOCTL_RAW(KPROF_IOC_RING_CONSUME, u64, kprof_ioctl_ring_consume,
 			KPROF_IOCF_DEAD_OK),
 	KPROF_IOCTL(KPROF_IOC_CLOCK_GET, struct kprof_clock_state, reserved,
 		    kprof_ioctl_clock_get, KPROF_IOCF_LOCK),
 	KPROF_IOCTL(KPROF_IOC_CLOCK_SET, struct kprof_clock_req, reserved,
-		    kprof_ioctl_clock_set, KPROF_IOCF_LOCK),
+		    kprof_ioctl_clock_set, KPROF_IOCF_LOCK | KPROF_IOCF_WRITE),
 	KPROF_IOCTL(KPROF_IOC_SYNC_SAMPLE, struct kprof_sync_sample, reserved,
 		    kprof_ioctl_sync_sample, KPROF_IOCF_LOCK),
 };
@@ -185,6 +210,14 @@ long kprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (!d)
 		return -ENOTTY;
+	/* As write(2) on a read-only fd. */
+	if ((d->flags & KPROF_IOCF_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (d->flags & KPROF_IOCF_PROFILE) {
+		ret = kprof_may_profile();
+		if (ret)
+			return ret;
+	}
 	/* Checked again under kd->lock where it matters. */
 	if (READ_ONCE(kf->kd->dead) && !(d->flags & KPROF_IOCF_DEAD_OK))
 		return -ENODEV;

@@ -240,8 +240,11 @@ int kprof_capture_mmap(struct file *file, struct vm_area_struct *vma)
 	kprof_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	kprof_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 
-	if (off == KPROF_MMAP_COUNTERS)
-		return kprof_counters_mmap(kf->kd, vma);
+	if (off == KPROF_MMAP_COUNTERS) {
+		/* Every user's work on the device shows in the counters. */
+		ret = kprof_may_profile();
+		return ret ? ret : kprof_counters_mmap(kf->kd, vma);
+	}
 
 	cap = kprof_file_get_cap(kf);
 	if (!cap)

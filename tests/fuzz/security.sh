@@ -7,8 +7,11 @@
 #    udev/99-kprof.rules), also for a device added later;
 # 2. a user outside the kprof group (nobody) is refused by kprofctl info and
 #    capture with a message naming the group, exit status non-zero;
-# 3. a member of the group (kuser) can capture, cannot change the device
-#    clock (kprofctl lock-clock says why; the clock is unchanged);
+# 3. a member of the group (kuser) cannot capture while kprof.paranoid is
+#    1 (the default: a capture sees every user's work on the device), and
+#    kprofctl says how to allow it; with paranoid=0 it can capture; it
+#    cannot change the device clock (kprofctl lock-clock says why; the
+#    clock is unchanged);
 # 4. the ring and counters mappings stay read-only: kprof_security_test
 #    (kselftest) maps them as a group member, tries mprotect and
 #    /proc/self/mem writes;
@@ -86,13 +89,24 @@ check $? "nobody: no outputs written"
 
 # ---- 3. a member of the group ----
 id kuser
+PARANOID=/sys/module/kprof/parameters/paranoid
+[ "$(cat $PARANOID 2>/dev/null)" = 1 ]
+check $? "kprof.paranoid is 1 by default" "got '$(cat $PARANOID 2>&1)'"
+as kuser "$K capture --device 0 --no-bpf --events none -o $OUT/kuser_p1 -- $W --ops 10 --quiet" \
+	>$OUT/kuser_p1.txt 2>&1
+st=$?
+cat $OUT/kuser_p1.txt
+[ $st -ne 0 ] && grep -q 'CAP_PERFMON.*paranoid' $OUT/kuser_p1.txt
+check $? "kuser: capture refused while paranoid=1, naming CAP_PERFMON and kprof.paranoid" "exit $st"
+echo 0 >$PARANOID
 as kuser "$K capture --device 0 --no-bpf --events none -o $OUT/kuser -- $W --ops 50 --quiet" \
 	>$OUT/kuser_capture.txt 2>&1
 st=$?
+echo 1 >$PARANOID
 tail -n 5 $OUT/kuser_capture.txt
 rows=$(($(wc -l <$OUT/kuser/ops.csv 2>/dev/null || echo 1) - 1))
 [ $st -eq 0 ] && [ "$rows" -eq 50 ]
-check $? "kuser: capture works (50 ops in ops.csv)" "exit $st, $rows rows"
+check $? "kuser: capture works with paranoid=0 (50 ops in ops.csv)" "exit $st, $rows rows"
 
 # The sim's clock moves by itself (DVFS) until locked: compare the mode
 # ("dvfs" or "locked ...") and the saved state, not the frequency.

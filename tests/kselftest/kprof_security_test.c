@@ -2,14 +2,19 @@
 /*
  * Security of the capture device as an ordinary member of the kprof group
  * (uid 1000, group kprof only, no capabilities) and as a user outside it:
- * the outsider cannot open the node; the member can capture, cannot change
- * the clock, and cannot write the ring or the counters by any route:
- * mmap with PROT_WRITE, mprotect of a read-only mapping (shared or
- * private), or a forced write through /proc/self/mem. The kernel's data
- * must be unchanged afterwards. Runs as root in the VM and drops
- * privileges in a child per test; tests/fuzz/security.sh runs it.
+ * the outsider cannot open the node. By default (kprof.paranoid=1) the
+ * member may query but not capture or map the live counters, which show
+ * every user's work on the device (EACCES); with CAP_PERFMON it may.
+ * With paranoid=0 the member can capture, cannot change the clock, and
+ * cannot write the ring or the counters by any route: mmap with
+ * PROT_WRITE, mprotect of a read-only mapping (shared or private), or a
+ * forced write through /proc/self/mem. The kernel's data must be
+ * unchanged afterwards. A read-only fd changes nothing, whoever holds it
+ * (EBADF). Runs as root in the VM and drops privileges in a child per
+ * test; tests/fuzz/security.sh runs it.
  */
 #include <grp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "kprof_test_util.h"
@@ -33,6 +38,27 @@ static int become(uid_t uid, gid_t gid)
 	if (setgroups(1, &gid) || setgid(gid) || setuid(uid))
 		return -errno;
 	return 0;
+}
+
+#define PARANOID	"/sys/module/kprof/parameters/paranoid"
+
+static int set_paranoid(int v)
+{
+	return kt_write_file(PARANOID, v ? "1" : "0");
+}
+
+/* Become uid with only group gid and, of all capabilities, only cap. */
+static int become_with_cap(uid_t uid, gid_t gid, int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (prctl(PR_SET_KEEPCAPS, 1) || become(uid, gid))
+		return -errno;
+	memset(data, 0, sizeof(data));
+	data[cap / 32].effective = data[cap / 32].permitted = 1U << (cap % 32);
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 
 /* write through /proc/self/mem (FOLL_FORCE): 0 if it was written */
@@ -179,6 +205,7 @@ static int member_session(void)
 	return ret;
 }
 
+/* paranoid=0: the kprof group may capture. */
 TEST_F(sec, member_captures_read_only_no_clock)
 {
 	pid_t pid;
@@ -186,13 +213,95 @@ TEST_F(sec, member_captures_read_only_no_clock)
 
 	ASSERT_NE((gid_t)-1, dev_gid());
 	ASSERT_NE(0, dev_gid()) TH_LOG("/dev/kprof0 is group root: the kprof group rule did not apply");
+	ASSERT_EQ(0, set_paranoid(0));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(member_session());
 	st = kt_wait_child(pid);
+	ASSERT_EQ(0, set_paranoid(1));
 	EXPECT_EQ(0, st)
 		TH_LOG("member session failed at step %d (see member_session())", st);
+}
+
+/* What a member may do by default: query, not profile the device. */
+static int member_default(int cap)
+{
+	struct kprof_device_info info;
+	size_t len;
+	int fd, want = cap ? 0 : -EACCES;
+	void *m;
+
+	if (cap ? become_with_cap(MEMBER_UID, dev_gid(), cap) :
+		  (become(MEMBER_UID, dev_gid()) || kt_drop_all_caps()))
+		return 10;
+	fd = kt_open_dev(0);
+	if (fd < 0)
+		return 11;
+	if (kt_info(fd, &info))
+		return 12;
+	if (kt_start(fd, 0, KPROF_RING_SIZE_MIN, 0) != want)
+		return 13;
+	len = info.counter_block_size;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, KPROF_MMAP_COUNTERS);
+	if ((m == MAP_FAILED ? -errno : 0) != want)
+		return 14;
+	if (m != MAP_FAILED)
+		munmap(m, len);
+	if (cap && kt_stop(fd))
+		return 15;
+	close(fd);
+	return 0;
+}
+
+TEST_F(sec, member_cannot_profile_by_default)
+{
+	int r = set_paranoid(1);
+	pid_t pid;
+
+	/* Without the knob, whatever the module does by default. */
+	ASSERT_TRUE(r == 0 || r == -ENOENT);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(member_default(0));
+	EXPECT_EQ(0, kt_wait_child(pid))
+		TH_LOG("step 13: capture, 14: counters not refused with EACCES");
+}
+
+TEST_F(sec, member_with_perfmon_profiles)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, set_paranoid(1));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(member_default(CAP_PERFMON));
+	EXPECT_EQ(0, kt_wait_child(pid));
+}
+
+/* A read-only fd changes nothing, even root's. */
+TEST_F(sec, read_only_fd_changes_nothing)
+{
+	struct kprof_device_info info;
+	int ro = open("/dev/kprof0", O_RDONLY | O_CLOEXEC);
+	int rw = kt_open_dev(0);
+
+	ASSERT_LE(0, ro);
+	ASSERT_LE(0, rw);
+	EXPECT_EQ(0, kt_info(ro, &info));
+	EXPECT_EQ(-EBADF, kt_start(ro, 0, KPROF_RING_SIZE_MIN, 0));
+	EXPECT_EQ(-EBADF, kt_clock_set(ro, KPROF_CLOCK_OP_LOCK_BASE, 0));
+	EXPECT_EQ(-EBADF, kt_clock_set(ro, KPROF_CLOCK_OP_RESET, 0));
+	/* Not even another fd's capture. */
+	ASSERT_EQ(0, kt_start(rw, 0, KPROF_RING_SIZE_MIN, 0));
+	EXPECT_EQ(-EBADF, kt_stop(ro));
+	EXPECT_EQ(-EBADF, kt_ioctl(ro, KPROF_IOC_CAPTURE_PAUSE, NULL));
+	EXPECT_EQ(-EBADF, kt_ioctl(ro, KPROF_IOC_CAPTURE_RESUME, NULL));
+	EXPECT_EQ(0, kt_stop(rw));
+	close(rw);
+	close(ro);
 }
 
 TEST_HARNESS_MAIN

@@ -519,9 +519,14 @@ static int start_capture(struct capture *c)
 				     c->o->dev_id);
 		return -1;
 	}
+	if (r == -EACCES) {
+		kprofctl_err("device %u: capture refused: a capture sees every process's work on the device, so it needs CAP_PERFMON or CAP_SYS_ADMIN while /sys/module/kprof/parameters/paranoid is 1; run as root, or have root let the kprof group capture with 'echo 0 > /sys/module/kprof/parameters/paranoid'",
+			     c->o->dev_id);
+		return -1;
+	}
 	if (r) {
 		kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
-			     r == -EPERM || r == -EACCES ?
+			     r == -EPERM || r == -EBADF ?
 			     "permission denied (open /dev/kprofN read-write: group kprof or root)" :
 			     strerror(-r));
 		return -1;

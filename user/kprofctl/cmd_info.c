@@ -39,6 +39,8 @@ const char *kprofctl_clock_error(int err)
 	case -EPERM:
 	case -EACCES:
 		return "changing clocks needs CAP_SYS_ADMIN (run as root)";
+	case -EBADF:
+		return "changing clocks needs CAP_SYS_ADMIN (run as root) and the device opened read-write";
 	case -ERANGE:
 		return "frequency outside the device's range (kprofctl info shows min/max)";
 	case -EOPNOTSUPP:
