@@ -417,9 +417,10 @@ int kprof_capture_start(struct kprof_file *kf,
 	if (!cap)
 		return -ENOMEM;
 	cap->ring = kprof_ring_get(kd, ring_size);
-	if (!cap->ring) {
+	if (IS_ERR(cap->ring)) {
+		ret = PTR_ERR(cap->ring);
 		kfree(cap);
-		return -ENOMEM;
+		return ret;
 	}
 	kref_init(&cap->ref);
 	mutex_init(&cap->read_lock);

@@ -68,6 +68,7 @@ struct kprof_ring {
 	struct device *dma_dev;
 	struct page *ctrl_page;
 	struct kprof_ring_ctrl *ctrl;	/* ctrl_page's kernel address */
+	struct user_struct *user;	/* charged (locked_vm); NULL if cached */
 	u32 size;			/* data bytes, power of two */
 	u64 dirty;			/* data bytes from 0 that may be written */
 	u32 chunk_shift;

@@ -11,19 +11,78 @@
  * backend gets never crosses a chunk, so it needs one address only.
  *
  * The ring is reference counted: the capture holds one reference and every
- * user mapping another (vm_ops open/close). Device removal does not wait
+ * user mapping another (vm_ops open/close). Its pages are charged, like
+ * perf's ring buffers, to the locked_vm of the user that started the
+ * capture, against a per-user allowance (kprof.mlock_kb) plus the
+ * starter's RLIMIT_MEMLOCK, from allocation until the ring is freed or
+ * goes idle into the device's cache. Device removal does not wait
  * for them: kprof_device_unregister() zaps every user mapping (later
  * faults get SIGBUS) and unmaps every ring from the device, so that only
  * the pages are left, for read() to drain what was captured; they are
  * freed with the last reference.
  */
+#include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 
 #include "kprof_internal.h"
+
+/*
+ * Ring memory each user may hold on top of RLIMIT_MEMLOCK, as
+ * perf_event_mlock_kb does for perf: two default (32 MiB) rings.
+ */
+static unsigned int kprof_mlock_kb = 2 * ((KPROF_RING_SIZE_DEFAULT >> 10) +
+					  (PAGE_SIZE >> 10));
+module_param_named(mlock_kb, kprof_mlock_kb, uint, 0644);
+MODULE_PARM_DESC(mlock_kb,
+		 "Capture ring KiB each user may hold on top of RLIMIT_MEMLOCK (default: two default rings)");
+
+static unsigned long kprof_ring_pages_of(u32 size)
+{
+	return 1 + (size >> PAGE_SHIFT);
+}
+
+/*
+ * Charge pages to the current user, or -EPERM past the allowance plus
+ * RLIMIT_MEMLOCK (CAP_IPC_LOCK has no limit), as perf's mmap does.
+ */
+static struct user_struct *kprof_charge(unsigned long pages)
+{
+	struct user_struct *user = get_current_user();
+	unsigned long limit, cur;
+
+	limit = (READ_ONCE(kprof_mlock_kb) >> (PAGE_SHIFT - 10)) +
+		(rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT);
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		if (cur + pages > limit && !capable(CAP_IPC_LOCK)) {
+			free_uid(user);
+			return ERR_PTR(-EPERM);
+		}
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+					  cur + pages));
+	return user;
+}
+
+static void kprof_uncharge(struct user_struct *user, unsigned long pages)
+{
+	atomic_long_sub(pages, &user->locked_vm);
+	free_uid(user);
+}
+
+static void kprof_ring_uncharge(struct kprof_ring *ring)
+{
+	if (!ring->user)
+		return;
+	kprof_uncharge(ring->user, kprof_ring_pages_of(ring->size));
+	ring->user = NULL;
+}
 
 /* Largest chunk we ask for: MAX_ORDER - 1 pages (4 MiB on x86). */
 #define KPROF_CHUNK_SHIFT_MAX	(PAGE_SHIFT + MAX_ORDER - 1)
@@ -79,6 +138,7 @@ static void kprof_ring_release(struct kref *ref)
 	mutex_unlock(&kd->rings_lock);
 	kprof_ring_free_chunks(ring);
 	kprof_free_split_pages(ring->ctrl_page, 0);
+	kprof_ring_uncharge(ring);
 	kvfree(ring);
 	kprof_device_put(kd);
 }
@@ -202,10 +262,19 @@ static void kprof_ring_scrub(struct kprof_ring *ring)
 	kprof_ring_ctrl_init(ring);
 }
 
-/* A clean ring of size bytes: the cached one if it fits, else a new one. */
+/*
+ * A clean ring of size bytes, charged to the current user: the cached one
+ * if it fits, else a new one. ERR_PTR(-EPERM) past the user's limit,
+ * checked before anything is allocated; ERR_PTR(-ENOMEM).
+ */
 struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size)
 {
+	struct user_struct *user;
 	struct kprof_ring *ring;
+
+	user = kprof_charge(kprof_ring_pages_of(size));
+	if (IS_ERR(user))
+		return ERR_CAST(user);
 
 	spin_lock(&kd->cache_lock);
 	ring = kd->ring_cache;
@@ -214,11 +283,17 @@ struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size)
 
 	if (ring && ring->size == size) {
 		kprof_ring_scrub(ring);
-		return ring;
+	} else {
+		if (ring)
+			kprof_ring_put(ring);
+		ring = kprof_ring_alloc(kd, size);
+		if (!ring) {
+			kprof_uncharge(user, kprof_ring_pages_of(size));
+			return ERR_PTR(-ENOMEM);
+		}
 	}
-	if (ring)
-		kprof_ring_put(ring);
-	return kprof_ring_alloc(kd, size);
+	ring->user = user;
+	return ring;
 }
 
 /*
@@ -231,6 +306,8 @@ void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring)
 	/* Pinning more than a default ring while idle is not worth it. */
 	if (kref_read(&ring->ref) == 1 &&
 	    ring->size <= KPROF_RING_SIZE_DEFAULT) {
+		/* Idle in the cache, it is the device's, not the user's. */
+		kprof_ring_uncharge(ring);
 		spin_lock(&kd->cache_lock);
 		if (!kd->cache_closed && !kd->ring_cache) {
 			kd->ring_cache = ring;

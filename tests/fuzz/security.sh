@@ -102,7 +102,19 @@ echo 0 >$PARANOID
 as kuser "$K capture --device 0 --no-bpf --events none -o $OUT/kuser -- $W --ops 50 --quiet" \
 	>$OUT/kuser_capture.txt 2>&1
 st=$?
+# Capture rings are charged to the user: past the limit, a message that
+# says which limit and how to raise it, and nothing pinned.
+MLOCK=/sys/module/kprof/parameters/mlock_kb
+mlock0=$(cat $MLOCK)
+echo 1024 >$MLOCK
+as kuser "ulimit -l 0; $K capture --device 0 --no-bpf --events none --ring-size 16M -o $OUT/kuser_ml -- $W --ops 5 --quiet" \
+	>$OUT/kuser_ml.txt 2>&1
+mst=$?
+echo "$mlock0" >$MLOCK
 echo 1 >$PARANOID
+cat $OUT/kuser_ml.txt
+[ $mst -ne 0 ] && grep -q 'ulimit -l.*mlock_kb' $OUT/kuser_ml.txt
+check $? "kuser: a ring over the locked-memory limit is refused, naming ulimit -l and kprof.mlock_kb" "exit $mst"
 tail -n 5 $OUT/kuser_capture.txt
 rows=$(($(wc -l <$OUT/kuser/ops.csv 2>/dev/null || echo 1) - 1))
 [ $st -eq 0 ] && [ "$rows" -eq 50 ]

@@ -524,9 +524,16 @@ static int start_capture(struct capture *c)
 			     c->o->dev_id);
 		return -1;
 	}
+	if (r == -EPERM) {
+		char msg[512];
+
+		kprofctl_err("device %u: capture refused: %s", c->o->dev_id,
+			     kprof_dev_memlock_error(c->o->ring_size, msg, sizeof(msg)));
+		return -1;
+	}
 	if (r) {
 		kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
-			     r == -EPERM || r == -EBADF ?
+			     r == -EBADF ?
 			     "permission denied (open /dev/kprofN read-write: group kprof or root)" :
 			     strerror(-r));
 		return -1;

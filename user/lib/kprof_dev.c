@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -481,6 +482,31 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 	}
 	dev->bytes_read += n;
 	return n;
+}
+
+const char *kprof_dev_memlock_error(uint32_t ring_size, char *buf, size_t len)
+{
+	const char *root = getenv("KPROF_SYSFS_ROOT");
+	char path[512], kb[32] = "?", lim[32] = "unlimited";
+	struct rlimit rl;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/module/kprof/parameters/mlock_kb",
+		 root && *root ? root : "/sys");
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(kb, sizeof(kb), f))
+			snprintf(kb, sizeof(kb), "?");
+		kb[strcspn(kb, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu KiB",
+			 (unsigned long long)rl.rlim_cur >> 10);
+	snprintf(buf, len,
+		 "the %u MiB capture ring would take you past your locked-memory limit for capture rings (ulimit -l: %s, plus kprof.mlock_kb: %s KiB per user, shared by all your captures, a stopped one until its fd is closed): use a smaller --ring-size, raise 'ulimit -l', or have root raise /sys/module/kprof/parameters/mlock_kb",
+		 (ring_size ? ring_size : KPROF_RING_SIZE_DEFAULT) >> 20, lim, kb);
+	return buf;
 }
 
 int kprof_dev_counters_map(struct kprof_dev *dev,

@@ -113,6 +113,14 @@ uint32_t kprof_dev_ring_state(const struct kprof_dev *dev);
  */
 ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap);
 
+/*
+ * Message for CAPTURE_START's EPERM: a ring of ring_size bytes (0 = the
+ * default) would take the user past the locked-memory limit for capture
+ * rings, RLIMIT_MEMLOCK plus the module's per-user kprof.mlock_kb; says
+ * both values and how to raise them. Writes into buf.
+ */
+const char *kprof_dev_memlock_error(uint32_t ring_size, char *buf, size_t len);
+
 /* Map the live counter block; *blk points into the mapping. */
 int kprof_dev_counters_map(struct kprof_dev *dev,
 			   const struct kprof_counter_block **blk);
