@@ -458,7 +458,7 @@ int kprof_capture_start(struct kprof_file *kf,
 	if (cap->state == KPROF_STATE_PAUSED)
 		kd->ops->capture_pause(kd, true);
 
-	kd->holder_pid = task_tgid_nr(current);
+	kd->holder = get_pid(task_tgid(current));
 	get_task_comm(kd->holder_comm, current);
 	kprof_timesync_start(cap);
 
@@ -517,7 +517,8 @@ void kprof_capture_stop_locked(struct kprof_device *kd, u32 state,
 	kprof_publish_head(cap);
 	spin_unlock_irqrestore(&kd->prod_lock, flags);
 
-	kd->holder_pid = 0;
+	put_pid(kd->holder);
+	kd->holder = NULL;
 	memset(kd->holder_comm, 0, sizeof(kd->holder_comm));
 	wake_up_all(&kd->read_wq);
 }

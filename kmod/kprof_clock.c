@@ -7,6 +7,7 @@
  * resets it too.
  */
 #include <linux/capability.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 
 #include "kprof_internal.h"
@@ -34,7 +35,7 @@ long kprof_ioctl_clock_get(struct kprof_file *kf, void *arg)
 	if (kd->clk.valid) {
 		st->saved_flags = kd->clk.locked ? KPROF_CLOCK_LOCKED : 0;
 		st->saved_mhz = kd->clk.mhz;
-		st->locked_by_pid = kd->clk.pid;
+		st->locked_by_pid = pid_vnr(kd->clk.pid);
 	}
 	st->mhz = clk.mhz;
 	if (clk.locked)
@@ -59,7 +60,8 @@ static void kprof_clock_forget(struct kprof_device *kd)
 	WRITE_ONCE(kd->clk.valid, false);
 	kd->clk.locked = false;
 	kd->clk.mhz = 0;
-	kd->clk.pid = 0;
+	put_pid(kd->clk.pid);
+	kd->clk.pid = NULL;
 }
 
 static int kprof_clock_lock(struct kprof_device *kd, u32 mhz)
@@ -72,7 +74,7 @@ static int kprof_clock_lock(struct kprof_device *kd, u32 mhz)
 		kd->ops->get_clock(kd, &cur);
 		kd->clk.locked = cur.locked;
 		kd->clk.mhz = cur.mhz;
-		kd->clk.pid = task_tgid_nr(current);
+		kd->clk.pid = get_pid(task_tgid(current));
 		WRITE_ONCE(kd->clk.valid, true);
 		saved_now = true;
 	}

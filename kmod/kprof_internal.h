@@ -116,7 +116,7 @@ struct kprof_clock_saved {
 	bool valid;
 	bool locked;
 	u32 mhz;
-	pid_t pid;			/* tgid of the first locker */
+	struct pid *pid;		/* tgid of the first locker, held */
 };
 
 struct kprof_device {
@@ -136,7 +136,11 @@ struct kprof_device {
 	struct mutex lock;		/* see the top of this file */
 	bool dead;			/* unregistered; under lock */
 	struct kprof_clock_saved clk;	/* under lock */
-	pid_t holder_pid;		/* under lock; 0 when idle */
+	/*
+	 * Under lock; NULL when idle. struct pid, not a number: user space
+	 * sees it in its own pid namespace (pid_vnr()), 0 if not there.
+	 */
+	struct pid *holder;
 	char holder_comm[TASK_COMM_LEN];
 
 	/*

@@ -11,6 +11,7 @@
  */
 #include <linux/capability.h>
 #include <linux/moduleparam.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
@@ -74,8 +75,9 @@ static long kprof_ioctl_info(struct kprof_file *kf, void *arg)
 	memset(info, 0, sizeof(*info));
 	kd->ops->get_clock(kd, &clk);
 	info->clock_flags = kprof_clock_flags(kd, clk.locked);
-	info->capture_pid = kd->holder_pid;
-	if (kd->holder_pid)
+	/* In the caller's pid namespace; a holder outside it is 0. */
+	info->capture_pid = pid_vnr(kd->holder);
+	if (info->capture_pid)
 		strscpy(info->capture_comm, kd->holder_comm,
 			sizeof(info->capture_comm));
 	info->version = KPROF_UAPI_VERSION;

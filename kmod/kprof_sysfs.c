@@ -4,6 +4,7 @@
  * clock, and who holds the capture. No kernel addresses, ever.
  */
 #include <linux/device.h>
+#include <linux/pid.h>
 #include <linux/sysfs.h>
 
 #include "kprof_internal.h"
@@ -93,11 +94,15 @@ static ssize_t capture_holder_show(struct device *dev,
 {
 	struct kprof_device *kd = to_kd(dev);
 	ssize_t len;
+	pid_t nr;
 
 	mutex_lock(&kd->lock);
-	if (kd->holder_pid)
-		len = sysfs_emit(buf, "%d %s\n", kd->holder_pid,
-				 kd->holder_comm);
+	/* In the reader's pid namespace; one it cannot see reads as 0. */
+	nr = pid_vnr(kd->holder);
+	if (nr)
+		len = sysfs_emit(buf, "%d %s\n", nr, kd->holder_comm);
+	else if (kd->holder)
+		len = sysfs_emit(buf, "0\n");
 	else
 		len = sysfs_emit(buf, "none\n");
 	mutex_unlock(&kd->lock);
