@@ -28,6 +28,8 @@ static void kprof_device_release(struct kref *ref)
 	WARN_ON(!list_empty(&kd->rings));
 	if (kd->inode)
 		kprof_inode_free(kd->inode);
+	put_device(kd->dev);
+	put_device(kd->parent);
 	mutex_destroy(&kd->rings_lock);
 	mutex_destroy(&kd->lock);
 	kfree(kd);
@@ -123,7 +125,11 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	spin_lock_init(&kd->prod_lock);
 	spin_lock_init(&kd->cache_lock);
 	init_waitqueue_head(&kd->read_wq);
-	kd->parent = parent;
+	/*
+	 * Both are read (names in INFO and in warnings) by ioctls, readers
+	 * and timers that can outlive unregister: hold them until kd goes.
+	 */
+	kd->parent = get_device(parent);
 	kd->ops = ops;
 	kd->priv = priv;
 	kprof_copy_hw_info(kd, info);
@@ -152,7 +158,7 @@ struct kprof_device *kprof_device_register(struct device *parent,
 		ret = PTR_ERR(dev);
 		goto err_xa;
 	}
-	kd->dev = dev;
+	kd->dev = get_device(dev);
 	return kd;
 
 err_xa:
@@ -202,7 +208,6 @@ void kprof_device_unregister(struct kprof_device *kd)
 	kprof_ring_unmap_all(kd);
 	/* Waits for sysfs readers, which may still call ops under the lock. */
 	device_destroy(kprof_class, MKDEV(MAJOR(kprof_devt), kd->id));
-	kd->dev = NULL;
 	ida_free(&kprof_ida, kd->id);
 	kprof_device_put(kd);
 }

@@ -122,8 +122,8 @@ struct kprof_clock_saved {
 struct kprof_device {
 	struct kref ref;
 	int id;
-	struct device *parent;
-	struct device *dev;		/* class device /dev/kprofN */
+	struct device *parent;		/* reference held */
+	struct device *dev;		/* class device /dev/kprofN, held */
 	const struct kprof_backend_ops *ops;
 	void *priv;
 

@@ -4,8 +4,11 @@
  * mapping keeps the device's memory: touching the ring or the counter
  * block gets SIGBUS. What was captured can still be drained with read(),
  * and every ring page comes back (debugfs kprof/pages) once the fds are
- * closed, captures stopped or not.
+ * closed, captures stopped or not. And ioctls racing removal see the
+ * device whole or ENODEV, never freed memory (the debug lane's KASAN
+ * runs the same test).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 
@@ -177,6 +180,65 @@ TEST_F_TIMEOUT(rm, pages_return, 120)
 	close(fd);
 	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
 	EXPECT_EQ(self->pages0, pages);
+}
+
+/* INFO in a loop against devices that come and go. */
+struct info_race {
+	volatile int kid;	/* kprofN of the current device, -1: none */
+	volatile int done;
+	unsigned long infos, bad;
+	char why[128];
+};
+
+static void *info_loop(void *arg)
+{
+	struct info_race *r = arg;
+	struct kprof_device_info info;
+	char want[32];
+	int kid, fd, ret;
+
+	snprintf(want, sizeof(want), "sim%u", RM_SIM_ID);
+	while (!r->done) {
+		kid = r->kid;
+		fd = kid < 0 ? -1 : kt_open_dev(kid);
+		if (fd < 0)
+			continue;
+		for (int i = 0; i < 1000; i++) {
+			ret = kt_info(fd, &info);
+			if (ret == -ENODEV)
+				break;
+			r->infos++;
+			if ((ret || strcmp(info.name, want)) && !r->bad++)
+				snprintf(r->why, sizeof(r->why),
+					 "INFO %d, name '%.32s'", ret,
+					 info.name);
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(rm, info_races_removal, 120)
+{
+	struct info_race r = { .kid = self->kid };
+	pthread_t th;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, info_loop, &r));
+	for (int i = 0; i < 30; i++) {
+		kt_sleep_ms(20);
+		r.kid = -1;
+		ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
+		ASSERT_EQ(0, kt_sim_new(RM_SIM_ID, 4, 2));
+		r.kid = kt_kprof_id_of_sim(RM_SIM_ID);
+		ASSERT_LE(0, r.kid);
+	}
+	kt_sleep_ms(20);
+	ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
+	self->removed = true;
+	r.done = 1;
+	pthread_join(th, NULL);
+	EXPECT_LT(0, r.infos);
+	EXPECT_EQ(0, r.bad) TH_LOG("%s", r.why);
 }
 
 TEST_HARNESS_MAIN
