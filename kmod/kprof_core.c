@@ -145,9 +145,15 @@ struct kprof_device *kprof_device_register(struct device *parent,
 		goto err_free;
 	kd->id = ret;
 
-	mutex_lock(&kprof_devs_lock);
-	ret = xa_insert(&kprof_devs, kd->id, kd, GFP_KERNEL);
-	mutex_unlock(&kprof_devs_lock);
+	/*
+	 * Published last: until the store below, open() of the minor (a
+	 * stale node of an earlier device, or the new one as soon as udev
+	 * sees it) finds nothing and fails with ENODEV, so no file can hold
+	 * a kd that a failed registration is about to free along with the
+	 * backend's state. The slot is reserved first, so storing cannot
+	 * fail.
+	 */
+	ret = xa_reserve(&kprof_devs, kd->id, GFP_KERNEL);
 	if (ret)
 		goto err_ida;
 
@@ -159,12 +165,14 @@ struct kprof_device *kprof_device_register(struct device *parent,
 		goto err_xa;
 	}
 	kd->dev = get_device(dev);
+
+	mutex_lock(&kprof_devs_lock);
+	xa_store(&kprof_devs, kd->id, kd, GFP_KERNEL);
+	mutex_unlock(&kprof_devs_lock);
 	return kd;
 
 err_xa:
-	mutex_lock(&kprof_devs_lock);
-	xa_erase(&kprof_devs, kd->id);
-	mutex_unlock(&kprof_devs_lock);
+	xa_release(&kprof_devs, kd->id);
 err_ida:
 	ida_free(&kprof_ida, kd->id);
 err_free:
@@ -178,7 +186,7 @@ void kprof_device_unregister(struct kprof_device *kd)
 	if (IS_ERR_OR_NULL(kd))
 		return;
 
-	/* No new opens from here on. */
+	/* Unpublished first: no new opens from here on. */
 	mutex_lock(&kprof_devs_lock);
 	xa_erase(&kprof_devs, kd->id);
 	mutex_unlock(&kprof_devs_lock);
