@@ -22,9 +22,16 @@ int kprof_capture_consume(struct kprof_file *kf, u64 pos)
 
 	if (!cap)
 		return READ_ONCE(kf->kd->cap) ? -EBUSY : -EINVAL;
-	mutex_lock(&cap->read_lock);
-	ret = kprof_capture_advance(cap, pos);
-	mutex_unlock(&cap->read_lock);
+	/*
+	 * A read() on another thread or process sharing the file can hold
+	 * this across a copy_to_user() that stalls (userfaultfd, FUSE): we
+	 * may wait, but must stay killable.
+	 */
+	ret = mutex_lock_killable(&cap->read_lock);
+	if (!ret) {
+		ret = kprof_capture_advance(cap, pos);
+		mutex_unlock(&cap->read_lock);
+	}
 	kprof_capture_put(cap);
 	return ret;
 }
@@ -208,7 +215,8 @@ static int kprof_counters_mmap(struct kprof_device *kd,
 	if (vma->vm_end - vma->vm_start > PAGE_ALIGN(kd->hw.counter_block_size))
 		return -EINVAL;
 
-	down_read(&kd->mmap_sem);
+	if (down_read_killable(&kd->mmap_sem))
+		return -EINTR;
 	ret = kd->mmap_dead ? -ENODEV : kd->ops->mmap_counters(kd, vma);
 	if (!ret && !vma->vm_ops) {
 		vma->vm_private_data = get_device(kd->parent);
