@@ -154,9 +154,9 @@ static void check_cmd_parse(void)
 		"_IOWR('', 1, 8)", "_IOWR('d', 0xff+1, 8)",
 	};
 
-	KT_CHECK(!kprof_ioctl_cmd_parse("0xc060b801", &c, &err) && c == 0xc060b801, "hex");
+	KT_CHECK(!kprof_ioctl_cmd_parse("0xc060bb81", &c, &err) && c == 0xc060bb81, "hex");
 	KT_CHECK(!kprof_ioctl_cmd_parse(" 21523 ", &c, &err) && c == 21523, "decimal");
-	snprintf(buf, sizeof(buf), "_IOWR(0xB8, 0x01, %zu)", sizeof(struct kprof_sim_launch));
+	snprintf(buf, sizeof(buf), "_IOWR(0xBB, 0x81, %zu)", sizeof(struct kprof_sim_launch));
 	KT_CHECK(!kprof_ioctl_cmd_parse(buf, &c, &err) && c == KPROF_SIM_IOC_LAUNCH,
 		 "%s -> 0x%08x: %s", buf, c, err.msg);
 	KT_CHECK(!kprof_ioctl_cmd_parse("_IO('T', 0x13)", &c, &err) && c == TIOCGWINSZ,

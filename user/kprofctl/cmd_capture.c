@@ -106,7 +106,7 @@ static void capture_usage(FILE *f)
 		"                        ioctls to trace; default: the device backend's\n"
 		"      --dev-node PATH   device node to trace (e.g. /dev/accel/accel0)\n"
 		"      --launch-ioctl C  with --dev-node and no profile: the launch ioctl\n"
-		"                        (0xc060b801 or _IOWR('d', 0x40, 64))\n"
+		"                        (0xc060bb81 or _IOWR('d', 0x40, 64))\n"
 		"      --sync-ioctl C    ... and the sync ioctl (optional)\n"
 		"\n"
 		"Signals: Ctrl-C or SIGTERM stops cleanly (CMD gets the signal too) and\n"

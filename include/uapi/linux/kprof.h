@@ -296,7 +296,13 @@ struct kprof_sync_sample {
 /* ioctls on /dev/kprofN                                               */
 /* ------------------------------------------------------------------ */
 
-#define KPROF_IOC_MAGIC		0xB7
+/*
+ * 0xBB, sequence numbers 0x00-0x3F: free in mainline's
+ * Documentation/userspace-api/ioctl/ioctl-number.rst (0xB7 is nsfs and
+ * remoteproc, 0xB8 mshv and mrvl_cn10k_dpi, 0xBA liveupdate); kprof_sim.h
+ * uses 0x80-0x8F of it.
+ */
+#define KPROF_IOC_MAGIC		0xBB
 
 #define KPROF_IOC_INFO		_IOWR(KPROF_IOC_MAGIC, 0x00, struct kprof_device_info)
 #define KPROF_IOC_COUNTERS	_IOWR(KPROF_IOC_MAGIC, 0x01, struct kprof_counter_info)

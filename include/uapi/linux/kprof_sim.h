@@ -44,9 +44,10 @@ struct kprof_sim_sync {
 	__u64 reserved[2];
 };
 
-#define KPROF_SIM_IOC_MAGIC	0xB8
+/* kprof's range (linux/kprof.h), sequence numbers 0x80-0x8F. */
+#define KPROF_SIM_IOC_MAGIC	0xBB
 
-#define KPROF_SIM_IOC_LAUNCH	_IOWR(KPROF_SIM_IOC_MAGIC, 0x01, struct kprof_sim_launch)
-#define KPROF_SIM_IOC_SYNC	_IOWR(KPROF_SIM_IOC_MAGIC, 0x02, struct kprof_sim_sync)
+#define KPROF_SIM_IOC_LAUNCH	_IOWR(KPROF_SIM_IOC_MAGIC, 0x81, struct kprof_sim_launch)
+#define KPROF_SIM_IOC_SYNC	_IOWR(KPROF_SIM_IOC_MAGIC, 0x82, struct kprof_sim_sync)
 
 #endif /* _UAPI_LINUX_KPROF_SIM_H */
