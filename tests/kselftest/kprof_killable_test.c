@@ -107,12 +107,15 @@ TEST_F_TIMEOUT(kill, consume_waiting_on_stalled_read_dies, 120)
 
 	ASSERT_EQ(1, write(go[1], &c, 1));
 	/* Wait until the child sleeps on the lock (D: killable or not). */
-	for (int i = 0; i < 500 && proc_state(pid) != 'D'; i++)
+	for (int i = 0; i < 3000 && proc_state(pid) != 'D'; i++)
 		kt_sleep_ms(10);
 	EXPECT_EQ('D', proc_state(pid));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	/* Never, before the fix: it waits for the reader, which waits for us. */
-	for (int i = 0; i < 500; i++) {
+	/*
+	 * Never, before the fix: it waits for the reader, which waits for
+	 * us. 30 s is room for a debug kernel, not a measurement.
+	 */
+	for (int i = 0; i < 3000; i++) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			break;
 		kt_sleep_ms(10);

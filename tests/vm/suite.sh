@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the VM (tests/vm/run --suite [NAME...]): every kselftest-harness
-# binary in $BUILD/tests/kselftest/ (or the NAMEs), in order, as one TAP stream. The host sums
+# binary in $BUILD/tests/kselftest/ (or the NAMEs), in order, as one TAP
+# stream, then a check that every capture ring page came back. The host sums
 # the "# Totals:" lines; the kprof-suite start/end lines let it count a
 # binary that died before printing its totals as a failure.
 dir="$BUILD/tests/kselftest"
@@ -26,8 +27,13 @@ if [ $# = 0 ]; then
 	echo "# no kselftest binaries in $dir: run 'make -C tests/kselftest'"
 	exit 1
 fi
+# Ring pages the module holds (kmemleak does not see page allocations):
+# counted at the start, checked after the binaries (see the end).
+pages=/sys/kernel/debug/kprof/pages
+[ -r $pages ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+pages0=$(cat $pages 2>/dev/null)
 echo "TAP version 13"
-echo "1..$#"
+echo "1..$(($# + 1))"
 n=0 rc=0
 for t; do
 	n=$((n + 1))
@@ -45,4 +51,23 @@ for t; do
 		rc=1
 	fi
 done
+
+# Every ring page comes back once the captures are over and the devices
+# gone: removing every sim device frees the rings they keep cached.
+n=$((n + 1))
+echo "# kprof-suite: start ring-pages"
+for d in /sys/kernel/debug/kprof_sim/sim*; do
+	[ -d "$d" ] && echo "${d##*/sim}" >/sys/bus/kprof_sim/del_device
+done
+left=$(cat $pages 2>/dev/null)
+echo "# ring pages: $pages0 at the start, $left after the suite and removing every sim device"
+if [ -n "$pages0" ] && [ "$left" = "$pages0" ]; then
+	echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"
+	echo "ok $n selftests: kprof: ring-pages"
+else
+	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+	echo "not ok $n selftests: kprof: ring-pages # $left pages left, $pages0 at the start"
+	rc=1
+fi
+echo "# kprof-suite: end ring-pages exit=$rc time=0s"
 exit $rc
