@@ -63,7 +63,7 @@ struct kprof_spool_writer *kprof_spool_create_path(const char *path,
 	struct kprof_spool_hdr h;
 	struct timespec ts;
 
-	if (kind != KPROF_SPOOL_DEVICE && kind != KPROF_SPOOL_HOST) {
+	if (kind != KPROF_SPOOL_DEVICE && kind != KPROF_SPOOL_HOST && kind != KPROF_SPOOL_GPU) {
 		kprof_err_set(err, EINVAL, "bad spool kind %u", kind);
 		return NULL;
 	}
@@ -259,7 +259,8 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 			      path, r->hdr.version, KPROF_SPOOL_VERSION);
 		goto fail;
 	}
-	if (r->hdr.kind != KPROF_SPOOL_DEVICE && r->hdr.kind != KPROF_SPOOL_HOST) {
+	if (r->hdr.kind != KPROF_SPOOL_DEVICE && r->hdr.kind != KPROF_SPOOL_HOST &&
+	    r->hdr.kind != KPROF_SPOOL_GPU) {
 		kprof_err_set(err, EBADMSG, "%s: bad spool kind %u", path,
 			      r->hdr.kind);
 		goto fail;

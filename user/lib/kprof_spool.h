@@ -7,6 +7,8 @@
  *   <capture dir>/raw/device.kspool   device ring bytes, exactly as read
  *   <capture dir>/raw/host.kspool     struct kprof_host_event records (and
  *                                     one struct kprof_host_bpf_stats at end)
+ *   <capture dir>/raw/gpu-PID.kspool  CUPTI agent records of CUDA process PID
+ *                                     (<kprof/gpu_rec.h>; NVIDIA captures)
  *
  * File = struct kprof_spool_hdr (hdr_size bytes) + records. All integers
  * little-endian (host order; kprof is x86-64/arm64 LE only).
@@ -36,10 +38,14 @@
 
 #define KPROF_SPOOL_DEVICE	1
 #define KPROF_SPOOL_HOST	2
+#define KPROF_SPOOL_GPU		3	/* CUPTI agent records (<kprof/gpu_rec.h>) */
 
 #define KPROF_SPOOL_DIR		"raw"
 #define KPROF_SPOOL_DEVICE_FILE	"raw/device.kspool"
 #define KPROF_SPOOL_HOST_FILE	"raw/host.kspool"
+/* one per CUDA process of an NVIDIA capture: raw/gpu-PID.kspool */
+#define KPROF_SPOOL_GPU_PREFIX	"gpu-"
+#define KPROF_SPOOL_GPU_SUFFIX	".kspool"
 
 /*
  * Fixed file header. device/counters are meaningful for the device kind
