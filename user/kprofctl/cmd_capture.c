@@ -9,6 +9,7 @@
  * so nothing it does goes unseen.
  */
 #include "kprofctl.h"
+#include "capture_nvidia.h"
 #include "capture_perf.h"
 #include "kprof.h"
 #include "kprof_bpf.h"
@@ -1270,6 +1271,8 @@ int cmd_capture(int argc, char **argv)
 	char msg[1024];
 	int r, rc = KPROFCTL_EXIT_FAIL, go_fd = -1, ex_fd = -1, started = 0;
 
+	if (capture_nvidia_wanted(argc, argv))
+		return capture_nvidia(argc, argv);
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

@@ -36,7 +36,7 @@ struct op {
 	uint64_t seq;
 	struct op *hnext;		/* hash chain */
 	struct op *prev, *next;		/* in-flight list, by seq */
-	char name[KPROF_NAME_LEN];
+	char name[KPROF_OP_CODE_LEN];
 	uint32_t clock_mhz;
 	uint64_t fw_s, fw_e, k_s, k_e;
 	uint64_t rks[KPROF_MAX_RISCS], rke[KPROF_MAX_RISCS];
@@ -814,8 +814,13 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 		o = get_op(a, r->op_seq, &late, err);
 		if (!o)
 			return late ? tick(a, t, err) : -ENOMEM;
-		memcpy(o->name, r->name, sizeof(o->name));
-		o->name[sizeof(o->name) - 1] = '\0';
+		if (rec->size > sizeof(*r) &&
+		    memchr(r + 1, '\0', rec->size - sizeof(*r)))
+			/* a longer name follows the record (kprof_gpu.h) */
+			snprintf(o->name, sizeof(o->name), "%s", (const char *)(r + 1));
+		else
+			snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(r->name),
+				 r->name);
 		o->clock_mhz = r->clock_mhz;
 		o->last = a->wm;
 		return tick(a, t, err);

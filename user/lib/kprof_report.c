@@ -26,6 +26,7 @@
 #include "kprof_agg.h"
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
+#include "kprof_gpu.h"
 #include "kprof_html.h"
 #include "kprof_lag.h"
 #include "kprof_spool.h"
@@ -35,6 +36,7 @@
 #include "kprof_writers.h"
 
 #define MAX_EVENTS_KEPT	1000	/* state records listed (clock changes: all) */
+#define MAX_GPU_SPOOLS	64	/* agent spools listed (NVIDIA captures) */
 #define PROGRESS_EVERY	(1U << 20)
 
 struct clock_ev {
@@ -64,7 +66,40 @@ struct capture {
 	uint64_t slack_ns;		/* what pass 2 used */
 	int slack_capped;
 	uint64_t records;
+	/* NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
+	 * process, read as device and host records (kprof_gpu.h) in place
+	 * of raw/device.kspool's records and raw/host.kspool */
+	int nvidia;
+	struct kprof_gpu_src *gdev, *ghost;
+	struct kprof_gpu_spool gspools[MAX_GPU_SPOOLS];
+	int ngspools, gpick;		/* spools found; the one read (-1: none) */
 };
+
+/* The device and host record streams, whichever spools hold them. */
+static int dev_next(struct capture *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+{
+	return c->gdev ? kprof_gpu_next(c->gdev, r, err) : kprof_spool_next(c->dev, r, err);
+}
+
+static int host_next(struct capture *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+{
+	return c->ghost ? kprof_gpu_next(c->ghost, r, err) : kprof_spool_next(c->host, r, err);
+}
+
+static int have_host(const struct capture *c)
+{
+	return c->host || c->ghost;
+}
+
+static const struct kprof_spool_stats *dev_stats(const struct capture *c)
+{
+	return c->gdev ? kprof_gpu_spool_stats(c->gdev) : kprof_spool_reader_stats(c->dev);
+}
+
+static const struct kprof_spool_stats *host_stats(const struct capture *c)
+{
+	return c->ghost ? kprof_gpu_spool_stats(c->ghost) : kprof_spool_reader_stats(c->host);
+}
 
 static int mkdir_one(const char *dir, struct kprof_err *err)
 {
@@ -123,7 +158,7 @@ static int pass1(struct capture *c, struct kprof_err *err)
 	const struct kprof_rec_hdr *rec;
 	int ret;
 
-	while ((ret = kprof_spool_next(c->dev, &rec, err)) == KPROF_REC_OK) {
+	while ((ret = dev_next(c, &rec, err)) == KPROF_REC_OK) {
 		if (rec->flags & KPROF_RECF_CORRUPT)
 			continue;
 		kprof_lag_rec(&c->lag, rec);
@@ -154,17 +189,39 @@ static int pass1(struct capture *c, struct kprof_err *err)
 	}
 	if (ret < 0)
 		return -(err ? err->code : EBADMSG);
+	if (c->gdev) {
+		/* the GPU's (device, stream) tracks are its "cores" */
+		c->dev_hdr.device.num_cores = kprof_gpu_ntracks(c->gdev);
+		return kprof_gpu_rewind(c->gdev, err);
+	}
 	return kprof_spool_rewind(c->dev, err);
+}
+
+/* An NVIDIA capture whose CUPTI timestamps are host CLOCK_MONOTONIC. */
+static int gpu_monotonic(const struct capture *c)
+{
+	return c->gdev && kprof_gpu_stats(c->gdev)->clock == KPROF_GCLOCK_MONOTONIC;
 }
 
 static void fit_capture(struct capture *c, struct kprof_err *err)
 {
 	double hz = (double)c->dev_hdr.device.ref_clock_hz;
 
+	if (gpu_monotonic(c)) {
+		/* CUPTI's timestamps are CLOCK_MONOTONIC already (the agent's
+		 * timestamp callback): nothing to fit */
+		kprof_tsfit_linear(&c->fit, 1.0, 0);
+		kprof_tsfit_linear(&c->oneshot, 1.0, 0);
+		c->oneshot_max_diff_ns = NAN;
+		return;
+	}
+
 	if (!(hz > 0))
 		hz = 1e9;	/* no nominal rate: treat cycles as ns */
 	kprof_tsfit_piecewise(c->pts, c->npts, hz, &c->fit, err);
 	kprof_tsfit_oneshot(c->pts, c->npts, hz, &c->oneshot, err);
+	if (c->ghost)
+		kprof_gpu_set_fit(c->ghost, &c->fit);	/* API times are CUPTI's too */
 	c->oneshot_max_diff_ns = NAN;
 	for (size_t i = 0; i < c->npts; i++) {
 		double d = fabs(kprof_tsfit_to_host(&c->oneshot, c->pts[i].device_cycles) -
@@ -315,23 +372,23 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	double dk = 0, hk = 0;
 	int dret, hret = KPROF_REC_END, ret = 0;
 	uint64_t total = 0;	/* unknown: the callback gets 0 */
-	dret = kprof_spool_next(fd->c->dev, &dr, err);
+	dret = dev_next(fd->c, &dr, err);
 	if (dret == KPROF_REC_OK)
 		dk = dev_key(fd, dr);
-	if (fd->c->host) {
-		hret = kprof_spool_next(fd->c->host, &hr, err);
+	if (have_host(fd->c)) {
+		hret = host_next(fd->c, &hr, err);
 		if (hret == KPROF_REC_OK)
 			hk = host_key(hr);
 	}
 	while (dret == KPROF_REC_OK || hret == KPROF_REC_OK) {
 		if (dret == KPROF_REC_OK && (hret != KPROF_REC_OK || dk <= hk)) {
 			ret = feed_dev(fd, dr, dk, err);
-			dret = kprof_spool_next(fd->c->dev, &dr, err);
+			dret = dev_next(fd->c, &dr, err);
 			if (dret == KPROF_REC_OK)
 				dk = dev_key(fd, dr);
 		} else {
 			ret = feed_host(fd, hr, err);
-			hret = kprof_spool_next(fd->c->host, &hr, err);
+			hret = host_next(fd->c, &hr, err);
 			if (hret == KPROF_REC_OK)
 				hk = host_key(hr);
 		}
@@ -339,7 +396,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 			return ret;
 		if (++fd->c->records % PROGRESS_EVERY == 0 && fd->opts && fd->opts->progress)
 			fd->opts->progress(fd->opts->progress_ctx, fd->c->records,
-					   kprof_spool_reader_stats(fd->c->dev)->bytes, total);
+					   dev_stats(fd->c)->bytes, total);
 	}
 	if (dret < 0 || hret < 0)
 		return -(err ? err->code : EBADMSG);
@@ -436,13 +493,68 @@ static int64_t config_ring_lost(const char *config)
 	return n;
 }
 
+/* NVIDIA: where the data came from and what the agent could not do. */
+static void summary_gpu(FILE *f, const struct capture *c)
+{
+	const struct kprof_gpu_stats *g;
+
+	fprintf(f, "\nGPU capture (CUPTI agent in the workload):\n");
+	if (!c->gdev) {
+		fprintf(f, "  no CUDA process loaded the agent (no raw/gpu-PID.kspool): the command made no CUDA call, or CUDA_INJECTION64_PATH was overridden  <-- no GPU data\n");
+		return;
+	}
+	g = kprof_gpu_stats(c->gdev);
+	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool\n", g->pid,
+		g->comm[0] ? g->comm : "?", g->ppid, g->cupti_version,
+		c->gspools[c->gpick].pid);
+	fprintf(f, "  host timestamps: CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)\n");
+	if (g->clock == KPROF_GCLOCK_MONOTONIC)
+		fprintf(f, "  clock: CUPTI timestamps are host CLOCK_MONOTONIC (the agent's timestamp callback); no conversion\n");
+	else
+		fprintf(f, "  clock: CUPTI's own, mapped to CLOCK_MONOTONIC by the agent's sync triples (time sync below)\n");
+	fprintf(f, "  kernels %" PRIu64 ", memcpys %" PRIu64 ", memsets %" PRIu64 ", launch calls %" PRIu64
+		", sync calls %" PRIu64 ", tracks (GPU, stream) %u\n", g->kernels, g->memcpys,
+		g->memsets, g->api_launches, g->api_syncs, kprof_gpu_ntracks(c->gdev));
+	fprintf(f, "  CUPTI records dropped: %" PRIu64 "%s\n", g->dropped,
+		g->dropped ? "  <-- kernels, copies or API calls are missing: raise KPROF_AGENT_BUFFER_KB / KPROF_AGENT_BUFFERS" : "");
+	if (g->no_buffer)
+		fprintf(f, "  buffers the agent refused (its memory bound): %" PRIu64 "\n", g->no_buffer);
+	fprintf(f, "  agent stopped cleanly: %s\n", g->stopped ? "yes" :
+		"NO  <-- the process did not exit normally (killed?): records CUPTI still held are lost");
+	if (g->forks)
+		fprintf(f, "  fork() calls: %" PRIu64 " (a child without exec is not profiled; one that execs a CUDA program has its own spool)\n",
+			g->forks);
+	if (g->multiple_subscribers)
+		fprintf(f, "  another CUPTI client held the process (a profiler, e.g. Nsight or PyTorch's): its activity may be missing\n");
+	if (g->unnamed || g->bad_names)
+		fprintf(f, "  kernels without a name: %" PRIu64 ", bad name records: %" PRIu64 "\n",
+			g->unnamed, g->bad_names);
+	if (g->tracks_over)
+		fprintf(f, "  ops on streams past the first %u tracks (drawn on the last one): %" PRIu64 "\n",
+			KPROF_GPU_MAX_TRACKS, g->tracks_over);
+	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++)
+		fprintf(f, "  agent: %s failed (%d)\n", g->errors[i].text, g->errors[i].code);
+	if (g->nerrors > KPROF_GPU_MAX_ERRORS)
+		fprintf(f, "  agent: %u more errors\n", g->nerrors - KPROF_GPU_MAX_ERRORS);
+	if (c->ngspools > 1) {
+		fprintf(f, "  other CUDA processes, not in these outputs (their spools are in raw/):");
+		for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++)
+			if (i != c->gpick)
+				fprintf(f, " %u (%" PRIu64 " bytes)", c->gspools[i].pid,
+					c->gspools[i].bytes);
+		if (c->ngspools > MAX_GPU_SPOOLS)
+			fprintf(f, " and %d more", c->ngspools - MAX_GPU_SPOOLS);
+		fprintf(f, "\n");
+	}
+}
+
 static int write_summary(const char *outdir, struct capture *c, struct kprof_out *o,
 			 const struct kprof_agg_stats *as, const char *config,
 			 struct kprof_err *err)
 {
 	int64_t klost = config_ring_lost(config);
 	const struct kprof_device_info *d = &c->dev_hdr.device;
-	const struct kprof_spool_stats *ds = kprof_spool_reader_stats(c->dev);
+	const struct kprof_spool_stats *ds = dev_stats(c);
 	char path[PATH_MAX];
 	FILE *f;
 	int bad;
@@ -451,9 +563,16 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	f = fopen(path, "we");
 	if (!f)
 		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-	fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
-		(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
-		d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
+	if (c->nvidia)
+		fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u tracks (GPU, stream), timestamps in ns\n",
+			(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
+			d->num_cores);
+	else
+		fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
+			(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
+			d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
+	if (c->nvidia)
+		summary_gpu(f, c);
 	summary_ops(f, o, "");
 
 	fprintf(f, "\nlost and late data:\n");
@@ -485,8 +604,8 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 		c->slack_capped ? "  <-- capped: records later than that count as late data" : "");
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
 		ds->truncated_bytes ? " (capture ended mid-write; earlier data kept)" : "");
-	if (c->host) {
-		const struct kprof_spool_stats *hs = kprof_spool_reader_stats(c->host);
+	if (have_host(c)) {
+		const struct kprof_spool_stats *hs = host_stats(c);
 
 		fprintf(f, "  host spool: %" PRIu64 " events, truncated tail %" PRIu64 " bytes\n",
 			as->host_events, hs->truncated_bytes);
@@ -498,9 +617,12 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 			(uint64_t)c->bpf.events, (uint64_t)c->bpf.reserve_failed,
 			(uint64_t)c->bpf.unmatched_exit);
 
-	fprintf(f, "\nclock:\n  at capture start: %u MHz, %s\n", d->clock_mhz,
-		(d->clock_flags & KPROF_CLOCK_LOCKED) ? "locked" :
-		"NOT locked (durations may vary with DVFS)");
+	if (c->nvidia && !d->clock_mhz)
+		fprintf(f, "\nclock:\n  at capture start: not read (an NVIDIA GPU's clock is NVML's: kprofctl info / lock-clock)\n");
+	else
+		fprintf(f, "\nclock:\n  at capture start: %u MHz, %s\n", d->clock_mhz,
+			(d->clock_flags & KPROF_CLOCK_LOCKED) ? "locked" :
+			"NOT locked (durations may vary with DVFS)");
 	fprintf(f, "  changes during capture: %zu\n", c->clocks_total);
 	for (size_t i = 0; i < c->nclocks && i < 20; i++)
 		fprintf(f, "    at %" PRIu64 " ns: %u MHz%s\n", c->clocks[i].host_ns,
@@ -511,8 +633,11 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 			c->clocks_total - 20);
 
 	fprintf(f, "\ntime sync (device cycles -> host CLOCK_MONOTONIC):\n");
-	fprintf(f, "  method: %s, samples %zu, used %zu, rejected %zu\n",
-		fit_method(c->fit.method), c->fit.samples, c->fit.used, c->fit.rejected);
+	if (gpu_monotonic(c))
+		fprintf(f, "  none needed: the agent put CUPTI's timestamps on CLOCK_MONOTONIC\n");
+	else
+		fprintf(f, "  method: %s, samples %zu, used %zu, rejected %zu\n",
+			fit_method(c->fit.method), c->fit.samples, c->fit.used, c->fit.rejected);
 	if (c->fit.method == KPROF_TS_PIECEWISE)
 		fprintf(f, "  error bound: %.0f ns; drift %.1f ppm; median read window %.0f ns\n",
 			c->fit.err_bound_ns, c->fit.drift_ppm, c->fit.median_window_ns);
@@ -640,6 +765,64 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 	return j;
 }
 
+/* params.json "gpu": the agent's account of itself (NVIDIA captures) */
+static json_object *gpu_json(const struct capture *c)
+{
+	json_object *o = json_object_new_object(), *e, *sp = json_object_new_array();
+	const struct kprof_gpu_stats *g;
+
+#define ADD(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+	for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++) {
+		e = json_object_new_object();
+		json_object_object_add(e, "pid", json_object_new_int64(c->gspools[i].pid));
+		json_object_object_add(e, "bytes", json_object_new_int64((int64_t)c->gspools[i].bytes));
+		json_object_object_add(e, "aggregated", json_object_new_boolean(i == c->gpick));
+		json_object_array_add(sp, e);
+	}
+	json_object_object_add(o, "spools", sp);
+	ADD("spools_total", c->ngspools);
+	if (!c->gdev)
+		return o;
+	g = kprof_gpu_stats(c->gdev);
+	json_object_object_add(o, "host_timestamps",
+			       json_object_new_string("CUPTI API activity records (launch and sync calls)"));
+	json_object_object_add(o, "clock", json_object_new_string(
+		g->clock == KPROF_GCLOCK_MONOTONIC ? "CLOCK_MONOTONIC (timestamp callback)" :
+		"CUPTI, mapped by sync triples"));
+	ADD("pid", g->pid);
+	ADD("ppid", g->ppid);
+	json_object_object_add(o, "comm", json_object_new_string(g->comm));
+	ADD("cupti_version", g->cupti_version);
+	ADD("kernels", g->kernels);
+	ADD("memcpys", g->memcpys);
+	ADD("memsets", g->memsets);
+	ADD("api_launches", g->api_launches);
+	ADD("api_syncs", g->api_syncs);
+	ADD("tracks", kprof_gpu_ntracks(c->gdev));
+	ADD("tracks_over", g->tracks_over);
+	ADD("dropped_records", g->dropped);
+	ADD("buffers_refused", g->no_buffer);
+	json_object_object_add(o, "agent_stopped", json_object_new_boolean(g->stopped));
+	ADD("agent_records_written", g->records_written);
+	ADD("forks", g->forks);
+	json_object_object_add(o, "multiple_subscribers",
+			       json_object_new_boolean(g->multiple_subscribers != 0));
+	ADD("unnamed_kernels", g->unnamed);
+	ADD("bad_name_records", g->bad_names);
+	e = json_object_new_array();
+	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "call", json_object_new_string(g->errors[i].text));
+		json_object_object_add(x, "code", json_object_new_int(g->errors[i].code));
+		json_object_array_add(e, x);
+	}
+	json_object_object_add(o, "agent_errors", e);
+	ADD("agent_errors_total", g->nerrors);
+#undef ADD
+	return o;
+}
+
 static int write_params(const char *outdir, json_object *root, struct kprof_err *err)
 {
 	char path[PATH_MAX];
@@ -677,7 +860,8 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 			       json_object_new_string(opts->version) : NULL);
 	json_object_object_add(k, "uapi_version", json_object_new_int(KPROF_UAPI_VERSION));
 	json_object_object_add(k, "spool_version", json_object_new_int(KPROF_SPOOL_VERSION));
-	json_object_object_add(k, "source", json_object_new_string("kprof capture"));
+	json_object_object_add(k, "source", json_object_new_string(
+		c->nvidia ? "kprof capture (NVIDIA: CUPTI agent)" : "kprof capture"));
 	json_object_object_add(root, "kprof", k);
 	json_object_object_add(root, "config", config_json(config));
 	json_object_object_add(root, "device", device_json(&c->dev_hdr));
@@ -715,11 +899,11 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 	}
 	json_object_object_add(root, "capture_states", st);
 	json_object_object_add(sp, "device_truncated_bytes",
-			       json_object_new_int64((int64_t)kprof_spool_reader_stats(c->dev)->truncated_bytes));
-	json_object_object_add(sp, "host_truncated_bytes", c->host ?
-			       json_object_new_int64((int64_t)kprof_spool_reader_stats(c->host)->truncated_bytes) : NULL);
+			       json_object_new_int64((int64_t)dev_stats(c)->truncated_bytes));
+	json_object_object_add(sp, "host_truncated_bytes", have_host(c) ?
+			       json_object_new_int64((int64_t)host_stats(c)->truncated_bytes) : NULL);
 	json_object_object_add(sp, "device_unknown_records_skipped",
-			       json_object_new_int64((int64_t)kprof_spool_reader_stats(c->dev)->skipped));
+			       json_object_new_int64((int64_t)dev_stats(c)->skipped));
 	json_object_object_add(root, "spool", sp);
 	if (c->have_bpf) {
 		json_object *b = json_object_new_object();
@@ -742,6 +926,8 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 				       json_object_new_int64((int64_t)c->lag.unknown));
 		json_object_object_add(root, "aggregation", a);
 	}
+	if (c->nvidia)
+		json_object_object_add(root, "gpu", gpu_json(c));
 	json_object_object_add(root, "stats", stats_json(as, o));
 	ret = write_params(outdir, root, err);
 	json_object_put(root);
@@ -825,6 +1011,33 @@ static unsigned int pick_group(const struct kprof_report_opts *opts, const char 
 	return g;
 }
 
+/* NVIDIA: the agent spool of the process with the most records, as the
+ * device and the host record streams (kprof_gpu.h); none is no error */
+static int open_gpu(struct capture *c, const char *capture_dir, struct kprof_err *err)
+{
+	char path[PATH_MAX];
+	int n = kprof_gpu_list(capture_dir, c->gspools, MAX_GPU_SPOOLS, err);
+
+	if (n < 0)
+		return n;
+	c->ngspools = n;
+	c->gpick = kprof_gpu_pick(c->gspools, n < MAX_GPU_SPOOLS ? n : MAX_GPU_SPOOLS);
+	if (c->gpick < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s/" KPROF_SPOOL_GPU_PREFIX "%u" KPROF_SPOOL_GPU_SUFFIX,
+		 capture_dir, KPROF_SPOOL_DIR, c->gspools[c->gpick].pid);
+	c->gdev = kprof_gpu_open(path, KPROF_GPU_VIEW_DEVICE, err);
+	if (!c->gdev)
+		return -(err ? err->code : EIO);
+	c->ghost = kprof_gpu_open(path, KPROF_GPU_VIEW_HOST, err);
+	return c->ghost ? 0 : -(err ? err->code : EIO);
+}
+
+static void gpu_track_label(const void *ctx, uint32_t core, char *buf, size_t len)
+{
+	kprof_gpu_track_name(ctx, core, buf, len);
+}
+
 /* ops.csv rows also go to the analysis (bubbles, roofline), filtered alike */
 struct emit_both {
 	struct kprof_out *out;
@@ -870,8 +1083,15 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		ret = kprof_err_set(err, EBADMSG, "%s is not a device spool", path);
 		goto out;
 	}
+	c->nvidia = !strncmp(c->dev_hdr.device.backend, KPROF_GPU_BACKEND,
+			     sizeof(c->dev_hdr.device.backend));
+	if (c->nvidia) {
+		ret = open_gpu(c, capture_dir, err);
+		if (ret)
+			goto out;
+	}
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_HOST_FILE);
-	if (access(path, F_OK) == 0) {
+	if (!c->nvidia && access(path, F_OK) == 0) {
 		c->host = kprof_spool_open(path, err);
 		if (!c->host) {
 			ret = -(err ? err->code : EIO);
@@ -895,6 +1115,11 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	out.nriscs = c->dev_hdr.device.riscs_per_core;
 	if (out.nriscs == 0 || out.nriscs > KPROF_MAX_RISCS)
 		out.nriscs = KPROF_MAX_RISCS;
+	if (c->nvidia) {
+		/* a GPU has no RISC columns, and its timestamps are ns */
+		out.nriscs = 0;
+		out.no_cycles = 1;
+	}
 	for (unsigned int r = 0; r < out.nriscs; r++)
 		risc_label(&c->dev_hdr, r, out.risc_names[r], sizeof(out.risc_names[r]));
 	ret = pick_filter(opts, config, &filter, err);
@@ -936,21 +1161,23 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 			.device_label = label, .grid_x = d->grid_x,
 			.group = pick_group(opts, config), .num_cores = d->num_cores,
 			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
+			.core_label = c->gdev ? gpu_track_label : NULL, .core_label_ctx = c->gdev,
 		};
 		out.trace = kprof_trace_open(path, &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;
 		}
-		/* the clock counter starts at the capture's first moment */
-		if (c->npts || c->nstates)
+		/* the clock counter starts at the capture's first moment
+		 * (none for a GPU whose clock was not read) */
+		if ((c->npts || c->nstates) && !(c->nvidia && !d->clock_mhz))
 			kprof_trace_clock(out.trace, c->nstates ? c->states[0].host_ns :
 					  c->pts[0].host_before_ns, d->clock_mhz);
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &c->fit;
 	cfg.device_id = c->dev_hdr.device.device_id;
-	cfg.num_riscs = out.nriscs;
+	cfg.num_riscs = c->nvidia ? 1 : out.nriscs;	/* GPU markers: RISC 0 */
 	cfg.num_cores = c->dev_hdr.device.num_cores;
 	/* a slack given by the caller wins; else one that covers the
 	 * lateness pass 1 saw (kprof_lag.h) */
@@ -1009,10 +1236,18 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		res->markers = kprof_agg_stats(agg)->markers;
 		res->lost_markers = kprof_agg_stats(agg)->lost_markers;
 		res->device_records_lost = kprof_agg_stats(agg)->device_records_lost;
-		res->truncated_bytes = kprof_spool_reader_stats(c->dev)->truncated_bytes +
-			(c->host ? kprof_spool_reader_stats(c->host)->truncated_bytes : 0);
-		res->sync_err_bound_ns = c->fit.err_bound_ns;
+		res->truncated_bytes = dev_stats(c)->truncated_bytes +
+			(have_host(c) ? host_stats(c)->truncated_bytes : 0);
+		/* CUPTI on CLOCK_MONOTONIC: the same clock, no mapping error */
+		res->sync_err_bound_ns = gpu_monotonic(c) ? 0 : c->fit.err_bound_ns;
 		res->ops_filtered = out.ops_filtered;
+		res->gpu_processes = (uint32_t)c->ngspools;
+		if (c->gdev) {
+			const struct kprof_gpu_stats *g = kprof_gpu_stats(c->gdev);
+
+			res->gpu_dropped = g->dropped;
+			res->gpu_problems = g->nerrors || !g->stopped;
+		}
 	}
 out:
 	free(filter);
@@ -1025,6 +1260,8 @@ out:
 	kprof_analysis_free(an);
 	kprof_spool_free(c->dev);
 	kprof_spool_free(c->host);
+	kprof_gpu_free(c->gdev);
+	kprof_gpu_free(c->ghost);
 	kprof_tsfit_free(&c->fit);
 	kprof_tsfit_free(&c->oneshot);
 	kprof_lag_free(&c->lag);

@@ -63,6 +63,10 @@ struct kprof_report_result {
 	uint64_t truncated_bytes;	/* tolerated truncated spool tails */
 	uint64_t ops_filtered;		/* ops left out by op_filter */
 	double sync_err_bound_ns;	/* NAN when no time sync */
+	/* NVIDIA captures */
+	uint32_t gpu_processes;		/* agent spools (CUDA processes) found */
+	uint64_t gpu_dropped;		/* records CUPTI dropped */
+	int gpu_problems;		/* agent errors or no clean stop */
 };
 
 /*

@@ -47,7 +47,7 @@ enum kprof_bound kprof_roofline_eval(const struct kprof_peaks *p, double flops, 
 				     struct kprof_roof_point *pt);
 
 struct kprof_roof_kind {
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 	uint64_t ops, ops_classified;
 	double time_ns;			/* all ops of the kind */
 	double class_time_ns;		/* ops with a label */

@@ -27,6 +27,8 @@ struct kprof_trace {
 	char *path;
 	int first;			/* no event written yet */
 	uint32_t grid_x, group, num_cores, nriscs;
+	void (*core_label)(const void *ctx, uint32_t core, char *buf, size_t len);
+	const void *core_label_ctx;
 	char risc[KPROF_MAX_RISCS][16];
 	uint8_t *named;			/* device tracks named so far */
 	uint32_t named_cap;
@@ -167,6 +169,8 @@ struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_
 	}
 	t->first = 1;
 	t->grid_x = cfg->grid_x;
+	t->core_label = cfg->core_label;
+	t->core_label_ctx = cfg->core_label_ctx;
 	t->group = cfg->group > 1 ? cfg->group : 1;
 	t->num_cores = cfg->num_cores;
 	t->nriscs = cfg->nriscs < KPROF_MAX_RISCS ? cfg->nriscs : KPROF_MAX_RISCS;
@@ -214,7 +218,9 @@ static int first_time(uint8_t **bits, uint32_t *cap, uint32_t idx)
 
 static void core_name(const struct kprof_trace *t, uint32_t core, char *name, size_t len)
 {
-	if (t->grid_x)
+	if (t->core_label)
+		t->core_label(t->core_label_ctx, core, name, len);
+	else if (t->grid_x)
 		snprintf(name, len, "core %u (%u,%u)", core, core % t->grid_x, core / t->grid_x);
 	else
 		snprintf(name, len, "core %u", core);
@@ -393,7 +399,7 @@ static void busy_core(struct kprof_trace *t, uint32_t core)
 static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
 		     uint32_t track, double s, double e, uint32_t ncores)
 {
-	char name[KPROF_NAME_LEN + 24];
+	char name[KPROF_OP_CODE_LEN + 24];
 
 	name_track(t, track);
 	busy_slice(t, track, s, e, ncores);

@@ -39,6 +39,10 @@ struct kprof_trace_cfg {
 	 * empty: "RISC<r>" */
 	const char (*risc_names)[16];
 	uint32_t nriscs;
+	/* names a core's track and its zone tracks (a GPU's streams:
+	 * kprof_gpu.h); NULL: "core N (x,y)" */
+	void (*core_label)(const void *ctx, uint32_t core, char *buf, size_t len);
+	const void *core_label_ctx;
 	/* busy counter: slice edges sorted in memory before a run goes to
 	 * disk beside the file (0: KPROF_TRACE_BUSY_RUN) */
 	uint32_t busy_run;

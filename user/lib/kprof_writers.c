@@ -32,7 +32,7 @@ static FILE *open_out(struct kprof_out *o, const char *name, struct kprof_err *e
 int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 		   unsigned int top_n, struct kprof_err *err)
 {
-	int nr = o->nriscs, nc = o->ncounters;
+	int nr = o->nriscs, nc = o->ncounters, no_cycles = o->no_cycles;
 	const char *filter = o->op_filter;
 	char names[KPROF_MAX_RISCS][16];
 	struct kprof_counter_desc cd[KPROF_MAX_COUNTERS];
@@ -43,6 +43,7 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 	memset(o, 0, sizeof(*o));
 	o->nriscs = nr;
 	o->ncounters = nc;
+	o->no_cycles = no_cycles;
 	o->op_filter = filter;
 	memcpy(o->risc_names, names, sizeof(names));
 	memcpy(o->cdesc, cd, sizeof(cd));
@@ -237,8 +238,8 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 		put_u64(f, row->host_end_ns);
 		put_u64(f, row->host_start_ns != KPROF_AGG_NONE ?
 			   row->host_end_ns - row->host_start_ns : KPROF_AGG_NONE);
-		put_u64(f, row->fw_start_cycle);
-		put_u64(f, row->fw_end_cycle);
+		put_u64(f, o->no_cycles ? KPROF_AGG_NONE : row->fw_start_cycle);
+		put_u64(f, o->no_cycles ? KPROF_AGG_NONE : row->fw_end_cycle);
 		put_ns(f, row->op_to_op_ns);
 		put_ns(f, row->fw_duration_ns);
 		put_ns(f, row->kernel_duration_ns);

@@ -25,11 +25,11 @@
 struct kprof_out_top {
 	uint64_t seq;
 	double fw_ns, kernel_ns;
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 };
 
 struct kprof_out_code {
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 	uint64_t count;
 	double fw_sum_ns, fw_min_ns, fw_max_ns, kernel_sum_ns;
 };
@@ -43,6 +43,9 @@ struct kprof_out {
 	uint64_t ops_filtered;
 	unsigned int nriscs;
 	char risc_names[KPROF_MAX_RISCS][16];
+	/* device timestamps are host ns, not cycles (NVIDIA): the CYCLE
+	 * columns of ops.csv are left empty */
+	int no_cycles;
 	unsigned int ncounters;
 	struct kprof_counter_desc cdesc[KPROF_MAX_COUNTERS];
 	/* totals */

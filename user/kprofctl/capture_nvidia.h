@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* kprofctl capture --device nvidia:N (capture_nvidia.c). */
+#ifndef _KPROFCTL_CAPTURE_NVIDIA_H
+#define _KPROFCTL_CAPTURE_NVIDIA_H
+
+#include <stdint.h>
+
+/* 1 if capture's arguments name an NVIDIA device (--device nvidia:N). */
+int capture_nvidia_wanted(int argc, char **argv);
+/* "nvidia:N" -> N; 0, or -1 if s is not such a name. */
+int capture_nvidia_device(const char *s, uint32_t *index);
+/* The whole `kprofctl capture` for an NVIDIA device; returns the exit status. */
+int capture_nvidia(int argc, char **argv);
+
+#endif /* _KPROFCTL_CAPTURE_NVIDIA_H */
