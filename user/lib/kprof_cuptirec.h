@@ -33,4 +33,22 @@ struct kprof_crec_frame {
 	uint64_t len;			/* payload bytes (before padding) */
 };
 
+#include <stddef.h>
+
+#include "kprof_err.h"
+
+/* A recording, read whole (test data: small). */
+struct kprof_crec {
+	uint8_t *data;
+	size_t len;
+};
+
+/* Reads and checks a recording (every frame's magic and length). */
+int kprof_crec_load(const char *path, struct kprof_crec *r, struct kprof_err *err);
+void kprof_crec_free(struct kprof_crec *r);
+/* The frame at *off (0 for the first) and its payload, advancing *off;
+ * NULL after the last. */
+const struct kprof_crec_frame *kprof_crec_next(const struct kprof_crec *r, size_t *off,
+					       const void **payload);
+
 #endif /* KPROF_CUPTIREC_H */
