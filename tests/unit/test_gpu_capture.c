@@ -29,13 +29,14 @@
 #include "kprof_csvread.h"
 #include "kprof_cupti.h"
 #include "kprof_cuptirec.h"
+#include "kprof_agg.h"
 #include "kprof_fs.h"
 
 #define MAX_OPS		4096
 
 struct op {
 	uint32_t corr;
-	char name[256];
+	char name[KPROF_OP_CODE_LEN];	/* as ops.csv holds it: cut to fit */
 	uint64_t start, end;		/* device */
 	uint64_t bytes;			/* copies */
 	int copy;			/* 1 memcpy, 2 memset */
@@ -190,7 +191,7 @@ static int sh(const char *fmt, ...)
 /* kprofctl capture of the recording into tmp/NAME; returns its status. */
 static int capture(const char *name, const char *rec, const char *env, const char *args)
 {
-	return sh("cd %s && KPROF_AGENT_API=both KPROF_STANDIN_DATA=%s/tests/nvidia/data/%s %s %s/kprofctl capture "
+	return sh("cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/%s %s %s/kprofctl capture "
 		  "--device nvidia:0 --agent %s/libkprof_cupti.so "
 		  "--cupti %s/tests/nvidia/libcupti_standin.so -o %s/%s -- "
 		  "%s/tests/nvidia/fake_cuda %s >%s/%s.log 2>&1",
@@ -352,30 +353,44 @@ static json_object *gpu_params(const char *name)
 	return g;
 }
 
-static void test_spin(void)
+/* A capture of one recording (mangled names, as recorded): every output
+ * against it. */
+static void test_recording(const char *name, const char *rec, struct expect *e)
 {
-	static struct expect e;
+	char path[PATH_MAX + 64], want[64];
 	json_object *g;
 	char *s;
 
-	KT_CHECK(!load_expect(KPROF_SRC_DIR "/tests/nvidia/data/spin.cuptirec", &e), "recording");
-	KT_CHECK(e.kernels > 0 && e.nops > e.kernels, "%d kernels, %d ops", e.kernels, e.nops);
-	KT_EQ_U64((uint64_t)capture("spin", "spin.cuptirec", "KPROF_AGENT_DEMANGLE=0", ""), 0);
-	check_ops("spin", &e);
-	check_trace("spin", &e);
-	g = gpu_params("spin");
+	snprintf(path, sizeof(path), "%s/tests/nvidia/data/%s", srcdir, rec);
+	KT_CHECK(!load_expect(path, e), "recording %s", rec);
+	KT_CHECK(e->kernels > 0 && e->nops > e->kernels, "%d kernels, %d ops", e->kernels, e->nops);
+	KT_EQ_U64((uint64_t)capture(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
+	check_ops(name, e);
+	check_trace(name, e);
+	g = gpu_params(name);
 	KT_CHECK(g, "params.json has gpu");
 	if (g) {
-		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "kernels")), (uint64_t)e.kernels);
-		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "dropped_records")), e.dropped);
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "kernels")), (uint64_t)e->kernels);
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "dropped_records")), e->dropped);
 		KT_CHECK(json_object_get_boolean(jget(g, "agent_stopped")), "agent stopped");
 		KT_STR(json_object_get_string(jget(g, "clock")), "CLOCK_MONOTONIC (timestamp callback)");
 	}
 	json_object_put(g);
-	s = file("spin", "summary.txt");
+	s = file(name, "summary.txt");
+	snprintf(want, sizeof(want), "CUPTI records dropped: %" PRIu64 "%s", e->dropped,
+		 e->dropped ? "  <--" : "\n");
+	KT_CHECK(s && strstr(s, want), "summary: %s", want);
 	KT_CHECK(s && strstr(s, "CUPTI API activity records"), "summary names the host timestamps");
 	KT_CHECK(s && strstr(s, "agent stopped cleanly: yes"), "summary: clean stop");
 	free(s);
+}
+
+static void test_spin(void)
+{
+	static struct expect e;
+
+	test_recording("spin", "spin.cuptirec", &e);
+	KT_EQ_U64(e.dropped, 0);
 	/* kprofctl report re-makes the outputs from raw/ alone */
 	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/spin -o %s/spin2 >/dev/null", build, tmp, tmp), 0);
 	for (const char *const *f = (const char *const[]){ "ops.csv", "trace.json", "summary.txt",
@@ -449,6 +464,27 @@ int main(void)
 	if (!d)
 		return kt_done("test_gpu_capture");
 	test_spin();
+	{
+		/* CUPTI dropped records: the agent had 2 buffers of 64 KiB for
+		 * 20000 launches */
+		static struct expect e;
+
+		test_recording("drops", "drops.cuptirec", &e);
+		KT_CHECK(e.dropped > 0, "the recording has drops");
+		KT_EQ_U64((uint64_t)sh("grep -q 'CUPTI dropped %" PRIu64 " records' %s/drops.log",
+				       e.dropped, tmp), 0);
+	}
+	{
+		/* PyTorch: long kernel names (cut to KPROF_OP_CODE_LEN - 1) */
+		static struct expect e;
+		size_t longest = 0;
+
+		test_recording("torch", "torch.cuptirec", &e);
+		for (int i = 0; i < e.nops; i++)
+			if (strlen(e.ops[i].name) > longest)
+				longest = strlen(e.ops[i].name);
+		KT_CHECK(longest > KPROF_NAME_LEN, "names longer than an OP record's (%zu)", longest);
+	}
 	test_demangle();
 	test_problems();
 	if (!kt_failures)
