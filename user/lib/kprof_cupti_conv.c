@@ -120,8 +120,6 @@ static size_t kernel_name(struct kprof_conv *c, const char *name, uint32_t id, v
 	size_t n;
 	int st = -1;
 
-	if (!name)
-		name = "";
 	if (c->demangle && name[0] == '_' && name[1] == 'Z')
 		d = c->demangle(name, NULL, NULL, &st);
 	n = kprof_conv_name(id, KPROF_GNAME_KERNEL, d && !st ? d : name, out);
@@ -136,14 +134,17 @@ size_t kprof_cupti_conv(struct kprof_conv *c, const struct kprof_cupti_activity 
 
 	switch (rec->kind) {
 	case KPROF_CUPTI_KIND_CONCURRENT_KERNEL: {
+		static const char unnamed[] = "";
 		const struct kprof_cupti_kernel *k = (const void *)rec;
+		/* a NULL name is a name too (""): empty slots hold NULL */
+		const char *name = k->name ? k->name : unnamed;
 		struct kprof_grec_kernel g;
 		size_t n = 0;
 		int is_new;
-		uint32_t id = name_slot(c, k->name, &is_new);
+		uint32_t id = name_slot(c, name, &is_new);
 
 		if (is_new)
-			n = kernel_name(c, k->name, id, o);
+			n = kernel_name(c, name, id, o);
 		memset(&g, 0, sizeof(g));
 		g.type = KPROF_GREC_KERNEL;
 		g.size = sizeof(g);
