@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 
 #define LAUNCH_RING	(1U << 16)	/* recent launch entries, by correlation */
-#define QBUF		(8U << 10)	/* records made from one agent record */
+/* records made from one agent record: an OP with the longest name
+ * (KPROF_GNAME_MAX), 4 markers and a COUNTERS record fit */
+#define QBUF		(8U << 10)
 
 struct track {
 	uint32_t device, stream;
@@ -268,21 +270,26 @@ static void agent_rec(struct kprof_gpu_src *s, const struct kprof_grec_agent *a)
 	st->reason = a->event == KPROF_GAGENT_START ? KPROF_REASON_START : KPROF_REASON_STOP;
 }
 
+/* The spool is written inside the workload: nothing in it is trusted. */
 static void name_rec(struct kprof_gpu_src *s, const struct kprof_grec_name *n)
 {
+	size_t len = n->len;
 	char *t;
 
 	if (n->kind != KPROF_GNAME_KERNEL)
 		return;
-	if (n->id >= KPROF_GNAME_SLOTS || sizeof(*n) + (size_t)n->len + 1 > n->size ||
-	    n->text[n->len] != '\0') {
+	if (n->id >= KPROF_GNAME_SLOTS || sizeof(*n) + len + 1 > n->size ||
+	    n->text[len] != '\0') {
 		s->st.bad_names++;
 		return;
 	}
-	t = malloc((size_t)n->len + 1);
+	if (len > KPROF_GNAME_MAX)	/* the agent cuts there; so does the queue */
+		len = KPROF_GNAME_MAX;
+	t = malloc(len + 1);
 	if (!t)
 		return;		/* the kernels of this slot go unnamed, counted */
-	memcpy(t, n->text, (size_t)n->len + 1);
+	memcpy(t, n->text, len);
+	t[len] = '\0';
 	free(s->names[n->id]);
 	s->names[n->id] = t;
 }
@@ -332,9 +339,14 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 				(struct launch){ a->correlation, 1, a->start_ns };
 		return;
 	}
-	case KPROF_REC_SYNC:
-		memcpy(qput(s, rec->size), rec, rec->size);
+	case KPROF_REC_SYNC: {
+		/* the known part only: a longer record must not overrun the queue */
+		struct kprof_rec_sync *y = qput(s, sizeof(*y));
+
+		memcpy(y, rec, sizeof(*y));
+		y->hdr.size = sizeof(*y);
 		return;
+	}
 	default:
 		return;
 	}
