@@ -308,6 +308,60 @@ static void test_agg_long_name(const char *path)
 	kprof_gpu_free(s);
 }
 
+/* Untrusted sizes: a name far longer than the agent writes, a SYNC record
+ * padded to 9000 bytes. Neither may overrun the view's record queue. */
+static void test_oversized(void)
+{
+	static uint8_t b[9216];
+	struct kprof_grec_name *n = (void *)b;
+	struct kprof_rec_sync *y = (void *)b;
+	struct kprof_grec_kernel k = {
+		.type = KPROF_GREC_KERNEL, .size = sizeof(k), .start_ns = 5, .end_ns = 6,
+		.correlation = 1, .name_id = 0,
+	};
+	struct kprof_spool_writer *w;
+	struct kprof_gpu_src *s;
+	const struct kprof_rec_hdr *r;
+	struct kprof_err err;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/gpu-41.kspool", dir);
+	w = kprof_spool_create_path(path, KPROF_SPOOL_GPU, NULL, NULL, &err);
+	if (!w)
+		return;
+	memset(b, 'y', sizeof(b));
+	n->type = KPROF_GREC_NAME;
+	n->size = 9000;
+	n->flags = 0;
+	n->id = 0;
+	n->kind = KPROF_GNAME_KERNEL;
+	n->len = 9000 - sizeof(*n) - 8;
+	n->text[n->len] = '\0';
+	put(w, b, 9000);
+	put(w, &k, sizeof(k));
+	memset(b, 0, sizeof(b));
+	y->hdr.type = KPROF_REC_SYNC;
+	y->hdr.size = 9000;
+	y->device_cycles = 77;
+	put(w, b, 9000);
+	kprof_spool_close(w, &err);
+	s = kprof_gpu_open(path, KPROF_GPU_VIEW_DEVICE, &err);
+	if (!s)
+		return;
+	r = next(s);
+	KT_CHECK(r && r->type == KPROF_REC_OP, "OP");
+	if (r)
+		KT_EQ_U64(strlen((const char *)((const struct kprof_rec_op *)(const void *)r + 1)),
+			  KPROF_GNAME_MAX);
+	for (int i = 0; i < 5; i++)
+		next(s);	/* markers, counters */
+	r = next(s);
+	KT_CHECK(r && r->type == KPROF_REC_SYNC && r->size == sizeof(struct kprof_rec_sync) &&
+		 ((const struct kprof_rec_sync *)(const void *)r)->device_cycles == 77,
+		 "SYNC at its known size");
+	kprof_gpu_free(s);
+}
+
 static void test_list(void)
 {
 	static const struct { const char *name; size_t bytes; } files[] = {
@@ -375,6 +429,7 @@ int main(void)
 	test_device_view(path);
 	test_host_view(path);
 	test_agg_long_name(path);
+	test_oversized();
 	test_list();
 	test_device_info();
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
