@@ -15,7 +15,10 @@
  *
  * Environment: KPROF_STANDIN_DATA (the recording; required to play),
  * KPROF_STANDIN_SUBSCRIBE (a CUptiResult cuptiSubscribe returns, e.g. 39:
- * another subscriber holds CUPTI).
+ * another subscriber holds CUPTI), KPROF_STANDIN_BRACKET=1 (the records
+ * are moved to lie between the agent's start and the playback, as on a
+ * GPU, where its sync triples bracket them: playback waits the
+ * recording's span first; for the CUPTI-clock path).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +42,10 @@ static struct {
 	uint64_t dropped;
 	int64_t shift;			/* added to every recorded timestamp */
 	int shifted;
+	uint64_t t_reg;			/* when the agent registered its callbacks */
 } S;
+
+EXPORT kprof_cupti_result cuptiGetTimestamp(uint64_t *t);
 
 static void load(void)
 {
@@ -119,6 +125,7 @@ EXPORT kprof_cupti_result cuptiActivityRegisterCallbacks(kprof_cupti_buffer_requ
 {
 	S.request = rq;
 	S.complete = cp;
+	cuptiGetTimestamp(&S.t_reg);
 	return KPROF_CUPTI_SUCCESS;
 }
 
@@ -225,13 +232,15 @@ static void move_times(uint32_t kind, void *r, size_t len)
 	}
 }
 
-/* The shift: the earliest recorded start lands 1 ms from now. */
+/* The shift: the earliest recorded start lands 1 ms from now (or, with
+ * KPROF_STANDIN_BRACKET, 1 ms after the agent's start, and the playback
+ * waits until the last one is past). */
 static void find_shift(void)
 {
 	const struct kprof_crec_frame *f;
 	const void *pl;
 	size_t off = 0;
-	uint64_t first = UINT64_MAX, now;
+	uint64_t first = UINT64_MAX, last = 0, now;
 
 	if (S.shifted)
 		return;
@@ -251,10 +260,25 @@ static void find_shift(void)
 			t = ((const struct kprof_cupti_memset *)pl)->start;
 		if (t && t < first)
 			first = t;
+		if (t && t > last && t != UINT64_MAX)
+			last = t;
 	}
 	cuptiGetTimestamp(&now);
-	if (first != UINT64_MAX)
-		S.shift = (int64_t)(now + 1000000 - first);
+	if (first == UINT64_MAX)
+		return;
+	if (getenv("KPROF_STANDIN_BRACKET")) {
+		uint64_t until = S.t_reg + 1000000 + (last - first) + 10000000;
+
+		while (now < until) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+			cuptiGetTimestamp(&now);
+		}
+		S.shift = (int64_t)(S.t_reg + 1000000 - first);
+		return;
+	}
+	S.shift = (int64_t)(now + 1000000 - first);
 }
 
 /* One recorded buffer from frame offset *off, through the agent. */

@@ -411,6 +411,54 @@ static void test_demangle(void)
 	free(ops);
 }
 
+/* CUPTI on its own clock (where the timestamp callback is refused): the
+ * agent's sync triples map it, through the piecewise fit */
+static void test_cupti_clock(void)
+{
+	static struct expect e;
+	struct kprof_csv_table t;
+	struct kprof_err err;
+	char p[PATH_MAX + 64];
+	json_object *g;
+	char *s;
+	int spins = 0;
+
+	KT_CHECK(!load_expect(KPROF_SRC_DIR "/tests/nvidia/data/spin.cuptirec", &e), "recording");
+	KT_EQ_U64((uint64_t)capture("cclock", "spin.cuptirec",
+				    "KPROF_AGENT_CUPTI_CLOCK=1 KPROF_STANDIN_BRACKET=1", ""), 0);
+	g = gpu_params("cclock");
+	KT_STR(g ? json_object_get_string(jget(g, "clock")) : "", "CUPTI, mapped by sync triples");
+	json_object_put(g);
+	s = file("cclock", "summary.txt");
+	KT_CHECK(s && strstr(s, "method: piecewise"), "summary: the fit");
+	free(s);
+	snprintf(p, sizeof(p), "%s/cclock/ops.csv", tmp);
+	if (kprof_csv_load(p, &t, &err)) {
+		KT_CHECK(0, "%s", err.msg);
+		return;
+	}
+	KT_EQ_U64(t.nrows, (uint64_t)e.nops);
+	for (size_t i = 0; i < t.nrows; i++) {
+		const char *code = t.rows[i][kprof_csv_col(&t, "OP CODE")];
+		uint64_t corr = u64(t.rows[i][kprof_csv_col(&t, "GLOBAL CALL COUNT")]);
+		double d = (double)u64(t.rows[i][kprof_csv_col(&t, "DEVICE KERNEL DURATION [ns]")]);
+
+		if (strncmp(code, "kprof_spin", 10))
+			continue;
+		for (int k = 0; k < e.nops; k++)
+			if (e.ops[k].corr == corr) {
+				/* mapped through the fit between triples tens of
+				 * ms apart, whose reads take ~100 ns (a few ppm);
+				 * 100 ppm leaves room for a slow read */
+				KT_NEAR(d, (double)(e.ops[k].end - e.ops[k].start),
+					1e-4 * (double)(e.ops[k].end - e.ops[k].start));
+				spins++;
+			}
+	}
+	KT_CHECK(spins > 0, "spin kernels");
+	kprof_csv_free(&t);
+}
+
 static void test_problems(void)
 {
 	json_object *g;
@@ -439,6 +487,13 @@ static void test_problems(void)
 	KT_CHECK(s && strstr(s, "another CUPTI client held the process"), "summary: subscriber");
 	KT_CHECK(s && strstr(s, "cuptiSubscribe failed (39)"), "summary: the failed call");
 	free(s);
+	/* libcupti cannot be loaded: the agent says so, the command runs */
+	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1",
+			       tmp, build, build, tmp, tmp, build, tmp), 2);
+	s = file("nocupti", "summary.txt");
+	KT_CHECK(s && strstr(s, "agent: libcupti:"), "summary: libcupti not loaded");
+	free(s);
+	KT_EQ_U64((uint64_t)sh("grep -q 'the agent reported problems' %s/nocupti.log", tmp), 0);
 	/* a command that never initializes CUDA */
 	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so -o %s/none -- true >%s/none.log 2>&1",
 			       tmp, build, build, tmp, tmp), 0);
@@ -486,8 +541,9 @@ int main(void)
 		KT_CHECK(longest > KPROF_NAME_LEN, "names longer than an OP record's (%zu)", longest);
 	}
 	test_demangle();
+	test_cupti_clock();
 	test_problems();
-	if (!kt_failures)
+	if (!kt_failures && !getenv("KPROF_KEEP_TEST_OUTPUT"))
 		sh("rm -rf %s", tmp);
 	else
 		fprintf(stderr, "outputs kept in %s\n", tmp);

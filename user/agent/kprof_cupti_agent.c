@@ -24,7 +24,8 @@
  * none: which API calls to record; default driver), KPROF_AGENT_BUFFER_KB
  * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_DEMANGLE
  * (0: keep mangled kernel names), KPROF_AGENT_RECORD=FILE (also write
- * what CUPTI handed over to FILE, kprof_cuptirec.h: test data).
+ * what CUPTI handed over to FILE, kprof_cuptirec.h: test data),
+ * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -552,7 +553,9 @@ EXPORT int InitializeInjection(void)
 		A.conv.demangle = find_demangler();
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
-	if (A.f.ActivityRegisterTimestampCallback &&
+	/* KPROF_AGENT_CUPTI_CLOCK=1 (tests): keep CUPTI's clock, as where the
+	 * callback is refused, so that the sync-triple path can be checked */
+	if (A.f.ActivityRegisterTimestampCallback && !getenv("KPROF_AGENT_CUPTI_CLOCK") &&
 	    A.f.ActivityRegisterTimestampCallback(timestamp_cb) == KPROF_CUPTI_SUCCESS)
 		A.clock = KPROF_GCLOCK_MONOTONIC;
 	rec_frame(KPROF_CREC_CLOCK, A.clock == KPROF_GCLOCK_MONOTONIC, 0, 0, NULL, 0);

@@ -14,6 +14,7 @@
 #include "kprof.h"
 #include "kprof_fs.h"
 #include "kprof_gpu.h"
+#include "kprof_progress.h"
 #include "kprof_spool.h"
 
 #include <errno.h>
@@ -71,7 +72,10 @@ static void usage(FILE *f)
 		"                        libcupti.so from the library path or CUDA's usual places)\n"
 		"      --api MODE        API calls to record: driver (default: the cheapest;\n"
 		"                        runtime calls are seen through the driver calls they\n"
-		"                        make), runtime, both, or none (no host timestamps)\n");
+		"                        make), runtime, both, or none (no host timestamps)\n"
+		"\n"
+		"Ctrl-C reaches CMD from the terminal; kprofctl waits for CMD and still\n"
+		"writes the results. SIGTERM or SIGHUP to kprofctl is passed on to CMD.\n");
 }
 
 enum { OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
@@ -257,7 +261,8 @@ static void forward(int sig)
 static int run_cmd(const struct nv_opts *o, const char *agent, const char *rawdir,
 		   int *exec_errno)
 {
-	struct sigaction sa = { .sa_handler = forward }, old_int, old_term, old_quit;
+	struct sigaction sa = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN };
+	struct sigaction old_int, old_term, old_quit, old_hup;
 	int ex[2], st = 0;
 	pid_t pid;
 	ssize_t n;
@@ -268,6 +273,7 @@ static int run_cmd(const struct nv_opts *o, const char *agent, const char *rawdi
 		return -1;
 	}
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ign.sa_mask);
 	pid = fork();
 	if (pid < 0) {
 		kprofctl_err("fork: %s", strerror(errno));
@@ -289,12 +295,14 @@ static int run_cmd(const struct nv_opts *o, const char *agent, const char *rawdi
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	close(ex[1]);
-	/* Ctrl-C reaches CMD (same terminal); kprofctl stays to write the
-	 * results, and passes SIGTERM on */
+	/* Ctrl-C reaches CMD from the terminal (same process group): kprofctl
+	 * ignores it and stays to write the results; what is sent to
+	 * kprofctl alone is passed on */
 	child_pid = pid;
-	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGQUIT, &sa, &old_quit);
+	sigaction(SIGHUP, &sa, &old_hup);
 	do {
 		n = read(ex[0], exec_errno, sizeof(*exec_errno));
 	} while (n < 0 && errno == EINTR);
@@ -307,6 +315,7 @@ static int run_cmd(const struct nv_opts *o, const char *agent, const char *rawdi
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	return st;
 }
 
@@ -314,6 +323,7 @@ int capture_nvidia(int argc, char **argv)
 {
 	struct kprof_report_opts ro = { .version = KPROF_VERSION };
 	struct kprof_report_result res;
+	struct kprof_progress prog;
 	struct kprof_device_info info;
 	struct kprof_counter_info cinfo;
 	struct kprof_spool_writer *w;
@@ -379,8 +389,12 @@ int capture_nvidia(int argc, char **argv)
 	ro.trace_group = o.trace_group;
 	if (o.no_devlog)
 		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
+	kprof_progress_init(&prog, stderr, "report", o.progress);
+	ro.progress = kprof_progress_report_cb;
+	ro.progress_ctx = &prog;
 	memset(&res, 0, sizeof(res));
 	r = kprof_report_build(dir, &ro, &res, &err);
+	kprof_progress_done(&prog);
 	free(cfg);
 	if (r) {
 		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
