@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make install` on a real host: kprof.ko into /lib/modules/$(uname -r)/extra
-# (+ depmod), kprofctl into /usr/local/bin, the udev rules, the driver
+# (+ depmod), kprofctl into /usr/local/bin (and the CUPTI agent into
+# /usr/local/lib/kprof), the udev rules, the driver
 # profiles and the docs; creates the kprof group that owns /dev/kprofN.
 #
 # The module must be built for the running kernel:
@@ -33,6 +34,10 @@ vm=$(modinfo -F vermagic "$ko" | awk '{print $1}')
 
 install -D -m 0644 "$ko" "$DESTDIR/lib/modules/$KREL/extra/kprof.ko"
 install -D -m 0755 "$ctl" "$DESTDIR$PREFIX/bin/kprofctl"
+# the CUPTI agent of NVIDIA captures: kprofctl looks in ../lib/kprof/
+if [ -f "$BUILD/libkprof_cupti.so" ]; then
+	install -D -m 0755 "$BUILD/libkprof_cupti.so" "$DESTDIR$PREFIX/lib/kprof/libkprof_cupti.so"
+fi
 install -D -m 0644 "$ROOT/udev/99-kprof.rules" "$DESTDIR/etc/udev/rules.d/99-kprof.rules"
 docdir=$DESTDIR$PREFIX/share/doc/kprof
 install -d "$docdir"
