@@ -555,14 +555,15 @@ EXPORT int InitializeInjection(void)
 		A.f.GetVersion(&version);
 	/* KPROF_AGENT_CUPTI_CLOCK=1 (tests): keep CUPTI's clock, as where the
 	 * callback is refused, so that the sync-triple path can be checked */
+	r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
 	if (A.f.ActivityRegisterTimestampCallback && !getenv("KPROF_AGENT_CUPTI_CLOCK") &&
-	    A.f.ActivityRegisterTimestampCallback(timestamp_cb) == KPROF_CUPTI_SUCCESS)
+	    (r = A.f.ActivityRegisterTimestampCallback(timestamp_cb)) == KPROF_CUPTI_SUCCESS)
 		A.clock = KPROF_GCLOCK_MONOTONIC;
 	rec_frame(KPROF_CREC_CLOCK, A.clock == KPROF_GCLOCK_MONOTONIC, 0, 0, NULL, 0);
 	put_agent(KPROF_GAGENT_START, 0, version, A.buf_size, NULL);
-	if (A.clock != KPROF_GCLOCK_MONOTONIC)
-		put_error("cuptiActivityRegisterTimestampCallback: CUPTI clock, mapped by SYNC triples",
-			  KPROF_CUPTI_ERROR_NOT_SUPPORTED);
+	/* CUPTI's clock then, mapped by the SYNC triples (START says which) */
+	if (A.clock != KPROF_GCLOCK_MONOTONIC && !getenv("KPROF_AGENT_CUPTI_CLOCK"))
+		put_error("cuptiActivityRegisterTimestampCallback", r);
 	if (A.f.Subscribe && (r = A.f.Subscribe(&sub, subscriber_cb, NULL)) != KPROF_CUPTI_SUCCESS) {
 		put_error("cuptiSubscribe", r);
 		if (r == KPROF_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS)
