@@ -94,8 +94,10 @@ const char *kprof_nvclock_reasons_str(uint64_t mask, char *buf, size_t len)
 			n = snprintf(buf + off, len - off, "%s%s", off ? ", " : "", name);
 		else
 			n = snprintf(buf + off, len - off, "%sbit %u", off ? ", " : "", b);
-		if (n < 0 || (size_t)n >= len - off)
-			break;		/* truncated: keep what fits */
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0';	/* truncated: whole names only */
+			break;
+		}
 		off += (size_t)n;
 	}
 	return buf;

@@ -403,7 +403,7 @@ static int pick_sm(struct kprof_device *d, const struct kprof_clock_request *req
 		break;
 	case KPROF_CLOCK_TARGET_MAX:
 		want = clock_of(nv.nvmlDeviceGetMaxClockInfo, h, KPROF_NVML_CLOCK_SM);
-		what = "max SM clock";
+		what = "the max SM clock";
 		if (!want)
 			return kprof_err_set(err, EOPNOTSUPP,
 					     "%s: NVML gives no max SM clock for this GPU: use --mhz F",
@@ -411,7 +411,7 @@ static int pick_sm(struct kprof_device *d, const struct kprof_clock_request *req
 		break;
 	default:
 		want = def_app_sm(h);
-		what = "default applications clock (--base)";
+		what = "the default applications clock, --base";
 		if (!want)
 			return kprof_err_set(err, EOPNOTSUPP,
 					     "%s: NVML gives no default applications clock for this GPU: use --mhz F or --max",
@@ -552,7 +552,7 @@ static int nv_clock_lock(struct kprof_device *d, const struct kprof_clock_reques
 	}
 	after = clock_of(cur, h, KPROF_NVML_CLOCK_SM);
 	msg_add(msg, msg_len,
-		"%s: SM clock locked at %u MHz (nvmlDeviceSetGpuLockedClocks %u..%u); reads %u MHz now, was %u MHz",
+		"%s: SM clock locked at %u MHz (nvmlDeviceSetGpuLockedClocks %u..%u); NVML read %u MHz right after the call, %u MHz before",
 		d->name, f, f, f, after, sm_before);
 	if (req->mem) {
 		st.gpu.mem_locked_mhz = fm;
