@@ -1022,7 +1022,8 @@ int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
 		capfd = open(capture_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (capfd < 0)
-		return kprof_err_set(err, errno, "cannot open capture directory %s: %s",
+		return kprof_err_set(err, errno,
+				     "cannot open capture directory %s: %s (it holds raw/device.kspool)",
 				     capture_dir, strerror(errno));
 	if (!od) {
 		own = kprof_outdir_open(capture_dir, 0, (uid_t)-1, (gid_t)-1, err);
