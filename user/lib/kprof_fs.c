@@ -92,13 +92,21 @@ static int walk_dirs(int dirfd, const char *path, const char *shown, const char 
 		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
 			int e = errno;
+			struct stat st;
 
+			/* O_DIRECTORY | O_NOFOLLOW on a link gives ENOTDIR */
+			if (e == ENOTDIR && !fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
+			    S_ISLNK(st.st_mode))
+				e = ELOOP;
 			if (fd != dirfd)
 				close(fd);
-			if (e == ELOOP || e == ENOTDIR)
+			if (e == ELOOP)
 				return kprof_err_set(err, e,
-						     "%s: '%s' is not a directory (or is a symbolic link): refused",
+						     "%s: '%s' is a symbolic link: refused (kprof reads a capture directory without following links)",
 						     shown, comp);
+			if (e == ENOTDIR)
+				return kprof_err_set(err, e, "%s: '%s' is not a directory", shown,
+						     comp);
 			return kprof_err_set(err, e, "cannot open %s: %s", shown, strerror(e));
 		}
 		if (fd != dirfd)

@@ -95,9 +95,13 @@ static int open_dir_at(int at, const char *name, const char *path, struct kprof_
 {
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+	struct stat st;
+
 	if (fd >= 0)
 		return fd;
-	if (errno == ELOOP)
+	/* O_DIRECTORY | O_NOFOLLOW on a link gives ENOTDIR: tell them apart */
+	if (errno == ELOOP || (errno == ENOTDIR && !fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) &&
+			       S_ISLNK(st.st_mode)))
 		return kprof_err_set(err, ELOOP,
 				     "refusing to write into %s: it is a symbolic link; give the directory it points to",
 				     path);
