@@ -311,9 +311,14 @@ struct kprof_outdir *kprof_outdir_sub(struct kprof_outdir *od, const char *name,
 	struct kprof_outdir *sub;
 	int created;
 
-	if (od->sub)
-		return od->sub;
 	snprintf(path, sizeof(path), "%s/%s", od->path, name);
+	if (od->sub) {
+		if (!strcmp(od->sub->path, path))
+			return od->sub;
+		kprof_err_set(err, EINVAL, "%s: one sub-directory (%s) per output directory",
+			      path, od->sub->path);
+		return NULL;
+	}
 	sub = new_od(path, od->chown ? od->uid : (uid_t)-1, od->chown ? od->gid : (gid_t)-1,
 		     err);
 	if (!sub)

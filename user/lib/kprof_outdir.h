@@ -63,7 +63,7 @@ struct kprof_outdir *kprof_outdir_of_file(const char *path, uid_t uid, gid_t gid
 /*
  * The sub-directory name (raw) of od: created (mkdirat), or an existing one
  * checked like an existing output directory. Owned by od (freed with it);
- * the same pointer on every call.
+ * the same pointer on every call (one sub-directory per od).
  */
 struct kprof_outdir *kprof_outdir_sub(struct kprof_outdir *od, const char *name,
 				      struct kprof_err *err);
