@@ -280,6 +280,22 @@ static void test_existing_dirs(void)
 	KT_CHECK(od != NULL, "new directory with parents: %s", err.msg);
 	kprof_outdir_close(od);
 
+	/* a capture that fails at once leaves no empty directory it made,
+	 * and never removes one it did not make, or one with files */
+	od = open_rel("new/sub/dir", KPROF_OUTDIR_EMPTY, &err);
+	kprof_outdir_drop_new(od);
+	kprof_outdir_close(od);
+	KT_CHECK(exists("new/sub/dir"), "an existing empty directory stays");
+	od = open_rel("new/sub/made", KPROF_OUTDIR_EMPTY, &err);
+	kprof_outdir_drop_new(od);
+	kprof_outdir_close(od);
+	KT_CHECK(od && !exists("new/sub/made"), "an empty directory it made goes");
+	od = open_rel("new/sub/used", KPROF_OUTDIR_EMPTY, &err);
+	KT_CHECK(od && put(od, "ops.csv", "x\n", &err) == 0, "write: %s", err.msg);
+	kprof_outdir_drop_new(od);
+	kprof_outdir_close(od);
+	KT_CHECK(exists("new/sub/used/ops.csv"), "one with files stays");
+
 	/* EMPTY: a non-empty directory wants --force */
 	mkdir_rel("full", 0700);
 	write_file("full/notes.txt", "mine\n");

@@ -1408,6 +1408,7 @@ out:
 	if (c.durfd >= 0)
 		close(c.durfd);
 	kprof_dev_close(&c.dev);
+	kprof_outdir_drop_new(c.od);	/* failed before the first spool */
 	kprof_outdir_close(c.od);
 	free(c.buf);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

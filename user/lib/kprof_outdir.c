@@ -39,6 +39,7 @@ struct kprof_outdir {
 	uid_t uid;		/* owner of what is created */
 	gid_t gid;
 	int chown;		/* an owner was given: chown what is created */
+	int created;		/* kprof_outdir_open made it */
 	uint32_t written;	/* bit i: kprof_outdir_outputs[i] committed */
 	struct kprof_outdir *sub;
 };
@@ -251,6 +252,7 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 		goto fail;
 	if (created && take_owner(od, od->fd, name, err))
 		goto fail;
+	od->created = created;
 	if (!created && (flags & KPROF_OUTDIR_FORCE)) {
 		if (remove_set(od->fd, name, kprof_outdir_outputs, KPROF_OUTDIR_NOUTPUTS, err))
 			goto fail;
@@ -338,6 +340,13 @@ struct kprof_outdir *kprof_outdir_sub(struct kprof_outdir *od, const char *name,
 fail:
 	kprof_outdir_close(sub);
 	return NULL;
+}
+
+void kprof_outdir_drop_new(struct kprof_outdir *od)
+{
+	/* rmdir removes only an empty directory, whatever is at the path now */
+	if (od && od->created && !od->sub && is_empty(od->fd, od->path, NULL) == 1)
+		rmdir(od->path);
 }
 
 void kprof_outdir_close(struct kprof_outdir *od)

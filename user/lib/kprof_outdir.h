@@ -68,6 +68,9 @@ struct kprof_outdir *kprof_outdir_of_file(const char *path, uid_t uid, gid_t gid
 struct kprof_outdir *kprof_outdir_sub(struct kprof_outdir *od, const char *name,
 				      struct kprof_err *err);
 void kprof_outdir_close(struct kprof_outdir *od);
+/* Removes the directory if kprof_outdir_open created it and it is still
+ * empty (a capture that failed before its first spool); NULL ok. */
+void kprof_outdir_drop_new(struct kprof_outdir *od);
 int kprof_outdir_fd(const struct kprof_outdir *od);
 /* The path it was opened with, for messages. */
 const char *kprof_outdir_path(const struct kprof_outdir *od);
