@@ -5,6 +5,7 @@
 #include "kprof_csvread.h"
 #include "kprof_median.h"
 #include "kprof_mdhtml.h"
+#include "kprof_outdir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -72,6 +73,7 @@ struct track {
 };
 
 struct html {
+	struct kprof_outdir *od;	/* inputs: what this report wrote there */
 	const char *dir;
 	size_t nops;
 	struct kindstat *kinds;
@@ -308,7 +310,12 @@ static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols 
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/ops.csv", h->dir);
-	ret = kprof_csv_open(path, r, err);
+	ret = kprof_outdir_reopen(h->od, "ops.csv", err);
+	if (ret == -ENOENT)
+		return kprof_err_set(err, ENOENT, "%s: not written by this report (the page is made from it)",
+				     path);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, r, err);
 	if (ret)
 		return ret;
 	c->op = kprof_csv_rcol(r, "OP CODE");
@@ -423,9 +430,11 @@ static int read_counters(struct html *h, struct kprof_err *err)
 	int co, cc, cs, ret;
 
 	snprintf(path, sizeof(path), "%s/counters.csv", h->dir);
-	if (access(path, F_OK))
+	ret = kprof_outdir_reopen(h->od, "counters.csv", err);
+	if (ret == -ENOENT)
 		return 0;
-	ret = kprof_csv_open(path, &r, err);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, &r, err);
 	if (ret)
 		return ret;
 	co = kprof_csv_rcol(&r, "OP CODE");
@@ -534,13 +543,18 @@ static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
 
 static FILE *trace_open(const struct html *h)
 {
-	char path[PATH_MAX];
+	int fd = kprof_outdir_reopen(h->od, "trace.json", NULL);
 	struct stat st;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/trace.json", h->dir);
-	if (stat(path, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX)
+	if (fd < 0)
 		return NULL;
-	return fopen(path, "re");
+	if (fstat(fd, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
 }
 
 static size_t track_of(const struct html *h, int64_t tid)
@@ -736,10 +750,12 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 	int cr, ct, cc, c0, c1, cq, ret;
 
 	snprintf(path, sizeof(path), "%s/host_events.csv", h->dir);
-	if (access(path, F_OK))
+	ret = kprof_outdir_reopen(h->od, "host_events.csv", err);
+	if (ret == -ENOENT)
 		return 0;
 	h->host_file = 1;
-	ret = kprof_csv_open(path, &r, err);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, &r, err);
 	if (ret)
 		return ret;
 	cr = kprof_csv_rcol(&r, "ROLE");
@@ -946,16 +962,19 @@ static void slowest_ops(FILE *f, struct html *h)
 }
 
 /* A small text file as an escaped <pre>; 0 if it is not there. */
-static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
+static int pre_file(FILE *f, struct html *h, const char *name, const char *id)
 {
-	char path[PATH_MAX], buf[4096];
+	int fd = kprof_outdir_reopen(h->od, name, NULL);
+	char buf[4096];
 	FILE *in;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	in = fopen(path, "re");
-	if (!in)
+	in = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	fprintf(f, "<pre id=\"%s\">", id);
 	while ((n = fread(buf, 1, sizeof(buf) - 1, in)) > 0) {
 		buf[n] = '\0';
@@ -970,15 +989,16 @@ static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
 }
 
 /* report.md rendered as HTML (its headings below the page's); 0 if absent. */
-static int verdict(FILE *f, const char *dir)
+static int verdict(FILE *f, struct html *h)
 {
-	char path[PATH_MAX];
-	FILE *in;
+	int fd = kprof_outdir_reopen(h->od, "report.md", NULL);
+	FILE *in = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	snprintf(path, sizeof(path), "%s/report.md", dir);
-	in = fopen(path, "re");
-	if (!in)
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	fputs("<div id=\"verdict\">\n", f);
 	if (kprof_md_to_html(in, f, 2))
 		fputs("<p class=\"note\">report.md could not be read to the end.</p>\n", f);
@@ -988,7 +1008,7 @@ static int verdict(FILE *f, const char *dir)
 }
 
 /* roofline.csv summed per op kind (h->kinds); 0 absent, -1 unreadable. */
-static int roofline_sums(const char *dir, struct html *h, struct kprof_err *err)
+static int roofline_sums(struct html *h, struct kprof_err *err)
 {
 	enum { C_OP, C_CORES, C_TIME, C_FLOPS, C_BYTES, C_PF, C_PB, NC };
 	static const char *const name[NC] = {
@@ -998,10 +1018,12 @@ static int roofline_sums(const char *dir, struct html *h, struct kprof_err *err)
 	char path[PATH_MAX];
 	int col[NC], ret;
 
-	snprintf(path, sizeof(path), "%s/roofline.csv", dir);
-	if (access(path, F_OK))
+	int fd = kprof_outdir_reopen(h->od, "roofline.csv", err);
+
+	snprintf(path, sizeof(path), "%s/roofline.csv", h->dir);
+	if (fd == -ENOENT)
 		return 0;
-	if (kprof_csv_open(path, &r, err))
+	if (fd < 0 || kprof_csv_open_fd(fd, path, &r, err))
 		return -1;
 	for (int i = 0; i < NC; i++)
 		col[i] = kprof_csv_rcol(&r, name[i]);
@@ -1102,12 +1124,12 @@ static void rl_grid(FILE *f, const struct rl_axes *a)
  * summed intensity and achieved rate, its area proportional to its time.
  * Then the same figures as a table, one row per kind.
  */
-static int roofline(FILE *f, const char *dir, struct html *h, struct kprof_err *err)
+static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 {
 	double roof[RL_ROOFS][3], tot = 0;
 	struct rl_axes a = { INFINITY, -INFINITY, INFINITY, -INFINITY };
 	size_t *ord, n = 0, nroof = 0, nplot;
-	int r = roofline_sums(dir, h, err);
+	int r = roofline_sums(h, err);
 
 	if (r <= 0)
 		return r;
@@ -1231,16 +1253,17 @@ static int roofline(FILE *f, const char *dir, struct html *h, struct kprof_err *
 }
 
 /* A CSV file as an escaped HTML table (bubbles.csv, if there). */
-static int csv_table(FILE *f, const char *dir, const char *name, const char *id,
+static int csv_table(FILE *f, struct html *h, const char *name, const char *id,
 		     struct kprof_err *err)
 {
 	struct kprof_csv_table t;
 	char path[PATH_MAX];
+	int fd = kprof_outdir_reopen(h->od, name, err);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (access(path, F_OK))
+	snprintf(path, sizeof(path), "%s/%s", h->dir, name);
+	if (fd == -ENOENT)
 		return 0;
-	if (kprof_csv_load(path, &t, err))
+	if (fd < 0 || kprof_csv_load_fd(fd, path, &t, err))
 		return -1;
 	fprintf(f, "<table id=\"%s\"><tr>", id);
 	for (int c = 0; c < t.ncols; c++) {
@@ -1325,7 +1348,7 @@ static const char html_js[] =
 	"document.getElementById('js-status').textContent=kinds.length+' op kinds, '+ops+' ops';\n"
 	"})();\n";
 
-static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_err *err)
+static void write_page(FILE *f, struct html *h, struct kprof_err *err)
 {
 	int have_report, have_bub;
 
@@ -1368,11 +1391,11 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 	slowest_ops(f, h);
 
 	fputs("<h2>Bottlenecks</h2>\n", f);
-	have_report = verdict(f, dir);
+	have_report = verdict(f, h);
 	/* a broken CSV of these is left out, the rest of the page stands */
-	if (roofline(f, dir, h, err) < 0)
+	if (roofline(f, h, err) < 0)
 		fputs("<p class=\"note\">roofline.csv could not be read.</p>\n", f);
-	have_bub = csv_table(f, dir, "bubbles.csv", "bubbles", err);
+	have_bub = csv_table(f, h, "bubbles.csv", "bubbles", err);
 	if (have_bub < 0) {
 		fputs("<p class=\"note\">bubbles.csv could not be read.</p>\n", f);
 		have_bub = 1;
@@ -1388,22 +1411,22 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 		fputs("<p class=\"note\">No bubbles.csv (per-core bubble analysis) in this "
 		      "directory.</p>\n", f);
 	fputs("<h2>summary.txt</h2>\n", f);
-	if (!pre_file(f, dir, "summary.txt", "summary"))
+	if (!pre_file(f, h, "summary.txt", "summary"))
 		fputs("<p class=\"note\">No summary.txt.</p>\n", f);
 	fputs("<script>\n", f);
 	fputs(html_js, f);
 	fputs("</script>\n</body></html>\n", f);
 }
 
-int kprof_html_write(const char *dir, struct kprof_err *err)
+int kprof_html_write(struct kprof_outdir *od, struct kprof_err *err)
 {
+	struct kprof_outfile of;
 	struct html h;
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *f = NULL;
 	int ret;
 
 	memset(&h, 0, sizeof(h));
-	h.dir = dir;
+	h.od = od;
+	h.dir = kprof_outdir_path(od);
 	ret = read_ops(&h, err);
 	if (!ret)
 		ret = kind_medians(&h, err);
@@ -1411,22 +1434,12 @@ int kprof_html_write(const char *dir, struct kprof_err *err)
 		ret = read_counters(&h, err);
 	if (!ret)
 		ret = timeline(&h, err);
+	if (!ret)
+		ret = kprof_outfile_create(od, "report.html", &of, err);
 	if (ret)
 		goto out;
-
-	snprintf(path, sizeof(path), "%s/report.html", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f) {
-		ret = kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	write_page(f, dir, &h, err);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path)) {
-		unlink(tmp);
-		ret = kprof_err_set(err, EIO, "writing %s failed", path);
-	}
-	f = NULL;
+	write_page(of.f, &h, err);
+	ret = kprof_outfile_commit(&of, 0, err);
 out:
 	for (size_t i = 0; i < h.nkinds; i++)
 		free(h.kinds[i].op);

@@ -38,8 +38,10 @@
 #define KPROF_SPOOL_HOST	2
 
 #define KPROF_SPOOL_DIR		"raw"
-#define KPROF_SPOOL_DEVICE_FILE	"raw/device.kspool"
-#define KPROF_SPOOL_HOST_FILE	"raw/host.kspool"
+#define KPROF_SPOOL_DEVICE_NAME	"device.kspool"
+#define KPROF_SPOOL_HOST_NAME	"host.kspool"
+#define KPROF_SPOOL_DEVICE_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_DEVICE_NAME
+#define KPROF_SPOOL_HOST_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_HOST_NAME
 
 /*
  * Fixed file header. device/counters are meaningful for the device kind
@@ -59,22 +61,19 @@ struct kprof_spool_hdr {
 };
 
 struct kprof_spool_writer;
+struct kprof_outdir;
 
 /*
- * Creates <dir>/raw/ (and dir) if needed and the spool file of that kind,
- * truncating any old one. dev/cnt may be NULL (zeroed in the header).
+ * Creates the spool file of that kind in the raw/ directory of capture
+ * (kprof_outdir_sub: made if missing). The file must not exist yet
+ * (O_EXCL: a capture starts from an empty raw/). dev/cnt may be NULL
+ * (zeroed in the header).
  */
-struct kprof_spool_writer *kprof_spool_create(const char *capture_dir,
+struct kprof_spool_writer *kprof_spool_create(struct kprof_outdir *capture,
 					      uint32_t kind,
 					      const struct kprof_device_info *dev,
 					      const struct kprof_counter_info *cnt,
 					      struct kprof_err *err);
-/* Same, at an explicit path (tests, bench). */
-struct kprof_spool_writer *kprof_spool_create_path(const char *path,
-						   uint32_t kind,
-						   const struct kprof_device_info *dev,
-						   const struct kprof_counter_info *cnt,
-						   struct kprof_err *err);
 int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
 		       size_t len, struct kprof_err *err);
 /* Writes buffered bytes to the file (page cache; survives a process crash). */
@@ -95,6 +94,16 @@ struct kprof_spool_stats {
 	uint64_t truncated_at;		/* its file offset */
 };
 
+/*
+ * Opens a spool for reading: a regular file reached without a link
+ * (kprof_in_open rules: path relative to dirfd, or dirfd AT_FDCWD; shown
+ * names it in messages, NULL: path). A FIFO or device is refused: a report
+ * reads the spool twice.
+ */
+struct kprof_spool_reader *kprof_spool_openat(int dirfd, const char *path,
+					      const char *shown,
+					      struct kprof_err *err);
+/* kprof_spool_openat(AT_FDCWD, path, NULL, err) */
 struct kprof_spool_reader *kprof_spool_open(const char *path,
 					    struct kprof_err *err);
 const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader *r);
