@@ -40,7 +40,8 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 .NOTPARALLEL:
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
-	check-bpf check-vm check-html check-debug check-fuzz demo bench install clean help
+	check-bpf check-vm check-html check-debug check-fuzz check-fresh demo bench install clean help \
+	static check-nvidia
 
 all: kmod bpf user examples
 
@@ -56,6 +57,12 @@ user: bpf
 
 kselftest:
 	$(MAKE) -C tests/kselftest
+
+# build/static/kprofctl: libbpf, libelf, libz, libzstd, json-c and libpfm
+# linked in, glibc dynamic (dlopen of NVML keeps working): the binary
+# carried to hosts without those libraries, a GPU host for check-nvidia.
+static: bpf
+	$(MAKE) -C user static
 
 examples:
 	$(MAKE) -C examples
@@ -99,6 +106,20 @@ check-debug: user examples kselftest
 	$(MAKE) -C bpf tests
 	./tests/vm/debug-kernel/check
 
+# The README's set-up, run in a bare Debian 12 root made by debootstrap
+# (tests/fresh/run). Not part of `make check`: it takes as long as the
+# README's commands on a cold cache (docs/testing.md).
+check-fresh:
+	./tests/fresh/run
+
+# On a host with an NVIDIA GPU and the CUDA headers, as root: checks
+# kprof's NVML declarations against nvml.h, records the NVML playback
+# file of the tests, and runs list/info/lock-clock/reset-clock end to end
+# (tests/nvidia/check.sh). Needs no libbpf there: give KPROFCTL=path to a
+# `make static` kprofctl built elsewhere.
+check-nvidia:
+	./tests/nvidia/check.sh
+
 demo: kmod user examples
 	./tests/vm/run --exec examples/demo.sh
 
@@ -123,9 +144,12 @@ help:
 	@echo "make check-unit / check-bpf / check-style / check-vm   one lane of make check"
 	@echo "make check-fuzz  short libFuzzer run of every collector parser (~3 min)"
 	@echo "make check-debug  VM suite on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make check-fresh  the README's set-up in a bare Debian 12 root (debootstrap)"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
 	@echo "make install   install module, kprofctl, udev rules and docs"
+	@echo "make static    build/static/kprofctl, only glibc dynamic (to carry to a GPU host)"
+	@echo "make check-nvidia  on an NVIDIA GPU host: NVML declarations, list/info/lock/reset"
 	@echo "KDIR=... builds against another kernel tree"
 
 endif # KPROF_AFTER_DEPS

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Time-sync fidelity (issue 4): in the VM, a capture of about SECONDS
+# Time-sync fidelity: in the VM, a capture of about SECONDS
 # (default 60) with the device clock unlocked (DVFS on) and the reference
 # timer drifting DRIFT ppm (default 200); then the piecewise and one-shot
 # fits are compared with the sim's ground truth.
 #   tests/vm/run --timeout 900 --exec bench/collector_timesync_vm.sh [SECONDS [DRIFT]]
-# Results: docs/performance.md ("## Collector").
+# Results: docs/performance.md ("Clock and time sync").
 set -eu
 secs=${1:-60}
 drift=${2:-200}

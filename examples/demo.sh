@@ -54,7 +54,7 @@ head -n 25 "$out/summary.txt"
 say "ops.csv (header and first 5 rows, first 8 columns)"
 head -n 6 "$out/ops.csv" | cut -d, -f1-8
 
-# One row per launched op, as issue 3 asks: header + $ops rows.
+# One row per launched op: header + $ops rows.
 rows=$(($(wc -l <"$out/ops.csv") - 1))
 say "ops.csv has $rows op rows for $ops launched ops"
 [ "$rows" -eq "$ops" ] || die "expected $ops rows in ops.csv, found $rows"

@@ -25,7 +25,7 @@ PACKAGES=(
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	libpfm4-dev libjson-c-dev
 	qemu-system-x86 busybox-static mawk cpio kmod xz-utils zstd file
-	python3 perl git
+	python3 perl git debootstrap
 	flex bison bc rsync
 	chromium
 )

@@ -15,6 +15,7 @@
 
 #include "fuzz_util.h"
 #include "kprof_gpu.h"
+#include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
 
@@ -24,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kprof_report_result res;
 	struct kprof_err err = { 0 };
 	struct kprof_spool_hdr h;
+	struct kprof_outdir *od;
 	char cap[4096], out[4096];
 	int ret;
 
@@ -54,7 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_write("cap/raw/gpu-1.kspool", buf, sizeof(h) + size);
 		free(buf);
 	}
-	ret = kprof_report_build_to(cap, out, &opts, &res, &err);
+	od = kprof_outdir_open(out, 0, (uid_t)-1, (gid_t)-1, &err);
+	if (!od)
+		abort();
+	ret = kprof_report_build(cap, od, &opts, &res, &err);
+	kprof_outdir_close(od);
 	if (ret < 0 && !err.msg[0])
 		abort();
 	fuzz_clean("out");

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Security checks of issue 6, in the VM:
+# Security checks, in the VM:
 #   tests/vm/run --exec tests/fuzz/security.sh
 # 1. device nodes come out root:kprof 0660 (mdev here, mirroring
 #    udev/99-kprof.rules), also for a device added later;

@@ -157,6 +157,43 @@ check_page() {
 	exp=$((total < 20 ? total : 20))
 	test "$slow" = "$exp"
 	ok $? "$T: slowest-ops table has $exp rows ($slow)"
+	# the roofline chart: one point per kind with FLOPs and bytes (at most
+	# 40), a table row per kind with time, from roofline.csv (counted here)
+	if [ -s "$CAP/roofline.csv" ]; then
+		local rl_pts rl_rows got_pts got_rows
+		read -r rl_pts rl_rows < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["TIME [ns]"] > 0 { t[$c["OP CODE"]] = 1; f[$c["OP CODE"]] += $c["FLOPS"];
+				b[$c["OP CODE"]] += $c["BYTES"] }
+			END { for (k in t) { n++; if (f[k] > 0 && b[k] > 0) p++ }
+				print (p > 40 ? 40 : p) + 0, n + 0 }' "$CAP/roofline.csv")
+		got_pts=$(grep -o '<g class="rl-kind"' "$D/dom.html" | wc -l)
+		got_rows=$(sed -n '/<table id="roofline">/,/<\/table>/p' "$D/dom.html" | grep -c '<tr><td>')
+		test "$got_pts" = "$rl_pts" && test "$got_rows" = "$rl_rows" &&
+			grep -q '<svg id="roofline-chart"' "$D/dom.html" &&
+			grep -q '<polyline class="roof"' "$D/dom.html"
+		ok $? "$T: roofline chart has $rl_pts kind points ($got_pts) and roofs, table $rl_rows rows ($got_rows)"
+	fi
+	# report.md rendered as HTML: headings, the verdict, its op-kind table
+	if [ -s "$CAP/report.md" ]; then
+		grep -q '<div id="verdict">' "$D/dom.html" && grep -q '<h4>Verdict</h4>' "$D/dom.html" &&
+			grep -q '<table class="md">' "$D/dom.html" && ! grep -q '<pre id="report-md"' "$D/dom.html" &&
+			! grep -q '^## ' "$D/dom.html"
+		ok $? "$T: report.md rendered as HTML (headings, verdict, tables), not a text box"
+	fi
+	# no table makes the page wider than a 1280-pixel window: a page of ours
+	# frames the report and reads its scroll width
+	cat >"$D/width.html" <<-EOF
+	<!DOCTYPE html><html><body><iframe id="f" src="$URL" style="width:1280px;height:800px;border:0"></iframe>
+	<pre id="w"></pre><script>document.getElementById('f').onload=function(){
+	var d=this.contentDocument.documentElement;
+	document.getElementById('w').textContent='width '+d.scrollWidth+' '+d.clientWidth;};</script></body></html>
+	EOF
+	render "file://$D/width.html" "$D/dom-width.html" --allow-file-access-from-files --window-size=1400,900
+	local w
+	w=$(grep -o 'width [0-9]* [0-9]*' "$D/dom-width.html")
+	set -- $w
+	test -n "$w" && test "$2" -le "$3"
+	ok $? "$T: no horizontal scrolling in a 1280-pixel window (scroll width ${2:-?}, window ${3:-?})"
 	# without the script the kind rows are absent: the checks above see its work
 	nojs=$(grep -c '<tr class="kind"' "$D/dom-nojs.html")
 	test "$nojs" = 0 && grep -q '<table id="top-ops"></table>' "$D/dom-nojs.html"

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The collector's memory must be bounded by the ops in flight, not grow
-# with the capture (issue 3). A full report (trace.json and report.html
+# with the capture. A full report (trace.json and report.html
 # included) of synthetic spools of 4M and 16M markers (3125 and 12500
 # ops) must both succeed within the same 12 MiB data limit (ulimit -d:
 # heap and anonymous mappings, not the spool's file mappings). 4M needs
 # 6-8 MiB today. The regressions this catches: about 1 KB per op
-# (report.html before session 4) needs 12 MiB more at 16M, 32 bytes per
+# (report.html once kept that) needs 12 MiB more at 16M, 32 bytes per
 # op slice (trace.json's busy counter) 25 MiB more; either fails with
 # ENOMEM, which the report names.
 # Usage: collector_memory.sh BUILD/bench/collector

@@ -10,12 +10,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include "kprof_agg.h"
 #include "kprof_gpu.h"
+#include "kprof_outdir.h"
 #include "kprof_spool.h"
 
 static char dir[] = "/tmp/kprof-test-gpu-XXXXXX";
 static char longname[600];
+
+/* a new agent spool dir/name, as the agent makes it */
+static struct kprof_spool_writer *create(const char *name)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_outdir *od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	struct kprof_spool_writer *w = od ? kprof_spool_create_in(od, name, KPROF_SPOOL_GPU,
+								  NULL, NULL, &err) : NULL;
+
+	KT_CHECK(w, "%s", err.msg);
+	kprof_outdir_close(od);
+	return w;
+}
 
 static void put(struct kprof_spool_writer *w, const void *r, size_t n)
 {
@@ -66,7 +82,7 @@ static void put_agent(struct kprof_spool_writer *w, uint32_t ev, int32_t code, u
 }
 
 /* the spool every test reads */
-static void write_spool(const char *path, uint32_t clock)
+static void write_spool(const char *name, uint32_t clock)
 {
 	struct kprof_spool_writer *w;
 	struct kprof_err err;
@@ -86,8 +102,7 @@ static void write_spool(const char *path, uint32_t clock)
 	struct kprof_rec_sync s = { .hdr = { KPROF_REC_SYNC, sizeof(s), 0 },
 				    .host_before_ns = 10, .device_cycles = 12, .host_after_ns = 14 };
 
-	w = kprof_spool_create_path(path, KPROF_SPOOL_GPU, NULL, NULL, &err);
-	KT_CHECK(w, "%s", err.msg);
+	w = create(name);
 	if (!w)
 		return;
 	put_agent(w, KPROF_GAGENT_START, 0, 130001, 4096, clock, "");
@@ -326,7 +341,7 @@ static void test_oversized(void)
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/gpu-41.kspool", dir);
-	w = kprof_spool_create_path(path, KPROF_SPOOL_GPU, NULL, NULL, &err);
+	w = create("gpu-41.kspool");
 	if (!w)
 		return;
 	memset(b, 'y', sizeof(b));
@@ -371,7 +386,7 @@ static void test_list(void)
 	struct kprof_gpu_spool sp[8];
 	struct kprof_err err;
 	char path[512];
-	int n;
+	int n, capfd;
 
 	snprintf(path, sizeof(path), "%s/raw", dir);
 	mkdir(path, 0755);
@@ -385,7 +400,8 @@ static void test_list(void)
 		if (f)
 			fclose(f);
 	}
-	n = kprof_gpu_list(dir, sp, 8, &err);
+	capfd = open(dir, O_RDONLY | O_DIRECTORY);
+	n = kprof_gpu_list(capfd, dir, sp, 8, &err);
 	KT_EQ_U64(n, 3);
 	if (n == 3) {
 		KT_EQ_U64(sp[0].pid, 5);
@@ -394,9 +410,12 @@ static void test_list(void)
 		/* the largest; of equals, the lowest pid */
 		KT_EQ_U64(kprof_gpu_pick(sp, n), 1);
 	}
-	KT_EQ_U64(kprof_gpu_list(dir, sp, 1, &err), 3);	/* more than fit: counted */
+	KT_EQ_U64(kprof_gpu_list(capfd, dir, sp, 1, &err), 3);	/* more than fit: counted */
 	KT_EQ_U64(kprof_gpu_pick(sp, 0), (uint64_t)-1);
-	KT_CHECK(kprof_gpu_list("/nonexistent-kprof", sp, 8, &err) < 0, "missing dir");
+	close(capfd);
+	capfd = open("/", O_RDONLY | O_DIRECTORY);
+	KT_CHECK(kprof_gpu_list(capfd, "/", sp, 8, &err) < 0, "no raw/");
+	close(capfd);
 	KT_STR(kprof_gpu_copy_name(KPROF_GCOPY_MEMSET, 0), "[memset]");
 	KT_STR(kprof_gpu_copy_name(KPROF_GCOPY_MEMCPY, KPROF_GMEMCPY_DTOH), "[memcpy DtoH]");
 	KT_STR(kprof_gpu_copy_name(KPROF_GCOPY_MEMCPY, 200), "[memcpy]");
@@ -425,7 +444,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(longname) - 1; i++)
 		longname[i] = (char)('a' + i % 26);
 	snprintf(path, sizeof(path), "%s/gpu-40.kspool", dir);
-	write_spool(path, KPROF_GCLOCK_MONOTONIC);
+	write_spool("gpu-40.kspool", KPROF_GCLOCK_MONOTONIC);
 	test_device_view(path);
 	test_host_view(path);
 	test_agg_long_name(path);

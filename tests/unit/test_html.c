@@ -1,14 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
-/* report.html (kprof_html): escaping, determinism, inputs it uses. */
+/*
+ * report.html (kprof_html): escaping, determinism, inputs it uses, and
+ * only those the report wrote itself (not others in its directory).
+ */
 #include "kt.h"
 #include "kprof_html.h"
+#include "kprof_outdir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/kprof-test-html-XXXXXX";
+static struct kprof_outdir *od;	/* dir, as the report's output directory */
 
+/* an output of the report, written as the report writes it */
 static void put(const char *name, const char *text)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_outfile of;
+
+	KT_CHECK(kprof_outfile_create(od, name, &of, &err) == 0, "create %s: %s", name, err.msg);
+	if (!of.f)
+		return;
+	fputs(text, of.f);
+	KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "commit %s: %s", name, err.msg);
+}
+
+/* a file in the directory the report did not write (an older report's,
+ * or planted) */
+static void plant(const char *name, const char *text)
 {
 	char p[256];
 	FILE *f;
@@ -46,7 +66,7 @@ static char *build(void)
 {
 	struct kprof_err err = { 0 };
 
-	KT_CHECK(kprof_html_write(dir, &err) == 0, "kprof_html_write: %s", err.msg);
+	KT_CHECK(kprof_html_write(od, &err) == 0, "kprof_html_write: %s", err.msg);
 	return slurp("report.html");
 }
 
@@ -58,8 +78,17 @@ int main(void)
 	{
 		struct kprof_err err = { 0 };
 
-		KT_CHECK(kprof_html_write(dir, &err) < 0 && strstr(err.msg, "ops.csv"),
-			 "no ops.csv: %s", err.msg);
+		od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+		KT_CHECK(od != NULL, "outdir: %s", err.msg);
+		if (!od)
+			return kt_done("test_html");
+		/* in the directory, but not written by this report: not read */
+		plant("ops.csv", "OP CODE,DEVICE KERNEL DURATION [ns],DEVICE FW DURATION [ns],"
+		      "HOST DURATION [ns]\nplanted,1,1,1\n");
+		KT_CHECK(kprof_html_write(od, &err) < 0 && strstr(err.msg, "ops.csv"),
+			 "no ops.csv of this report: %s", err.msg);
+		plant("report.md", "# planted " EVIL "\n");
+		plant("roofline.csv", "OP CODE,BOUND\nplanted-row,memory-bound\n");
 	}
 	put("ops.csv", "OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
 	    "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
@@ -93,6 +122,7 @@ int main(void)
 	/* 3 device slices + 2 host slices, none merged at this scale */
 	KT_EQ_U64(count(a, "<rect "), 5);
 	KT_CHECK(strstr(a, "No report.md") != NULL, "says report.md is missing");
+	KT_CHECK(!strstr(a, "planted"), "files this report did not write are not read");
 	KT_CHECK(count(a, "http:") == 1 && count(a, "https:") == 0 && strstr(a, "xmlns=\"http://www.w3.org/2000/svg\""),
 		 "no URL but the SVG namespace");
 	KT_CHECK(strstr(a, "<script src") == NULL && strstr(a, "<link") == NULL,
@@ -113,7 +143,8 @@ int main(void)
 	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0,\"args\":{\"seq\":1}},\n"
 	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"" "\\u003cscript>alert(1)\\u003c/script>&\\\"'"
 	    "\",\"ts\":12.0,\"dur\":3.0,\"args\":{\"seq\":2}}\n]}\n");
-	put("report.md", "# verdict\nmemory-bound " EVIL "\n");
+	put("report.md", "# verdict\nmemory-bound " EVIL "\n\n**bold** \\| pipe `x<y`\n"
+	    "- one\n- two\n\n| OP | N |\n|---|---:|\n| a\\|b | 3 |\n<img src=x>\n");
 	put("bubbles.csv", "CORE,BUBBLE RATE\n0," EVIL_CSV "\n");
 	put("roofline.csv", "OP CODE,BOUND\n\"unterminated\n");
 	a = build();
@@ -123,14 +154,47 @@ int main(void)
 	KT_CHECK(strstr(a, "Device lanes: trace.json device tracks") != NULL, "lanes from trace.json");
 	KT_CHECK(strstr(a, ">core 0</text>") && strstr(a, ">core 1</text>"), "one lane per core");
 	KT_EQ_U64(count(a, "<rect "), 5);
-	KT_CHECK(strstr(a, "<pre id=\"report-md\"># verdict\nmemory-bound &lt;script&gt;") != NULL,
-		 "report.md embedded, escaped");
+	KT_CHECK(strstr(a, "<div id=\"verdict\">\n<h3>verdict</h3>\n<p>memory-bound &lt;script&gt;") != NULL,
+		 "report.md rendered: heading, text escaped");
+	KT_CHECK(strstr(a, "<strong>bold</strong> | pipe <code>x&lt;y</code>") != NULL,
+		 "bold, backslash escape, code span");
+	KT_CHECK(strstr(a, "<ul>\n<li>one</li>\n<li>two</li>\n</ul>") != NULL, "list");
+	KT_CHECK(strstr(a, "<table class=\"md\"><thead>\n<tr><th>OP</th><th class=\"r\">N</th></tr>\n"
+			   "</thead><tbody>\n<tr><td>a|b</td><td class=\"r\">3</td></tr>") != NULL,
+		 "pipe table with alignment and an escaped pipe");
+	KT_CHECK(strstr(a, "<p>&lt;img src=x&gt;</p>") != NULL, "raw HTML stays text");
 	KT_CHECK(strstr(a, "<table id=\"bubbles\"><tr><th>CORE</th><th>BUBBLE RATE</th></tr>") &&
 		 strstr(a, "<td>&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</td>"),
 		 "bubbles.csv as a table, escaped");
 	KT_CHECK(!strstr(a, "No report.md"), "no missing-report note");
 	KT_CHECK(strstr(a, "roofline.csv could not be read") != NULL, "broken CSV: a note");
 	KT_CHECK(!strstr(a, "<script>alert"), "still escaped");
+	free(a);
+
+	/*
+	 * roofline.csv: one point per kind at its summed intensity and rate,
+	 * one roof per distinct peak pair; a kind with no FLOPs is in the
+	 * table but cannot be placed on log axes.
+	 */
+	put("roofline.csv", "OP CODE,CORES,TIME [ns],FLOPS,BYTES,PEAK [GFLOP/s],PEAK [GB/s]\n"
+	    "matmul,64,1000,100000,1000,131072,768\n"
+	    "matmul,64,3000,300000,3000,131072,768\n"
+	    EVIL_CSV ",16,2000,1000,4000,32768,192\n"
+	    "copy,16,500,0,4000,32768,192\n");
+	a = build();
+	KT_CHECK(a && strstr(a, "<svg id=\"roofline-chart\""), "roofline chart drawn");
+	if (!a)
+		goto out;
+	KT_EQ_U64(count(a, "<circle "), 2);
+	KT_EQ_U64(count(a, "<polyline class=\"roof\""), 2);
+	KT_CHECK(strstr(a, "<title>matmul: 100 FLOP/B, 100 GFLOP/s, 61.5% of the time</title>") != NULL,
+		 "matmul: summed intensity and rate, time share");
+	KT_CHECK(strstr(a, "<tr><td>matmul</td><td>4000</td><td>61.5%</td><td>100</td><td>100</td>"
+			   "<td>76800</td><td>0.1</td></tr>") != NULL,
+		 "table row: attainable is the bandwidth roof at 100 FLOP/B");
+	KT_CHECK(strstr(a, "<tr><td>copy</td><td>500</td><td>7.7%</td><td>-</td>") != NULL,
+		 "a kind without FLOPs: in the table, not on the chart");
+	KT_CHECK(!strstr(a, "<script>alert"), "kind names escaped in the chart");
 	free(a);
 
 	/* a trace.json in another layout (all on one line): the fallback lane */
@@ -146,12 +210,13 @@ int main(void)
 	 * the median of each kind exact.
 	 */
 	{
+		struct kprof_err err = { 0 };
+		struct kprof_outfile of;
 		char p[4096];
 		FILE *f;
 
-		snprintf(p, sizeof(p), "%s/ops.csv", dir);
-		f = fopen(p, "w");
-		KT_CHECK(f != NULL, "ops.csv");
+		KT_CHECK(kprof_outfile_create(od, "ops.csv", &of, &err) == 0, "ops.csv: %s", err.msg);
+		f = of.f;
 		if (!f)
 			goto out;
 		fputs("OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
@@ -160,7 +225,7 @@ int main(void)
 		for (int i = 0; i < 20000; i++)
 			fprintf(f, "k%d,%d,1,100,10,%d,%d,%d\n", i % 5000, i + 1,
 				i % 5000 == 7 ? 1000 * (i / 5000) : 5, 100 * i, 100 * i + 50);
-		fclose(f);
+		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "ops.csv: %s", err.msg);
 		snprintf(p, sizeof(p), "%s/trace.json", dir);
 		unlink(p);
 		snprintf(p, sizeof(p), "%s/host_events.csv", dir);
@@ -178,6 +243,7 @@ int main(void)
 		free(a);
 	}
 out:
+	kprof_outdir_close(od);
 	{
 		char cmd[128];
 

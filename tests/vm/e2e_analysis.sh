@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Bubbles, roofline and report.md on a real capture of examples/sim_workload
-# (issue 5 items 2, 3 and 6), in the VM (tests/vm/run --exec or the suite):
+# in the VM (tests/vm/run --exec or the suite):
 # - bubbles.csv: one row per device core; per core work + waits + idle =
 #   window (the columns partition it); rates in [0, 1]; per-core op counts
 #   and work time agree with the sim's ground truth (debugfs truth);

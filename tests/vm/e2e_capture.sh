@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# End-to-end acceptance of issue 3, in the VM (tests/vm/run --exec
+# End-to-end acceptance of a capture, in the VM (tests/vm/run --exec
 # tests/vm/e2e_capture.sh; the VM suite runs it too). Real captures of
 # examples/sim_workload are checked against the sim's ground truth
 # (debugfs truth, dropped, stats; docs/sim.md):

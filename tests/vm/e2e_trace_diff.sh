@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # trace.json and `kprofctl diff` on real captures of examples/sim_workload
-# (issue 5 items 1 and 4), in the VM (tests/vm/run --exec or the suite).
+# in the VM (tests/vm/run --exec or the suite).
 # The device clock is locked (kprofctl lock-clock) so that two runs of the
 # same workload differ only by the sim's per-op noise, and reset at the end.
 #

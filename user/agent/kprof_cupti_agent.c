@@ -43,6 +43,7 @@
 #include "kprof_cupti.h"
 #include "kprof_cupti_conv.h"
 #include "kprof_cuptirec.h"
+#include "kprof_outdir.h"
 #include "kprof_spool.h"
 
 #define EXPORT	__attribute__((visibility("default")))
@@ -150,10 +151,12 @@ static void put_error(const char *what, kprof_cupti_result res)
 	put_agent(KPROF_GAGENT_ERROR, (int32_t)res, 0, 0, what);
 }
 
-/* (CLOCK_MONOTONIC, CUPTI timestamp, CLOCK_MONOTONIC) */
+/* (CLOCK_MONOTONIC, CUPTI timestamp, CLOCK_MONOTONIC): the narrowest of
+ * a few reads, so that a preempted one is not the one the fit gets (a
+ * capture has few of these) */
 static void put_sync(void)
 {
-	struct kprof_rec_sync s;
+	struct kprof_rec_sync s, best;
 	uint64_t t;
 
 	if (!A.f.GetTimestamp)
@@ -161,12 +164,18 @@ static void put_sync(void)
 	memset(&s, 0, sizeof(s));
 	s.hdr.type = KPROF_REC_SYNC;
 	s.hdr.size = sizeof(s);
-	s.host_before_ns = mono_ns();
-	if (A.f.GetTimestamp(&t) != KPROF_CUPTI_SUCCESS)
-		return;
-	s.device_cycles = t;
-	s.host_after_ns = mono_ns();
-	put(&s, sizeof(s));
+	best = s;
+	for (int i = 0; i < 5; i++) {
+		s.host_before_ns = mono_ns();
+		if (A.f.GetTimestamp(&t) != KPROF_CUPTI_SUCCESS)
+			return;
+		s.device_cycles = t;
+		s.host_after_ns = mono_ns();
+		if (!i || s.host_after_ns - s.host_before_ns <
+			  best.host_after_ns - best.host_before_ns)
+			best = s;
+	}
+	put(&best, sizeof(best));
 }
 
 static void flush_spool(void)
@@ -485,18 +494,23 @@ static void agent_exit(void)
 	pthread_mutex_unlock(&A.lock);
 }
 
+/* $KPROF_AGENT_DIR/gpu-PID.kspool: a new file (O_EXCL, no links) in a
+ * directory of ours (kprof_outdir.h's checks) */
 static int open_spool(void)
 {
 	const char *dir = getenv("KPROF_AGENT_DIR");
-	char path[PATH_MAX];
-	struct kprof_err err;
+	struct kprof_outdir *od;
+	struct kprof_err err = { 0 };
+	char name[64];
 
 	if (!dir || !dir[0])
 		return -1;
-	if (snprintf(path, sizeof(path), "%s/" KPROF_SPOOL_GPU_PREFIX "%d" KPROF_SPOOL_GPU_SUFFIX,
-		     dir, (int)getpid()) >= (int)sizeof(path))
-		return -1;
-	A.w = kprof_spool_create_path(path, KPROF_SPOOL_GPU, NULL, NULL, &err);
+	snprintf(name, sizeof(name), KPROF_SPOOL_GPU_PREFIX "%d" KPROF_SPOOL_GPU_SUFFIX,
+		 (int)getpid());
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	if (od)
+		A.w = kprof_spool_create_in(od, name, KPROF_SPOOL_GPU, NULL, NULL, &err);
+	kprof_outdir_close(od);
 	if (!A.w) {
 		fprintf(stderr, "kprof agent: %s; this process is not profiled\n", err.msg);
 		return -1;

@@ -12,8 +12,10 @@
 #include "kprofctl.h"
 #include "capture_nvidia.h"
 #include "kprof.h"
+#include "kprof_device.h"
 #include "kprof_fs.h"
 #include "kprof_gpu.h"
+#include "kprof_outdir.h"
 #include "kprof_progress.h"
 #include "kprof_spool.h"
 
@@ -32,7 +34,8 @@
 #define AGENT_NAME	"libkprof_cupti.so"
 
 struct nv_opts {
-	uint32_t index;
+	struct kprof_device_id id;
+	char name[KPROF_DEVICE_NAME_LEN];	/* canonical: nvidia:N */
 	const char *outdir;
 	int force;
 	const char *op_filter;
@@ -58,7 +61,7 @@ static void usage(FILE *f)
 		"written to DIR. The exit status is CMD's (128+signal if it was killed).\n"
 		"CUDA_VISIBLE_DEVICES is not changed; nvidia:N names the GPU for NVML.\n"
 		"\n"
-		"  -d, --device nvidia:N  the GPU (N: NVML index)\n"
+		"  -d, --device nvidia:N  the GPU: nvidia:N (NVML index) or nvidia:GPU-<uuid>\n"
 		"  -o, --output DIR      output directory (default ./kprof-nvidia-N-YYYYmmdd-HHMMSS);\n"
 		"                        a non-empty DIR is refused without --force\n"
 		"  -f, --force           write into a non-empty DIR\n"
@@ -80,14 +83,6 @@ static void usage(FILE *f)
 
 enum { OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
        OPT_CUPTI, OPT_API };
-
-int capture_nvidia_device(const char *s, uint32_t *index)
-{
-	/* the NVML device module will own this name; "nvidia:N" for now */
-	if (strncmp(s, "nvidia:", 7))
-		return -1;
-	return kprofctl_parse_u32(s + 7, 1023, index);
-}
 
 int capture_nvidia_wanted(int argc, char **argv)
 {
@@ -128,12 +123,17 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+d:o:fh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			if (capture_nvidia_device(optarg, &o->index))
-				return kprofctl_usage_error("capture", "bad device '%s': want nvidia:N (N a GPU index)",
-							    optarg);
+		case 'd': {
+			char why[256];
+
+			if (kprof_device_parse_name(optarg, &o->id, why, sizeof(why)))
+				return kprofctl_usage_error("capture", "%s", why);
+			if (o->id.kind != KPROF_DEVICE_NVIDIA)
+				return kprofctl_usage_error("capture", "one device: %s", optarg);
+			kprof_device_name(&o->id, o->name, sizeof(o->name));
 			have_dev = 1;
 			break;
+		}
 		case 'o':
 			o->outdir = optarg;
 			break;
@@ -177,8 +177,8 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 	if (!have_dev)
 		return kprofctl_usage_error("capture", "--device nvidia:N is required");
 	if (optind >= argc)
-		return kprofctl_usage_error("capture", "no command: kprofctl capture --device nvidia:%u -- CMD [ARGS]",
-					    o->index);
+		return kprofctl_usage_error("capture", "no command: kprofctl capture --device %s -- CMD [ARGS]",
+					    o->name);
 	o->cmd = argv + optind;
 	o->cmd_argc = argc - optind;
 	return 0;
@@ -220,14 +220,12 @@ static char *config_json(const struct nv_opts *o, const char *agent, int status,
 			 double wall_s, int exec_errno)
 {
 	json_object *j = json_object_new_object(), *a = json_object_new_array(), *r;
-	char dev[32];
 	char *s;
 
 	for (int i = 0; i < o->cmd_argc; i++)
 		json_object_array_add(a, json_object_new_string(o->cmd[i]));
 	json_object_object_add(j, "command", a);
-	snprintf(dev, sizeof(dev), "nvidia:%u", o->index);
-	json_object_object_add(j, "device", json_object_new_string(dev));
+	json_object_object_add(j, "device", json_object_new_string(o->name));
 	json_object_object_add(j, "op_filter", o->op_filter ? json_object_new_string(o->op_filter) : NULL);
 	json_object_object_add(j, "trace_group",
 			       json_object_new_int64(o->trace_group ? o->trace_group : 1));
@@ -246,6 +244,42 @@ static char *config_json(const struct nv_opts *o, const char *agent, int status,
 	s = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 	json_object_put(j);
 	return s;
+}
+
+/*
+ * The device description of raw/device.kspool: kprof_gpu_device_info(),
+ * with NVML's name and clock when NVML answers (the SM clock now, and
+ * locked when kprof's lock-clock holds it). Without NVML (no driver) the
+ * capture still runs: the GPU is named as given, its clock unknown.
+ */
+static void describe(const struct nv_opts *o, struct kprof_device_info *info,
+		     struct kprof_counter_info *cinfo)
+{
+	struct kprof_device d;
+	struct kprof_device_desc desc;
+	struct kprof_err err = { 0 };
+
+	kprof_gpu_device_info(o->id.index, info, cinfo);
+	snprintf(info->name, sizeof(info->name), "%.31s", o->name);
+	if (kprof_device_open(&d, &o->id, 0, &err)) {
+		kprofctl_warn("%s; the capture goes on without the GPU's name and clock",
+			      err.msg);
+		return;
+	}
+	if (!kprof_device_describe(&d, &desc, &err)) {
+		const struct kprof_nvml_info *n = &desc.nvidia;
+
+		info->device_id = n->index;
+		snprintf(info->name, sizeof(info->name), "%.31s", n->name);
+		info->clock_mhz = n->sm_mhz;
+		info->clock_max_mhz = n->max_sm_mhz;
+		if (n->held)
+			info->clock_flags = KPROF_CLOCK_LOCKED;
+	} else {
+		kprofctl_warn("%s; the capture goes on without the GPU's name and clock",
+			      err.msg);
+	}
+	kprof_device_close(&d);
 }
 
 static volatile sig_atomic_t child_pid;
@@ -327,13 +361,14 @@ int capture_nvidia(int argc, char **argv)
 	struct kprof_device_info info;
 	struct kprof_counter_info cinfo;
 	struct kprof_spool_writer *w;
+	struct kprof_outdir *od;
 	struct kprof_err err = { 0 };
 	struct timespec t0, t1;
 	struct nv_opts o;
 	char dir[PATH_MAX], agent_dir[PATH_MAX + 8], rawdir[PATH_MAX], agent[PATH_MAX + 32];
 	char *cfg;
 	const char *inj = getenv("CUDA_INJECTION64_PATH");
-	int r, st, exec_errno;
+	int r, st, exec_errno, rc = KPROFCTL_EXIT_FAIL;
 
 	r = parse(argc, argv, &o);
 	if (r)
@@ -349,28 +384,24 @@ int capture_nvidia(int argc, char **argv)
 
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		snprintf(dir, sizeof(dir), "./kprof-nvidia-%u-%s", o.index, stamp);
+		snprintf(dir, sizeof(dir), "./kprof-nvidia-%u-%s", o.id.index, stamp);
 	}
-	r = kprofctl_dir_usable(dir, o.force);
-	if (r) {
-		if (r == -EEXIST)
-			kprofctl_err("%s is not empty; use --force to write into it, or -o another directory",
-				     dir);
-		else
-			kprofctl_err("%s: %s", dir, strerror(-r));
+	/* a new capture starts from an empty raw/, as any capture */
+	od = kprofctl_outdir(dir, KPROF_OUTDIR_EMPTY |
+			     (o.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0));
+	if (!od)
 		return KPROFCTL_EXIT_FAIL;
-	}
-	kprof_gpu_device_info(o.index, &info, &cinfo);
-	w = kprof_spool_create(dir, KPROF_SPOOL_DEVICE, &info, &cinfo, &err);
+	describe(&o, &info, &cinfo);
+	w = kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &cinfo, &err);
 	if (!w || kprof_spool_close(w, &err)) {
 		kprofctl_err("cannot create the device spool in %s: %s", dir, err.msg);
-		return KPROFCTL_EXIT_FAIL;
+		goto out;
 	}
 	/* the agent runs in CMD's processes, wherever they chdir to */
 	snprintf(agent_dir, sizeof(agent_dir), "%s/%s", dir, KPROF_SPOOL_DIR);
 	if (!realpath(agent_dir, rawdir)) {
 		kprofctl_err("%s: %s", agent_dir, strerror(errno));
-		return KPROFCTL_EXIT_FAIL;
+		goto out;
 	}
 	if (inj && inj[0] && strcmp(inj, agent))
 		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD", inj);
@@ -378,7 +409,7 @@ int capture_nvidia(int argc, char **argv)
 	st = run_cmd(&o, agent, rawdir, &exec_errno);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (st < 0)
-		return KPROFCTL_EXIT_FAIL;
+		goto out;
 	if (exec_errno)
 		kprofctl_err("cannot run %s: %s", o.cmd[0], strerror(exec_errno));
 
@@ -393,15 +424,15 @@ int capture_nvidia(int argc, char **argv)
 	ro.progress = kprof_progress_report_cb;
 	ro.progress_ctx = &prog;
 	memset(&res, 0, sizeof(res));
-	r = kprof_report_build(dir, &ro, &res, &err);
+	r = kprof_report_build(NULL, od, &ro, &res, &err);
 	kprof_progress_done(&prog);
 	free(cfg);
 	if (r) {
 		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
 			     err.msg[0] ? err.msg : strerror(-r), dir, dir);
-		return KPROFCTL_EXIT_FAIL;
+		goto out;
 	}
-	printf("kprof capture of nvidia:%u: %s\n", o.index, dir);
+	printf("kprof capture of %s: %s\n", o.name, dir);
 	kprofctl_print_result(dir, &res, 0);
 	if (!res.gpu_processes)
 		kprofctl_warn("no CUDA process loaded the agent (no %s/gpu-PID.kspool): CMD made no CUDA call, or its CUDA_INJECTION64_PATH was overridden",
@@ -415,10 +446,14 @@ int capture_nvidia(int argc, char **argv)
 	if (res.gpu_problems)
 		kprofctl_warn("the agent reported problems (agent errors, no clean stop): see summary.txt");
 	if (exec_errno)
-		return exec_errno == ENOENT ? 127 : 126;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 0;
+		rc = exec_errno == ENOENT ? 127 : 126;
+	else if (WIFEXITED(st))
+		rc = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		rc = 128 + WTERMSIG(st);
+	else
+		rc = 0;
+out:
+	kprof_outdir_close(od);
+	return rc;
 }

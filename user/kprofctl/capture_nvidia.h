@@ -7,8 +7,6 @@
 
 /* 1 if capture's arguments name an NVIDIA device (--device nvidia:N). */
 int capture_nvidia_wanted(int argc, char **argv);
-/* "nvidia:N" -> N; 0, or -1 if s is not such a name. */
-int capture_nvidia_device(const char *s, uint32_t *index);
 /* The whole `kprofctl capture` for an NVIDIA device; returns the exit status. */
 int capture_nvidia(int argc, char **argv);
 

@@ -15,7 +15,7 @@
 #include "kprof_bpf.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
-#include "kprof_fs.h"
+#include "kprof_outdir.h"
 #include "kprof_profile.h"
 #include "kprof_peaks.h"
 #include "kprof_progress.h"
@@ -79,8 +79,10 @@ static void capture_usage(FILE *f)
 		"\n"
 		"  -d, --device N        device number (/dev/kprofN)\n"
 		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS);\n"
-		"                        a non-empty DIR is refused without --force\n"
-		"  -f, --force           write into a non-empty DIR\n"
+		"                        a non-empty DIR is refused without --force; an\n"
+		"                        existing DIR must be yours, not writable by others\n"
+		"  -f, --force           write into a non-empty DIR: its raw/ and kprof's\n"
+		"                        own output files are removed first\n"
 		"  -e, --events LIST     host perf events for CMD, libpfm4 names, comma\n"
 		"                        separated (default " DEFAULT_EVENTS "; 'none'). Without a\n"
 		"                        hardware PMU, perf::task-clock is counted instead.\n"
@@ -149,6 +151,7 @@ struct capture_opts {
 struct capture {
 	struct capture_opts *o;
 	char dir[4096];
+	struct kprof_outdir *od;	/* dir, held open from check_dir on */
 	struct kprof_dev dev;
 	struct kprof_device_info info;
 	struct kprof_counter_info cinfo;
@@ -676,42 +679,29 @@ static int default_dir(struct capture *c)
 	return 0;
 }
 
+/* Opens the output directory: a new capture starts from an empty raw/. */
 static int check_dir(struct capture *c)
 {
-	int r;
-
 	if (c->o->outdir)
 		snprintf(c->dir, sizeof(c->dir), "%s", c->o->outdir);
 	else
 		default_dir(c);
-	r = kprofctl_dir_usable(c->dir, c->o->force);
-	if (r == -EEXIST) {
-		kprofctl_err("%s is not empty; use --force to write into it, or -o another directory",
-			     c->dir);
-		return -1;
-	}
-	if (r) {
-		kprofctl_err("%s: %s", c->dir, strerror(-r));
-		return -1;
-	}
-	return 0;
+	c->od = kprofctl_outdir(c->dir, KPROF_OUTDIR_EMPTY |
+				(c->o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0));
+	return c->od ? 0 : -1;
 }
 
 static int open_spools(struct capture *c)
 {
 	struct kprof_err err = { 0 };
 
-	if (kprof_mkdir_p(c->dir, &err)) {
-		kprofctl_err("cannot create the output directory %s: %s", c->dir, err.msg);
-		return -1;
-	}
-	c->dspool = kprof_spool_create(c->dir, KPROF_SPOOL_DEVICE, &c->info, &c->cinfo, &err);
+	c->dspool = kprof_spool_create(c->od, KPROF_SPOOL_DEVICE, &c->info, &c->cinfo, &err);
 	if (!c->dspool) {
 		kprofctl_err("cannot create the device spool in %s: %s", c->dir, err.msg);
 		return -1;
 	}
 	if (c->bpf) {
-		c->hspool = kprof_spool_create(c->dir, KPROF_SPOOL_HOST, NULL, NULL, &err);
+		c->hspool = kprof_spool_create(c->od, KPROF_SPOOL_HOST, NULL, NULL, &err);
 		if (!c->hspool) {
 			kprofctl_err("cannot create the host spool in %s: %s", c->dir, err.msg);
 			return -1;
@@ -1202,7 +1192,7 @@ static int write_results(struct capture *c)
 	if (c->o->no_devlog)
 		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
 	memset(&res, 0, sizeof(res));
-	r = kprof_report_build(c->dir, &ro, &res, &err);
+	r = kprof_report_build(NULL, c->od, &ro, &res, &err);
 	kprof_progress_done(&c->prog);
 	free(cfg);
 	if (r) {
@@ -1289,6 +1279,7 @@ int cmd_capture(int argc, char **argv)
 	c.buf = malloc(DRAIN_BUF);
 	if (!c.buf) {
 		kprofctl_err("out of memory");
+		kprof_outdir_close(c.od);
 		return KPROFCTL_EXIT_FAIL;
 	}
 
@@ -1420,6 +1411,8 @@ out:
 	if (c.durfd >= 0)
 		close(c.durfd);
 	kprof_dev_close(&c.dev);
+	kprof_outdir_drop_new(c.od);	/* failed before the first spool */
+	kprof_outdir_close(c.od);
 	free(c.buf);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return rc;

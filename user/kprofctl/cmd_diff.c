@@ -5,6 +5,7 @@
  */
 #include "kprofctl.h"
 #include "kprof_diff.h"
+#include "kprof_outdir.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -41,6 +42,30 @@ static int parse_pos(const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	return (errno || end == s || *end || !(*v > 0) || *v > 1e9) ? -1 : 0;
+}
+
+/* FILE written whole, then renamed into place (a link there is replaced) */
+static int write_csv(const char *path, const struct kprof_diff_row *rows, size_t n)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_outfile of;
+	struct kprof_outdir *od;
+	const char *name;
+	uid_t uid;
+	gid_t gid;
+	int r;
+
+	kprofctl_out_owner(&uid, &gid);
+	od = kprof_outdir_of_file(path, uid, gid, &name, &err);
+	r = od ? kprof_outfile_create(od, name, &of, &err) : -1;
+	if (!r) {
+		kprof_diff_write_csv(of.f, rows, n);	/* the commit sees a write error */
+		r = kprof_outfile_commit(&of, 0, &err);
+	}
+	kprof_outdir_close(od);
+	if (r)
+		kprofctl_err("--csv %s: %s", path, err.msg);
+	return r;
 }
 
 enum { OPT_CSV = 256, OPT_THRESHOLD };
@@ -110,20 +135,15 @@ int cmd_diff(int argc, char **argv)
 		kprofctl_err("out of memory");
 		goto out;
 	}
-	if (csv) {
-		FILE *f = strcmp(csv, "-") ? fopen(csv, "we") : stdout;
-
-		if (!f) {
-			kprofctl_err("%s: %s", csv, strerror(errno));
+	if (csv && !strcmp(csv, "-")) {
+		if (kprof_diff_write_csv(stdout, rows, n) | fflush(stdout)) {
+			kprofctl_err("writing the CSV to stdout failed");
 			goto out;
 		}
-		if (kprof_diff_write_csv(f, rows, n) | (f != stdout && fclose(f))) {
-			kprofctl_err("%s: write failed", csv);
-			goto out;
-		}
-		if (f == stdout)
-			goto ok;
+		goto ok;
 	}
+	if (csv && write_csv(csv, rows, n))
+		goto out;
 	printf("A: %s\nB: %s\n", argv[optind], argv[optind + 1]);
 	kprof_diff_print(stdout, rows, n);
 ok:

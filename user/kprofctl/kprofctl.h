@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/kprof.h>
 
 #ifndef KPROF_VERSION
@@ -41,15 +42,18 @@ struct kprof_dev;
 struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 					 const struct kprof_counter_info *ci,
 					 const struct kprof_clock_state *cs);
-void kprofctl_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
-			      size_t len);
-/* 0 if dir is missing or empty (or force), -EEXIST if it holds files. */
-int kprofctl_dir_usable(const char *dir, int force);
+struct kprof_device_desc;
+/* An NVIDIA GPU for list and info --json. */
+struct json_object *kprofctl_nvidia_json(const struct kprof_device_desc *desc);
+/* Who kprofctl's output files belong to (kprof_outdir_open's uid/gid). */
+void kprofctl_out_owner(uid_t *uid, gid_t *gid);
+/* The output directory dir (kprof_outdir_open with flags, owned by
+ * kprofctl_out_owner), or NULL after printing why. */
+struct kprof_outdir;
+struct kprof_outdir *kprofctl_outdir(const char *dir, unsigned int flags);
 struct kprof_report_result;
 /* The few lines printed after a report or capture. */
 void kprofctl_print_result(const char *dir, const struct kprof_report_result *res,
 			   int ttmetal);
-/* Message for a failed clock ioctl. */
-const char *kprofctl_clock_error(int err);
 
 #endif /* _KPROFCTL_H */

@@ -5,8 +5,9 @@
 # lock/reset against a fake cpufreq tree, tt-metal report. Device part
 # (when /dev/kprof0 exists, as root, e.g. in the VM:
 # `tests/vm/run --exec user/kprofctl/test_kprofctl.sh`): list/info,
-# lock/reset, capture row counts and exit status, --op-filter, --paused +
-# SIGUSR1, report byte-identity, EBUSY, command not found.
+# lock/reset, capture row counts and exit status, --force starting from an
+# empty raw/, --op-filter, --paused + SIGUSR1, report byte-identity, EBUSY,
+# command not found.
 #
 # Env: KPROFCTL (default: kprofctl on PATH, else $BUILD/kprofctl),
 # WORKLOAD (default $BUILD/examples/sim_workload), TTMETAL_LOG.
@@ -121,6 +122,17 @@ cp "$tmp/c1/ops.csv" "$tmp/ops1.csv"
 check "report DIR" status_is 0 "$K" report "$tmp/c1"
 check "report DIR gives the same ops.csv" cmp -s "$tmp/ops1.csv" "$tmp/c1/ops.csv"
 check "non-empty -o refused" status_is 1 "$K" capture -d 0 -o "$tmp/c1" -- true
+
+# --force starts from an empty raw/: an older capture's host spool and
+# peaks are neither merged into a --no-bpf capture nor reused.
+cp -r "$tmp/c1" "$tmp/cf"
+cp "$root/tests/fuzz/corpus/spool/demo_host.kspool" "$tmp/cf/raw/host.kspool"
+sed 's/"device": *"[^"]*"/"device": "STALE-PEAKS"/' "$tmp/c1/raw/peaks.json" >"$tmp/cf/raw/peaks.json"
+check "capture --force --no-bpf into an older capture" \
+	status_is 0 "$K" capture -d 0 -o "$tmp/cf" --force --no-bpf -- "$W" --ops 5 --quiet
+check "--force: the older host spool is gone" [ ! -e "$tmp/cf/raw/host.kspool" ]
+check "--force: no host events of the older capture" eq "$(rows "$tmp/cf/host_events.csv")" 0
+check "--force: the older peaks are not reused" sh -c "! grep -rq STALE-PEAKS '$tmp/cf'"
 
 check "exit status is the command's" status_is 3 "$K" capture -d 0 -o "$tmp/c2" -- sh -c "'$W' --ops 5 --quiet; exit 3"
 check "command not found is 127" status_is 127 "$K" capture -d 0 -o "$tmp/c3" -- /nonexistent/cmd

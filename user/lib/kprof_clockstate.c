@@ -20,6 +20,29 @@ static json_object *str_or_null(int present, const char *val)
 	return present ? json_object_new_string(val) : NULL;
 }
 
+static json_object *mhz_or_null(uint32_t mhz)
+{
+	return mhz ? json_object_new_int64(mhz) : NULL;
+}
+
+static json_object *gpu_to_json(const struct kprof_gpu_clock *g)
+{
+	json_object *o = json_object_new_object(), *b = json_object_new_object();
+
+	json_object_object_add(o, "uuid", json_object_new_string(g->uuid));
+	json_object_object_add(o, "index", json_object_new_int64(g->index));
+	json_object_object_add(o, "sm_locked_mhz", mhz_or_null(g->sm_locked_mhz));
+	json_object_object_add(o, "mem_locked_mhz", mhz_or_null(g->mem_locked_mhz));
+	json_object_object_add(b, "sm_mhz", mhz_or_null(g->before_sm_mhz));
+	json_object_object_add(b, "mem_mhz", mhz_or_null(g->before_mem_mhz));
+	json_object_object_add(b, "app_sm_mhz", mhz_or_null(g->before_app_sm_mhz));
+	json_object_object_add(b, "app_mem_mhz", mhz_or_null(g->before_app_mem_mhz));
+	json_object_object_add(b, "clocks_event_reasons", g->has_before_reasons ?
+			       json_object_new_int64((int64_t)g->before_reasons) : NULL);
+	json_object_object_add(o, "before", b);
+	return o;
+}
+
 static char *clockstate_to_json(const struct kprof_clockstate *st)
 {
 	json_object *o = json_object_new_object(), *cpus = json_object_new_array();
@@ -42,6 +65,8 @@ static char *clockstate_to_json(const struct kprof_clockstate *st)
 		json_object_array_add(cpus, j);
 	}
 	json_object_object_add(o, "cpus", cpus);
+	if (st->has_gpu)
+		json_object_object_add(o, "gpu", gpu_to_json(&st->gpu));
 	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_SPACED));
 	json_object_put(o);
@@ -160,10 +185,70 @@ static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi,
 	return 0;
 }
 
+/* MHz: a positive int, or null (stored as 0). */
+static int get_mhz(json_object *o, const char *key, uint32_t *out, struct kprof_err *err)
+{
+	json_object *v;
+	int ret = get_key(o, key, json_type_int, 1, &v, err);
+	int64_t n;
+
+	if (ret)
+		return ret;
+	*out = 0;
+	if (!v)
+		return 0;
+	errno = 0;
+	n = json_object_get_int64(v);
+	if (errno || n < 1 || n > 1000000)
+		return kprof_err_set(err, EBADMSG, "clock state: \"%s\" out of range", key);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_gpu(json_object *o, struct kprof_gpu_clock *g, struct kprof_err *err)
+{
+	static const char *const gpu_keys[] = { "uuid", "index", "sm_locked_mhz",
+		"mem_locked_mhz", "before", NULL };
+	static const char *const before_keys[] = { "sm_mhz", "mem_mhz", "app_sm_mhz",
+		"app_mem_mhz", "clocks_event_reasons", NULL };
+	json_object *v, *b;
+	int64_t n;
+	int ret;
+
+	if (!json_object_is_type(o, json_type_object))
+		return kprof_err_set(err, EBADMSG, "clock state: \"gpu\" is not an object");
+	if ((ret = check_keys(o, gpu_keys, "gpu", err)) ||
+	    (ret = get_key(o, "uuid", json_type_string, 0, &v, err)) ||
+	    (ret = copy_str(g->uuid, sizeof(g->uuid), v, "uuid", err)) ||
+	    (ret = get_int(o, "index", 0, UINT32_MAX, &n, err)))
+		return ret;
+	g->index = (uint32_t)n;
+	if ((ret = get_mhz(o, "sm_locked_mhz", &g->sm_locked_mhz, err)) ||
+	    (ret = get_mhz(o, "mem_locked_mhz", &g->mem_locked_mhz, err)) ||
+	    (ret = get_key(o, "before", json_type_object, 0, &b, err)) ||
+	    (ret = check_keys(b, before_keys, "gpu.before", err)) ||
+	    (ret = get_mhz(b, "sm_mhz", &g->before_sm_mhz, err)) ||
+	    (ret = get_mhz(b, "mem_mhz", &g->before_mem_mhz, err)) ||
+	    (ret = get_mhz(b, "app_sm_mhz", &g->before_app_sm_mhz, err)) ||
+	    (ret = get_mhz(b, "app_mem_mhz", &g->before_app_mem_mhz, err)) ||
+	    (ret = get_key(b, "clocks_event_reasons", json_type_int, 1, &v, err)))
+		return ret;
+	g->has_before_reasons = v != NULL;
+	if (v) {
+		errno = 0;
+		n = json_object_get_int64(v);
+		if (errno || n < 0)
+			return kprof_err_set(err, EBADMSG,
+					     "clock state: \"clocks_event_reasons\" out of range");
+		g->before_reasons = (uint64_t)n;
+	}
+	return 0;
+}
+
 static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_err *err)
 {
 	static const char *const top_keys[] = { "version", "sysfs_root", "pid", "saved_at",
-		"boost", "no_turbo", "cpus", NULL };
+		"boost", "no_turbo", "cpus", "gpu", NULL };
 	static const char *const cpu_keys[] = { "cpu", "scaling_governor",
 		"scaling_min_freq", "scaling_max_freq", NULL };
 	json_object *v, *cpus;
@@ -224,6 +309,10 @@ static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_e
 		    (ret = copy_str(cc->max_freq, sizeof(cc->max_freq), v, "scaling_max_freq", err)))
 			return ret;
 	}
+	/* optional: only GPU state files have it */
+	st->has_gpu = json_object_object_get_ex(o, "gpu", &v);
+	if (st->has_gpu && (ret = parse_gpu(v, &st->gpu, err)))
+		return ret;
 	return 0;
 }
 

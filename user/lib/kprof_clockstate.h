@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Host cpufreq saved state (issue 4): what `kprofctl lock-clock --host`
+ * Host cpufreq saved state: what `kprofctl lock-clock --host`
  * found before it changed anything, so reset-clock restores it byte for
  * byte. Values are kept as the exact sysfs text (trailing newline
  * removed), never reformatted. The file is JSON (json-c), written
@@ -28,6 +28,25 @@ struct kprof_cpu_clock {
 	char max_freq[KPROF_CLOCKSTATE_VAL_LEN];	/* scaling_max_freq (kHz text) */
 };
 
+/*
+ * GPU state files (kprofctl lock-clock --device nvidia:N) carry this
+ * instead of cpufreq values: what kprof locked, so that reset undoes
+ * exactly that, and what it read before the first lock (information:
+ * NVML cannot read a lock back). 0 MHz = none / could not be read.
+ */
+struct kprof_gpu_clock {
+	char uuid[96];				/* "GPU-...", NVML's UUID buffer size */
+	uint32_t index;				/* NVML index when locked */
+	uint32_t sm_locked_mhz;			/* nvmlDeviceSetGpuLockedClocks */
+	uint32_t mem_locked_mhz;		/* nvmlDeviceSetMemoryLockedClocks; 0 = not */
+	uint32_t before_sm_mhz;
+	uint32_t before_mem_mhz;
+	uint32_t before_app_sm_mhz;		/* applications clocks */
+	uint32_t before_app_mem_mhz;
+	int has_before_reasons;
+	uint64_t before_reasons;		/* clocks event reasons mask */
+};
+
 struct kprof_clockstate {
 	char sysfs_root[256];		/* root used when saved ("" = "/") */
 	int32_t pid;			/* who saved it */
@@ -38,6 +57,8 @@ struct kprof_clockstate {
 	char no_turbo[KPROF_CLOCKSTATE_VAL_LEN];
 	size_t ncpus;
 	struct kprof_cpu_clock *cpus;	/* malloc'd; kprof_clockstate_free() */
+	int has_gpu;			/* optional "gpu" key */
+	struct kprof_gpu_clock gpu;
 };
 
 int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,

@@ -610,3 +610,13 @@ out:
 	release_lock(fd);
 	return r;
 }
+
+int kprof_clock_run_lock(const char *run_dir, char *msg, size_t msg_len)
+{
+	return take_lock(run_dir, msg, msg_len);
+}
+
+void kprof_clock_run_unlock(int fd)
+{
+	release_lock(fd);
+}

@@ -66,4 +66,11 @@ int kprof_host_clock_reset(const char *root, const char *run_dir,
 /* $KPROF_RUN_DIR or "/run/kprof". */
 const char *kprof_run_dir(void);
 
+/*
+ * <run_dir>/clock.lock, the lock every clock change (host and GPU) holds
+ * while it reads and writes its state file: an fd, or -errno with *msg.
+ */
+int kprof_clock_run_lock(const char *run_dir, char *msg, size_t msg_len);
+void kprof_clock_run_unlock(int fd);
+
 #endif /* _KPROF_CPUFREQ_H */

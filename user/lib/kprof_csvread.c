@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one CSV reader (see kprof_csvread.h). */
 #include "kprof_csvread.h"
+#include "kprof_fs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int kprof_csv_split(char *s, char **f, int max)
 {
@@ -125,15 +128,27 @@ static int next_record(struct kprof_csv_reader *r, struct kprof_err *err)
 
 int kprof_csv_open(const char *path, struct kprof_csv_reader *r, struct kprof_err *err)
 {
+	int fd = kprof_in_open(AT_FDCWD, path, NULL, err);
+
+	if (fd < 0) {
+		memset(r, 0, sizeof(*r));
+		return fd;
+	}
+	return kprof_csv_open_fd(fd, path, r, err);
+}
+
+int kprof_csv_open_fd(int fd, const char *path, struct kprof_csv_reader *r,
+		      struct kprof_err *err)
+{
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->path = strdup(path);
-	if (!r->path)
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	r->f = fopen(path, "re");
+	r->f = r->path ? fdopen(fd, "r") : NULL;
 	if (!r->f) {
-		ret = kprof_err_set(err, errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		ret = kprof_err_set(err, r->path ? errno : ENOMEM, "%s: %s", path,
+				    strerror(r->path ? errno : ENOMEM));
 		goto fail;
 	}
 	ret = next_record(r, err);
@@ -248,13 +263,25 @@ static int add_row(struct kprof_csv_table *t, char *buf, int nf, size_t *cap)
 
 int kprof_csv_load(const char *path, struct kprof_csv_table *t, struct kprof_err *err)
 {
+	int fd = kprof_in_open(AT_FDCWD, path, NULL, err);
+
+	if (fd < 0) {
+		memset(t, 0, sizeof(*t));
+		return fd;
+	}
+	return kprof_csv_load_fd(fd, path, t, err);
+}
+
+int kprof_csv_load_fd(int fd, const char *path, struct kprof_csv_table *t,
+		      struct kprof_err *err)
+{
 	struct kprof_csv_reader r;
 	size_t rowcap = 0;
 	char **b;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	ret = kprof_csv_open(path, &r, err);
+	ret = kprof_csv_open_fd(fd, path, &r, err);
 	if (ret)
 		return ret;
 	t->ncols = r.ncols;

@@ -37,10 +37,15 @@ struct kprof_csv_reader {
 };
 
 /*
- * Opens a CSV file and reads its header line. Returns 0 or -errno with
- * err set (r needs no close then).
+ * Opens a CSV file (kprof_in_open rules: a regular file, not a link) and
+ * reads its header line. Returns 0 or -errno with err set (r needs no
+ * close then).
  */
 int kprof_csv_open(const char *path, struct kprof_csv_reader *r, struct kprof_err *err);
+/* Same on an fd opened by the caller (kprof_fs.h, kprof_outdir.h), which it
+ * takes over (closed even on error); path names it in messages. */
+int kprof_csv_open_fd(int fd, const char *path, struct kprof_csv_reader *r,
+		      struct kprof_err *err);
 /*
  * The next row: 1 (in r->row), 0 at the end, -errno with err set (a row
  * with more fields than the header, an unterminated quote, a NUL byte).
@@ -65,6 +70,9 @@ struct kprof_csv_table {
  * Returns 0 or -errno with err set; t is empty on error.
  */
 int kprof_csv_load(const char *path, struct kprof_csv_table *t, struct kprof_err *err);
+/* Same on an fd it takes over (kprof_csv_open_fd). */
+int kprof_csv_load_fd(int fd, const char *path, struct kprof_csv_table *t,
+		      struct kprof_err *err);
 /* Column index of a header name, or -1. */
 int kprof_csv_col(const struct kprof_csv_table *t, const char *name);
 void kprof_csv_free(struct kprof_csv_table *t);

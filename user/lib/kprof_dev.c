@@ -386,3 +386,29 @@ const char *kprof_dev_clock_str(uint32_t flags, uint32_t mhz, char *buf,
 		 (flags & KPROF_CLOCK_LOCKED) ? "locked" : "dvfs", mhz);
 	return buf;
 }
+
+void kprof_dev_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
+			       size_t len)
+{
+	if (!(cs->flags & KPROF_CLOCK_SAVED))
+		snprintf(buf, len, "none");
+	else
+		kprof_dev_clock_str(cs->saved_flags, cs->saved_mhz, buf, len);
+}
+
+const char *kprof_dev_clock_error(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "changing clocks needs CAP_SYS_ADMIN (run as root)";
+	case -ERANGE:
+		return "frequency outside the device's range (kprofctl info shows min/max)";
+	case -EOPNOTSUPP:
+		return "this device's backend cannot change its clock";
+	case -ENODEV:
+		return "device was removed";
+	default:
+		return strerror(-err);
+	}
+}

@@ -6,11 +6,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define LAUNCH_RING	(1U << 16)	/* recent launch entries, by correlation */
 /* records made from one agent record: an OP with the longest name
@@ -42,6 +44,13 @@ struct kprof_gpu_src {
 
 struct kprof_gpu_src *kprof_gpu_open(const char *path, int view, struct kprof_err *err)
 {
+	return kprof_gpu_openat(AT_FDCWD, path, NULL, view, err);
+}
+
+struct kprof_gpu_src *kprof_gpu_openat(int dirfd, const char *rel, const char *shown,
+				       int view, struct kprof_err *err)
+{
+	const char *path = shown ? shown : rel;
 	struct kprof_gpu_src *s = calloc(1, sizeof(*s));
 
 	if (!s) {
@@ -55,7 +64,7 @@ struct kprof_gpu_src *kprof_gpu_open(const char *path, int view, struct kprof_er
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	s->r = kprof_spool_open(path, err);
+	s->r = kprof_spool_openat(dirfd, rel, shown, err);
 	if (!s->r) {
 		kprof_gpu_free(s);
 		return NULL;
@@ -455,18 +464,23 @@ static int cmp_spool(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-int kprof_gpu_list(const char *capture_dir, struct kprof_gpu_spool *out, int max,
+int kprof_gpu_list(int capfd, const char *capture_dir, struct kprof_gpu_spool *out, int max,
 		   struct kprof_err *err)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 512];
 	struct dirent *e;
-	int n = 0;
+	int n = 0, fd;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/%s", capture_dir, KPROF_SPOOL_DIR);
-	d = opendir(dir);
-	if (!d)
-		return kprof_err_set(err, errno, "cannot read %s: %s", dir, strerror(errno));
+	fd = openat(capfd, KPROF_SPOOL_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int e2 = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return kprof_err_set(err, e2, "cannot read %s/%s: %s", capture_dir,
+				     KPROF_SPOOL_DIR, strerror(e2));
+	}
 	while ((e = readdir(d))) {
 		unsigned int pid;
 		char tail[16];
@@ -475,8 +489,9 @@ int kprof_gpu_list(const char *capture_dir, struct kprof_gpu_spool *out, int max
 		if (sscanf(e->d_name, KPROF_SPOOL_GPU_PREFIX "%u%15s", &pid, tail) != 2 ||
 		    strcmp(tail, KPROF_SPOOL_GPU_SUFFIX))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		/* the spool is written inside the workload: no links */
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(sb.st_mode))
 			continue;
 		if (n < max)
 			out[n] = (struct kprof_gpu_spool){ pid, (uint64_t)sb.st_size };

@@ -74,6 +74,10 @@ struct kprof_gpu_stats {
 
 struct kprof_gpu_src;
 
+/* The spool at rel in dirfd (kprof_spool_openat rules: no links, a regular
+ * file; shown names it in messages); kprof_gpu_open: a path. */
+struct kprof_gpu_src *kprof_gpu_openat(int dirfd, const char *rel, const char *shown,
+				       int view, struct kprof_err *err);
 struct kprof_gpu_src *kprof_gpu_open(const char *path, int view, struct kprof_err *err);
 void kprof_gpu_free(struct kprof_gpu_src *s);
 /* Like kprof_spool_next(): KPROF_REC_OK with *rec valid until the next
@@ -106,9 +110,10 @@ struct kprof_gpu_spool {
 	uint32_t pid;
 	uint64_t bytes;
 };
-/* Fills up to max entries sorted by pid; returns how many there are (may
- * be > max), or -errno. */
-int kprof_gpu_list(const char *capture_dir, struct kprof_gpu_spool *out, int max,
+/* The raw/ of the capture directory capfd (capture_dir names it in
+ * messages): fills up to max entries sorted by pid; returns how many
+ * there are (may be > max), or -errno. Links and non-files are left out. */
+int kprof_gpu_list(int capfd, const char *capture_dir, struct kprof_gpu_spool *out, int max,
 		   struct kprof_err *err);
 /* The one a report aggregates: the largest (most records), ties: lowest pid. */
 int kprof_gpu_pick(const struct kprof_gpu_spool *sp, int n);

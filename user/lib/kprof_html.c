@@ -4,6 +4,8 @@
 #include "kprof_trace.h"
 #include "kprof_csvread.h"
 #include "kprof_median.h"
+#include "kprof_mdhtml.h"
+#include "kprof_outdir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +23,13 @@
 #define PLOT_W		1000
 #define LANE_H		20
 #define TOP_SLOWEST	20
+/* roofline chart: plot area, and at most this many kinds / roofs drawn */
+#define RL_W		640
+#define RL_H		360
+#define RL_X0		60
+#define RL_Y0		20
+#define RL_KINDS	40
+#define RL_ROOFS	4
 
 /*
  * The timeline is drawn per pixel column: the slices of a lane that start
@@ -49,6 +58,8 @@ struct kindstat {
 	uint64_t nfw, nhost;
 	double flops, bytes;	/* counter sums, if those counters exist */
 	int has_flops, has_bytes;
+	/* roofline.csv sums; peaks weighted by time, to give one roof a kind */
+	double rl_time, rl_flops, rl_bytes, rl_pf, rl_pb, rl_cores;
 };
 
 struct slow {
@@ -62,6 +73,7 @@ struct track {
 };
 
 struct html {
+	struct kprof_outdir *od;	/* inputs: what this report wrote there */
 	const char *dir;
 	size_t nops;
 	struct kindstat *kinds;
@@ -298,7 +310,12 @@ static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols 
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/ops.csv", h->dir);
-	ret = kprof_csv_open(path, r, err);
+	ret = kprof_outdir_reopen(h->od, "ops.csv", err);
+	if (ret == -ENOENT)
+		return kprof_err_set(err, ENOENT, "%s: not written by this report (the page is made from it)",
+				     path);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, r, err);
 	if (ret)
 		return ret;
 	c->op = kprof_csv_rcol(r, "OP CODE");
@@ -413,9 +430,11 @@ static int read_counters(struct html *h, struct kprof_err *err)
 	int co, cc, cs, ret;
 
 	snprintf(path, sizeof(path), "%s/counters.csv", h->dir);
-	if (access(path, F_OK))
+	ret = kprof_outdir_reopen(h->od, "counters.csv", err);
+	if (ret == -ENOENT)
 		return 0;
-	ret = kprof_csv_open(path, &r, err);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, &r, err);
 	if (ret)
 		return ret;
 	co = kprof_csv_rcol(&r, "OP CODE");
@@ -524,13 +543,18 @@ static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
 
 static FILE *trace_open(const struct html *h)
 {
-	char path[PATH_MAX];
+	int fd = kprof_outdir_reopen(h->od, "trace.json", NULL);
 	struct stat st;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/trace.json", h->dir);
-	if (stat(path, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX)
+	if (fd < 0)
 		return NULL;
-	return fopen(path, "re");
+	if (fstat(fd, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
 }
 
 static size_t track_of(const struct html *h, int64_t tid)
@@ -726,10 +750,12 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 	int cr, ct, cc, c0, c1, cq, ret;
 
 	snprintf(path, sizeof(path), "%s/host_events.csv", h->dir);
-	if (access(path, F_OK))
+	ret = kprof_outdir_reopen(h->od, "host_events.csv", err);
+	if (ret == -ENOENT)
 		return 0;
 	h->host_file = 1;
-	ret = kprof_csv_open(path, &r, err);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, &r, err);
 	if (ret)
 		return ret;
 	cr = kprof_csv_rcol(&r, "ROLE");
@@ -936,16 +962,19 @@ static void slowest_ops(FILE *f, struct html *h)
 }
 
 /* A small text file as an escaped <pre>; 0 if it is not there. */
-static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
+static int pre_file(FILE *f, struct html *h, const char *name, const char *id)
 {
-	char path[PATH_MAX], buf[4096];
+	int fd = kprof_outdir_reopen(h->od, name, NULL);
+	char buf[4096];
 	FILE *in;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	in = fopen(path, "re");
-	if (!in)
+	in = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	fprintf(f, "<pre id=\"%s\">", id);
 	while ((n = fread(buf, 1, sizeof(buf) - 1, in)) > 0) {
 		buf[n] = '\0';
@@ -959,17 +988,282 @@ static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
 	return 1;
 }
 
+/* report.md rendered as HTML (its headings below the page's); 0 if absent. */
+static int verdict(FILE *f, struct html *h)
+{
+	int fd = kprof_outdir_reopen(h->od, "report.md", NULL);
+	FILE *in = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	fputs("<div id=\"verdict\">\n", f);
+	if (kprof_md_to_html(in, f, 2))
+		fputs("<p class=\"note\">report.md could not be read to the end.</p>\n", f);
+	fputs("</div>\n", f);
+	fclose(in);
+	return 1;
+}
+
+/* roofline.csv summed per op kind (h->kinds); 0 absent, -1 unreadable. */
+static int roofline_sums(struct html *h, struct kprof_err *err)
+{
+	enum { C_OP, C_CORES, C_TIME, C_FLOPS, C_BYTES, C_PF, C_PB, NC };
+	static const char *const name[NC] = {
+		"OP CODE", "CORES", "TIME [ns]", "FLOPS", "BYTES", "PEAK [GFLOP/s]", "PEAK [GB/s]",
+	};
+	struct kprof_csv_reader r;
+	char path[PATH_MAX];
+	int col[NC], ret;
+
+	int fd = kprof_outdir_reopen(h->od, "roofline.csv", err);
+
+	snprintf(path, sizeof(path), "%s/roofline.csv", h->dir);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0 || kprof_csv_open_fd(fd, path, &r, err))
+		return -1;
+	for (int i = 0; i < NC; i++)
+		col[i] = kprof_csv_rcol(&r, name[i]);
+	for (int i = 0; i < NC; i++)
+		if (col[i] < 0) {
+			kprof_err_set(err, -EINVAL, "%s: no column '%s'", path, name[i]);
+			kprof_csv_close(&r);
+			return -1;
+		}
+	while ((ret = kprof_csv_next(&r, err)) == 1) {
+		double v[NC];
+		struct kindstat *k;
+		int ki;
+
+		for (int i = 1; i < NC; i++)
+			if (num(r.row[col[i]], &v[i]))
+				v[i] = 0;
+		if (v[C_TIME] <= 0)
+			continue;
+		ki = kind_index(h, r.row[col[C_OP]]);
+		if (ki < 0) {
+			ret = -ENOMEM;
+			kprof_err_set(err, ret, "out of memory for op kinds");
+			break;
+		}
+		k = &h->kinds[ki];
+		k->rl_time += v[C_TIME];
+		k->rl_flops += v[C_FLOPS];
+		k->rl_bytes += v[C_BYTES];
+		k->rl_pf += v[C_PF] * v[C_TIME];
+		k->rl_pb += v[C_PB] * v[C_TIME];
+		k->rl_cores += v[C_CORES] * v[C_TIME];
+	}
+	kprof_csv_close(&r);
+	return ret < 0 ? -1 : 1;
+}
+
+static int cmp_rl_time(const void *a, const void *b, void *arg)
+{
+	const struct kindstat *k = arg;
+	double x = k[*(const size_t *)a].rl_time, y = k[*(const size_t *)b].rl_time;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Rates as people read them: whole numbers from 10^4 up, else 4 digits. */
+static const char *gfmt(char buf[32], double v)
+{
+	snprintf(buf, 32, v >= 1e4 && v < 1e15 ? "%.0f" : "%.4g", v);
+	return buf;
+}
+
+static double pf_ridge(const double roof[3])
+{
+	return roof[0] / roof[1];
+}
+
+struct rl_axes {
+	double x0, x1, y0, y1;	/* decades: log10 of the ranges */
+};
+
+static double rl_x(const struct rl_axes *a, double v)
+{
+	return RL_X0 + (log10(v) - a->x0) / (a->x1 - a->x0) * RL_W;
+}
+
+static double rl_y(const struct rl_axes *a, double v)
+{
+	return RL_Y0 + RL_H - (log10(v) - a->y0) / (a->y1 - a->y0) * RL_H;
+}
+
+/* Log-log axes with a grid line and label per decade. */
+static void rl_grid(FILE *f, const struct rl_axes *a)
+{
+	for (int d = (int)a->x0; d <= (int)a->x1; d++) {
+		double x = rl_x(a, pow(10, d));
+
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d</text>\n",
+			x, RL_Y0, x, RL_Y0 + RL_H, x, RL_Y0 + RL_H + 14, d);
+	}
+	for (int d = (int)a->y0; d <= (int)a->y1; d++) {
+		double y = rl_y(a, pow(10, d));
+
+		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n",
+			RL_X0, y, RL_X0 + RL_W, y, RL_X0 - 4, y + 4, d);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity "
+		"[FLOP/byte]</text>\n<text transform=\"translate(14,%d) rotate(-90)\" "
+		"text-anchor=\"middle\">achieved [GFLOP/s]</text>\n",
+		RL_X0 + RL_W / 2, RL_Y0 + RL_H + 32, RL_Y0 + RL_H / 2);
+}
+
+/*
+ * The roofline as a log-log chart: one roof (bandwidth slope, then the
+ * compute ceiling) per distinct peak pair, one point per op kind at its
+ * summed intensity and achieved rate, its area proportional to its time.
+ * Then the same figures as a table, one row per kind.
+ */
+static int roofline(FILE *f, struct html *h, struct kprof_err *err)
+{
+	double roof[RL_ROOFS][3], tot = 0;
+	struct rl_axes a = { INFINITY, -INFINITY, INFINITY, -INFINITY };
+	size_t *ord, n = 0, nroof = 0, nplot;
+	int r = roofline_sums(h, err);
+
+	if (r <= 0)
+		return r;
+	ord = malloc((h->nkinds ? h->nkinds : 1) * sizeof(*ord));
+	if (!ord)
+		return -1;
+	for (size_t i = 0; i < h->nkinds; i++)
+		if (h->kinds[i].rl_time > 0) {
+			ord[n++] = i;
+			tot += h->kinds[i].rl_time;
+		}
+	qsort_r(ord, n, sizeof(*ord), cmp_rl_time, h->kinds);
+	nplot = n < RL_KINDS ? n : RL_KINDS;
+	for (size_t j = 0; j < nplot; j++) {
+		struct kindstat *k = &h->kinds[ord[j]];
+		double pf = k->rl_pf / k->rl_time, pb = k->rl_pb / k->rl_time;
+		size_t q;
+
+		if (k->rl_flops > 0 && k->rl_bytes > 0) {
+			double ai = k->rl_flops / k->rl_bytes, g = k->rl_flops / k->rl_time;
+
+			a.x0 = fmin(a.x0, ai);
+			a.x1 = fmax(a.x1, ai);
+			a.y0 = fmin(a.y0, g);
+			a.y1 = fmax(a.y1, g);
+		}
+		if (pf <= 0 || pb <= 0)
+			continue;
+		/* roofs equal to 3 significant digits are one roof */
+		for (q = 0; q < nroof; q++)
+			if (fabs(roof[q][0] - pf) <= 1e-3 * pf && fabs(roof[q][1] - pb) <= 1e-3 * pb)
+				break;
+		if (q == nroof && nroof < RL_ROOFS) {
+			roof[nroof][0] = pf;
+			roof[nroof][1] = pb;
+			roof[nroof++][2] = k->rl_cores / k->rl_time;
+			a.x0 = fmin(a.x0, pf / pb);
+			a.x1 = fmax(a.x1, pf / pb);
+			a.y1 = fmax(a.y1, pf);
+		}
+	}
+	fputs("<h3>Roofline</h3>\n", f);
+	if (isfinite(a.x0) && isfinite(a.y0)) {
+		a.x0 = floor(log10(a.x0) - 0.3);
+		a.x1 = ceil(log10(a.x1) + 0.3);
+		a.y0 = floor(log10(a.y0) - 0.3);
+		a.y1 = ceil(log10(a.y1) + 0.3);
+		fprintf(f, "<svg id=\"roofline-chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+			"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"roofline chart\">\n",
+			RL_X0 + RL_W + 20, RL_Y0 + RL_H + 44);
+		rl_grid(f, &a);
+		for (size_t q = 0; q < nroof; q++) {
+			double xr = pf_ridge(roof[q]), xe = pow(10, a.x1);
+			/* the slope starts where it enters the plot */
+			double xl = fmax(pow(10, a.x0), pow(10, a.y0) / roof[q][1]);
+			char b0[32], b1[32];
+
+			fprintf(f, "<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\">"
+				"<title>roof: %s GFLOP/s, %s GB/s, ridge %.4g FLOP/B (%.0f cores)"
+				"</title></polyline>\n",
+				rl_x(&a, xl), rl_y(&a, roof[q][1] * xl), rl_x(&a, xr),
+				rl_y(&a, roof[q][0]), rl_x(&a, xe), rl_y(&a, roof[q][0]),
+				gfmt(b0, roof[q][0]), gfmt(b1, roof[q][1]), xr, roof[q][2]);
+			fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
+				"%s GFLOP/s (%.0f cores)</text>\n", rl_x(&a, xe) - 2,
+				rl_y(&a, roof[q][0]) - 3, gfmt(b0, roof[q][0]), roof[q][2]);
+		}
+		for (size_t j = nplot; j-- > 0;) {	/* largest drawn last, on top */
+			struct kindstat *k = &h->kinds[ord[j]];
+			char col[32];
+			double ai, g, rad;
+
+			if (k->rl_flops <= 0 || k->rl_bytes <= 0)
+				continue;
+			ai = k->rl_flops / k->rl_bytes;
+			g = k->rl_flops / k->rl_time;
+			rad = 3 + 17 * sqrt(k->rl_time / tot);
+			kind_color(col, sizeof(col), (int)ord[j], h->nkinds);
+			fprintf(f, "<g class=\"rl-kind\" data-op=\"");
+			kprof_html_escape(f, k->op);
+			fprintf(f, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">"
+				"<title>", rl_x(&a, ai), rl_y(&a, g), rad, col);
+			kprof_html_escape(f, kind_name(h, (int)ord[j]));
+			fprintf(f, ": %.4g FLOP/B, %.4g GFLOP/s, %.1f%% of the time</title></circle>"
+				"<text x=\"%.1f\" y=\"%.1f\">", ai, g, 100 * k->rl_time / tot,
+				rl_x(&a, ai) + rad + 2, rl_y(&a, g) + 4);
+			kprof_html_escape(f, kind_name(h, (int)ord[j]));
+			fputs("</text></g>\n", f);
+		}
+		fputs("</svg>\n", f);
+	}
+	fprintf(f, "<p class=\"note\">One point per op kind, its area proportional to the kind's "
+		"device time; a roof per distinct peak (ops on fewer cores or at another clock "
+		"have lower roofs). %s Per-op figures: roofline.csv.</p>\n",
+		n > nplot ? "Only the kinds with the most time are drawn (the table has all)." : "");
+	fputs("<table id=\"roofline\"><thead><tr><th>OP CODE</th><th>TIME [ns]</th>"
+	      "<th>SHARE</th><th>INTENSITY [FLOP/B]</th><th>ACHIEVED [GFLOP/s]</th>"
+	      "<th>ATTAINABLE [GFLOP/s]</th><th>EFFICIENCY %</th></tr></thead><tbody>\n", f);
+	for (size_t j = 0; j < n; j++) {
+		struct kindstat *k = &h->kinds[ord[j]];
+		double pf = k->rl_pf / k->rl_time, pb = k->rl_pb / k->rl_time;
+
+		fputs("<tr><td>", f);
+		kprof_html_escape(f, kind_name(h, (int)ord[j]));
+		fprintf(f, "</td><td>%.0f</td><td>%.1f%%</td>", k->rl_time, 100 * k->rl_time / tot);
+		if (k->rl_flops > 0 && k->rl_bytes > 0) {
+			double ai = k->rl_flops / k->rl_bytes, g = k->rl_flops / k->rl_time;
+			double att = fmin(pf, pb * ai);
+
+			char b0[32], b1[32];
+
+			fprintf(f, "<td>%.4g</td><td>%s</td><td>%s</td><td>%.1f</td></tr>\n",
+				ai, gfmt(b0, g), gfmt(b1, att), att > 0 ? 100 * g / att : 0);
+		} else {
+			fputs("<td>-</td><td>-</td><td>-</td><td>-</td></tr>\n", f);
+		}
+	}
+	fputs("</tbody></table>\n", f);
+	free(ord);
+	return 1;
+}
+
 /* A CSV file as an escaped HTML table (bubbles.csv, if there). */
-static int csv_table(FILE *f, const char *dir, const char *name, const char *id,
+static int csv_table(FILE *f, struct html *h, const char *name, const char *id,
 		     struct kprof_err *err)
 {
 	struct kprof_csv_table t;
 	char path[PATH_MAX];
+	int fd = kprof_outdir_reopen(h->od, name, err);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (access(path, F_OK))
+	snprintf(path, sizeof(path), "%s/%s", h->dir, name);
+	if (fd == -ENOENT)
 		return 0;
-	if (kprof_csv_load(path, &t, err))
+	if (fd < 0 || kprof_csv_load_fd(fd, path, &t, err))
 		return -1;
 	fprintf(f, "<table id=\"%s\"><tr>", id);
 	for (int c = 0; c < t.ncols; c++) {
@@ -997,7 +1291,15 @@ static const char html_css[] =
 	"h1{font-size:1.4em}h2{font-size:1.2em;margin-top:1.5em;border-bottom:1px solid #ccc}\n"
 	"table{border-collapse:collapse;margin:.5em 0}\n"
 	"th,td{border:1px solid #ddd;padding:2px 8px;text-align:right}\n"
-	"th{background:#f3f3f3;cursor:pointer}td:nth-child(1),td:nth-child(2){text-align:left}\n"
+	"th{background:#f3f3f3;cursor:pointer;white-space:normal;vertical-align:bottom}\n"
+	"td:nth-child(1),td:nth-child(2){text-align:left}\n"
+	"table{max-width:100%;font-size:13px}td{white-space:nowrap}\n"
+	"#roofline td:nth-child(2){text-align:right}\n"
+	"table.md th{cursor:auto}table.md td,table.md th{text-align:left}\n"
+	"table.md .r{text-align:right}table.md .c{text-align:center}\n"
+	"#verdict h3{font-size:1.1em}#verdict h4{font-size:1em}\n"
+	"svg .roof{fill:none;stroke:#b22;stroke-width:1.5;stroke-dasharray:6 3}\n"
+	"svg .rl-kind circle{fill-opacity:.75;stroke:#333}\n"
 	"#top-ops td:first-child{text-align:left}\n"
 	"pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:40em;white-space:pre-wrap}\n"
 	"svg text{font:11px sans-serif}svg .tick{fill:#555}svg .grid{stroke:#eee}\n"
@@ -1046,7 +1348,7 @@ static const char html_js[] =
 	"document.getElementById('js-status').textContent=kinds.length+' op kinds, '+ops+' ops';\n"
 	"})();\n";
 
-static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_err *err)
+static void write_page(FILE *f, struct html *h, struct kprof_err *err)
 {
 	int have_report, have_bub;
 
@@ -1089,11 +1391,11 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 	slowest_ops(f, h);
 
 	fputs("<h2>Bottlenecks</h2>\n", f);
-	have_report = pre_file(f, dir, "report.md", "report-md");
+	have_report = verdict(f, h);
 	/* a broken CSV of these is left out, the rest of the page stands */
-	if (csv_table(f, dir, "roofline.csv", "roofline", err) < 0)
+	if (roofline(f, h, err) < 0)
 		fputs("<p class=\"note\">roofline.csv could not be read.</p>\n", f);
-	have_bub = csv_table(f, dir, "bubbles.csv", "bubbles", err);
+	have_bub = csv_table(f, h, "bubbles.csv", "bubbles", err);
 	if (have_bub < 0) {
 		fputs("<p class=\"note\">bubbles.csv could not be read.</p>\n", f);
 		have_bub = 1;
@@ -1109,22 +1411,22 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 		fputs("<p class=\"note\">No bubbles.csv (per-core bubble analysis) in this "
 		      "directory.</p>\n", f);
 	fputs("<h2>summary.txt</h2>\n", f);
-	if (!pre_file(f, dir, "summary.txt", "summary"))
+	if (!pre_file(f, h, "summary.txt", "summary"))
 		fputs("<p class=\"note\">No summary.txt.</p>\n", f);
 	fputs("<script>\n", f);
 	fputs(html_js, f);
 	fputs("</script>\n</body></html>\n", f);
 }
 
-int kprof_html_write(const char *dir, struct kprof_err *err)
+int kprof_html_write(struct kprof_outdir *od, struct kprof_err *err)
 {
+	struct kprof_outfile of;
 	struct html h;
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *f = NULL;
 	int ret;
 
 	memset(&h, 0, sizeof(h));
-	h.dir = dir;
+	h.od = od;
+	h.dir = kprof_outdir_path(od);
 	ret = read_ops(&h, err);
 	if (!ret)
 		ret = kind_medians(&h, err);
@@ -1132,22 +1434,12 @@ int kprof_html_write(const char *dir, struct kprof_err *err)
 		ret = read_counters(&h, err);
 	if (!ret)
 		ret = timeline(&h, err);
+	if (!ret)
+		ret = kprof_outfile_create(od, "report.html", &of, err);
 	if (ret)
 		goto out;
-
-	snprintf(path, sizeof(path), "%s/report.html", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f) {
-		ret = kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	write_page(f, dir, &h, err);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path)) {
-		unlink(tmp);
-		ret = kprof_err_set(err, EIO, "writing %s failed", path);
-	}
-	f = NULL;
+	write_page(of.f, &h, err);
+	ret = kprof_outfile_commit(&of, 0, err);
 out:
 	for (size_t i = 0; i < h.nkinds; i++)
 		free(h.kinds[i].op);

@@ -7,6 +7,7 @@
 #include "kprof_peaks.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #include <json.h>
+
+#include "kprof_fs.h"
 
 #define LATENCY_FRAC_DEFAULT	0.2
 
@@ -154,20 +157,13 @@ int kprof_peaks_parse(const char *text, struct kprof_peaks *p, struct kprof_err 
 
 int kprof_peaks_load(const char *path, struct kprof_peaks *p, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf = kprof_in_read(AT_FDCWD, path, NULL, KPROF_IN_JSON_MAX, NULL, err);
 	int ret;
 
-	if (!f)
-		return kprof_err_set(err, errno, "cannot open peaks file %s: %s", path,
-				     strerror(errno));
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		fclose(f);
-		free(buf);
-		return kprof_err_set(err, EIO, "cannot read peaks file %s", path);
+	if (!buf) {
+		kprof_err_prefix(err, "peaks file");
+		return -(err ? err->code : EIO);
 	}
-	fclose(f);
 	ret = kprof_peaks_parse(buf, p, err);
 	free(buf);
 	if (ret && err) {

@@ -3,11 +3,16 @@
 #include "kprof_progress.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kprof_rec.h"
+
+/* The one line pinned to a terminal, for the exit handler. */
+static struct kprof_progress *pinned;
 
 static uint64_t now_mono(void)
 {
@@ -17,13 +22,68 @@ static uint64_t now_mono(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Rows of the terminal behind f, or 0 where a pinned line cannot work. */
+static unsigned int tty_rows(FILE *f)
+{
+	const char *term = getenv("TERM");
+	struct winsize ws;
+
+	if (!f || !isatty(fileno(f)) || !term || !*term || !strcmp(term, "dumb"))
+		return 0;
+	if (ioctl(fileno(f), TIOCGWINSZ, &ws) || ws.ws_row < 2)
+		return 0;
+	return ws.ws_row;
+}
+
+/*
+ * Keeps the last row for the line: a newline scrolls if the cursor is on
+ * that row, the scroll region then leaves it out (setting a region homes
+ * the cursor, hence the save/restore), and the cursor goes back up.
+ */
+static void pin(struct kprof_progress *p)
+{
+	fprintf(p->f, "\n\0337\033[1;%ur\0338\033[1A", p->rows - 1);
+	fflush(p->f);
+}
+
+/* Erases the line and gives the row back to the scroll region. */
+static void unpin(struct kprof_progress *p)
+{
+	fprintf(p->f, "\0337\033[%u;1H\033[2K\033[r\0338", p->rows);
+	fflush(p->f);
+}
+
+static void unpin_at_exit(void)
+{
+	if (pinned)
+		kprof_progress_done(pinned);
+}
+
 void kprof_progress_init(struct kprof_progress *p, FILE *f, const char *what, int force)
 {
+	static int registered;
+
 	memset(p, 0, sizeof(*p));
 	p->what = what;
-	if (force > 0 || (force == 0 && f && isatty(fileno(f))))
-		p->f = f;
 	p->start_ns = p->last_ns = now_mono();
+	if (force < 0 || !f)
+		return;
+	p->rows = tty_rows(f);
+	if (p->rows)
+		p->mode = KPROF_PROGRESS_TTY;
+	else if (force > 0)
+		p->mode = KPROF_PROGRESS_LINES;
+	else
+		return;
+	p->f = f;
+	if (p->mode == KPROF_PROGRESS_TTY) {
+		if (pinned)
+			kprof_progress_done(pinned);
+		pin(p);
+		pinned = p;
+		if (!registered)
+			registered = !atexit(unpin_at_exit);
+	}
 }
 
 void kprof_progress_count(struct kprof_progress *p, const void *buf, size_t len)
@@ -63,7 +123,7 @@ size_t kprof_progress_format(const struct kprof_progress *p, char *buf, size_t l
 int kprof_progress_tick(struct kprof_progress *p, uint64_t now_ns)
 {
 	char line[160];
-	size_t n;
+	unsigned int rows;
 
 	if (!p->f)
 		return 0;
@@ -74,11 +134,19 @@ int kprof_progress_tick(struct kprof_progress *p, uint64_t now_ns)
 	p->rate = (double)(p->markers - p->rate_markers) * 1e9 / (double)(now_ns - p->last_ns);
 	p->rate_markers = p->markers;
 	p->last_ns = now_ns;
-	n = kprof_progress_format(p, line, sizeof(line));
-	/* pad over a longer previous line instead of relying on escapes */
-	fprintf(p->f, "\r%s%*s", line, p->width > n ? (int)(p->width - n) : 0, "");
+	kprof_progress_format(p, line, sizeof(line));
+	if (p->mode == KPROF_PROGRESS_LINES) {
+		fprintf(p->f, "%s\n", line);
+	} else {
+		rows = tty_rows(p->f);
+		if (rows && rows != p->rows) {	/* resized: move the region */
+			fprintf(p->f, "\0337\033[r\0338");
+			p->rows = rows;
+			pin(p);
+		}
+		fprintf(p->f, "\0337\033[%u;1H\033[2K%s\0338", p->rows, line);
+	}
 	fflush(p->f);
-	p->width = n;
 	p->lines++;
 	return 1;
 }
@@ -95,9 +163,10 @@ void kprof_progress_report_cb(void *ctx, uint64_t records, uint64_t bytes, uint6
 
 void kprof_progress_done(struct kprof_progress *p)
 {
-	if (!p->f || !p->lines)
-		return;
-	fprintf(p->f, "\r%*s\r", (int)p->width, "");
-	fflush(p->f);
-	p->lines = 0;
+	if (p->mode == KPROF_PROGRESS_TTY && p->f)
+		unpin(p);
+	if (pinned == p)
+		pinned = NULL;
+	p->f = NULL;
+	p->mode = KPROF_PROGRESS_OFF;
 }

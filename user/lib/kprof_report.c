@@ -29,12 +29,15 @@
 #include "kprof_gpu.h"
 #include "kprof_html.h"
 #include "kprof_lag.h"
+#include "kprof_outdir.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
 #include "kprof_ttmetal.h"
 #include "kprof_writers.h"
 
+#define CONFIG_NAME	"config.json"
+#define CONFIG_FILE	KPROF_SPOOL_DIR "/" CONFIG_NAME
 #define MAX_EVENTS_KEPT	1000	/* state records listed (clock changes: all) */
 #define MAX_GPU_SPOOLS	64	/* agent spools listed (NVIDIA captures) */
 #define PROGRESS_EVERY	(1U << 20)
@@ -99,36 +102,6 @@ static const struct kprof_spool_stats *dev_stats(const struct capture *c)
 static const struct kprof_spool_stats *host_stats(const struct capture *c)
 {
 	return c->ghost ? kprof_gpu_spool_stats(c->ghost) : kprof_spool_reader_stats(c->host);
-}
-
-static int mkdir_one(const char *dir, struct kprof_err *err)
-{
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return kprof_err_set(err, errno, "cannot create directory %s: %s", dir,
-				     strerror(errno));
-	return 0;
-}
-
-static int write_file_atomic(const char *path, const char *text, struct kprof_err *err)
-{
-	char tmp[PATH_MAX];
-	FILE *f;
-	int bad;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
-	fputs(text, f);
-	bad = ferror(f);
-	bad |= fflush(f) != 0;
-	bad |= fsync(fileno(f)) != 0;
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
-		unlink(tmp);
-		return kprof_err_set(err, EIO, "writing %s failed", path);
-	}
-	return 0;
 }
 
 /* Makes room for one more element in *arr (doubling from init). */
@@ -548,21 +521,14 @@ static void summary_gpu(FILE *f, const struct capture *c)
 	}
 }
 
-static int write_summary(const char *outdir, struct capture *c, struct kprof_out *o,
-			 const struct kprof_agg_stats *as, const char *config,
-			 struct kprof_err *err)
+/* summary.txt up to the analysis' part (kprof_analysis_finish adds it) */
+static void write_summary(FILE *f, struct capture *c, struct kprof_out *o,
+			  const struct kprof_agg_stats *as, const char *config)
 {
 	int64_t klost = config_ring_lost(config);
 	const struct kprof_device_info *d = &c->dev_hdr.device;
 	const struct kprof_spool_stats *ds = dev_stats(c);
-	char path[PATH_MAX];
-	FILE *f;
-	int bad;
 
-	snprintf(path, sizeof(path), "%s/summary.txt", outdir);
-	f = fopen(path, "we");
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
 	if (c->nvidia)
 		fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u tracks (GPU, stream), timestamps in ns\n",
 			(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
@@ -650,9 +616,6 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	for (size_t i = 0; i < c->nstates; i++)
 		fprintf(f, "  at %" PRIu64 " ns: %s (%s)\n", c->states[i].host_ns,
 			state_name(c->states[i].state), reason_name(c->states[i].reason));
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
 }
 
 static json_object *jstrn(const char *s, size_t max)
@@ -823,28 +786,29 @@ static json_object *gpu_json(const struct capture *c)
 	return o;
 }
 
-static int write_params(const char *outdir, json_object *root, struct kprof_err *err)
+/* text as the whole file od/name, synced (small files a later report needs) */
+static int write_text(struct kprof_outdir *od, const char *name, const char *text,
+		      const char *tail, struct kprof_err *err)
 {
-	char path[PATH_MAX];
-	int ret;
+	struct kprof_outfile of;
+	int ret = kprof_outfile_create(od, name, &of, err);
 
-	snprintf(path, sizeof(path), "%s/params.json", outdir);
-	ret = write_file_atomic(path, json_object_to_json_string_ext(root,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE), err);
-	if (!ret) {
-		/* json-c leaves no trailing newline: add one for text tools */
-		FILE *f = fopen(path, "ae");
-
-		if (f) {
-			fputc('\n', f);
-			fclose(f);
-		}
-	}
-	return ret;
+	if (ret)
+		return ret;
+	fputs(text, of.f);
+	fputs(tail, of.f);
+	return kprof_outfile_commit(&of, KPROF_OUTFILE_SYNC, err);
 }
 
-static int capture_params(const char *outdir, struct capture *c, const char *config,
+static int write_params(struct kprof_outdir *od, json_object *root, struct kprof_err *err)
+{
+	/* json-c leaves no trailing newline: add one for text tools */
+	return write_text(od, "params.json", json_object_to_json_string_ext(root,
+			  JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			  JSON_C_TO_STRING_NOSLASHESCAPE), "\n", err);
+}
+
+static int capture_params(struct kprof_outdir *od, struct capture *c, const char *config,
 			  const struct kprof_report_opts *opts,
 			  const struct kprof_agg_stats *as, struct kprof_out *o,
 			  struct kprof_err *err)
@@ -929,21 +893,22 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 	if (c->nvidia)
 		json_object_object_add(root, "gpu", gpu_json(c));
 	json_object_object_add(root, "stats", stats_json(as, o));
-	ret = write_params(outdir, root, err);
+	ret = write_params(od, root, err);
 	json_object_put(root);
 	return ret;
 }
 
 /* ---------------------------------------------------------------- */
 
-static int load_config(const char *capture_dir, const char *outdir,
+static int load_config(int capfd, const char *capture_dir, struct kprof_outdir *od,
 		       const struct kprof_report_opts *opts, char **config,
 		       struct kprof_err *err)
 {
 	char path[PATH_MAX];
+	struct kprof_err e = { 0 };
 	json_object *o;
 
-	snprintf(path, sizeof(path), "%s/raw/config.json", capture_dir);
+	snprintf(path, sizeof(path), "%s/" CONFIG_FILE, capture_dir);
 	*config = NULL;
 	if (opts && opts->config_json) {
 		o = json_tokener_parse(opts->config_json);
@@ -954,13 +919,19 @@ static int load_config(const char *capture_dir, const char *outdir,
 		json_object_put(o);
 		/* saved with the capture's own report only: a report written
 		 * elsewhere leaves the capture directory alone */
-		if (!strcmp(capture_dir, outdir) &&
-		    write_file_atomic(path, opts->config_json, err))
-			return -(err ? err->code : EIO);
+		if (kprof_outdir_is(od, capfd)) {
+			struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, err);
+
+			if (!raw || write_text(raw, CONFIG_NAME, opts->config_json, "", err))
+				return -(err ? err->code : EIO);
+		}
 		*config = strdup(opts->config_json);
 		return *config ? 0 : kprof_err_set(err, ENOMEM, "out of memory");
 	}
-	*config = kprof_read_file(path);	/* absent: params.json has "config": null */
+	*config = kprof_in_read(capfd, CONFIG_FILE, path, KPROF_IN_JSON_MAX, NULL, &e);
+	/* absent: params.json has "config": null; anything else is refused */
+	if (!*config && e.code != ENOENT)
+		return kprof_err_set(err, e.code, "%s", e.msg);
 	return 0;
 }
 
@@ -1013,10 +984,11 @@ static unsigned int pick_group(const struct kprof_report_opts *opts, const char 
 
 /* NVIDIA: the agent spool of the process with the most records, as the
  * device and the host record streams (kprof_gpu.h); none is no error */
-static int open_gpu(struct capture *c, const char *capture_dir, struct kprof_err *err)
+static int open_gpu(struct capture *c, int capfd, const char *capture_dir,
+		    struct kprof_err *err)
 {
-	char path[PATH_MAX];
-	int n = kprof_gpu_list(capture_dir, c->gspools, MAX_GPU_SPOOLS, err);
+	char rel[64], path[PATH_MAX];
+	int n = kprof_gpu_list(capfd, capture_dir, c->gspools, MAX_GPU_SPOOLS, err);
 
 	if (n < 0)
 		return n;
@@ -1024,12 +996,13 @@ static int open_gpu(struct capture *c, const char *capture_dir, struct kprof_err
 	c->gpick = kprof_gpu_pick(c->gspools, n < MAX_GPU_SPOOLS ? n : MAX_GPU_SPOOLS);
 	if (c->gpick < 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s/" KPROF_SPOOL_GPU_PREFIX "%u" KPROF_SPOOL_GPU_SUFFIX,
-		 capture_dir, KPROF_SPOOL_DIR, c->gspools[c->gpick].pid);
-	c->gdev = kprof_gpu_open(path, KPROF_GPU_VIEW_DEVICE, err);
+	snprintf(rel, sizeof(rel), KPROF_SPOOL_DIR "/" KPROF_SPOOL_GPU_PREFIX "%u"
+		 KPROF_SPOOL_GPU_SUFFIX, c->gspools[c->gpick].pid);
+	snprintf(path, sizeof(path), "%s/%s", capture_dir, rel);
+	c->gdev = kprof_gpu_openat(capfd, rel, path, KPROF_GPU_VIEW_DEVICE, err);
 	if (!c->gdev)
 		return -(err ? err->code : EIO);
-	c->ghost = kprof_gpu_open(path, KPROF_GPU_VIEW_HOST, err);
+	c->ghost = kprof_gpu_openat(capfd, rel, path, KPROF_GPU_VIEW_HOST, err);
 	return c->ghost ? 0 : -(err ? err->code : EIO);
 }
 
@@ -1055,25 +1028,26 @@ static int emit_both(void *ctx, const struct kprof_op_row *row)
 	return kprof_analysis_op(e->an, row);
 }
 
-int kprof_report_build_to(const char *capture_dir, const char *outdir,
-			  const struct kprof_report_opts *opts,
-			  struct kprof_report_result *res, struct kprof_err *err)
+static int report_build(const char *capture_dir, int capfd, struct kprof_outdir *od,
+			const struct kprof_report_opts *opts,
+			struct kprof_report_result *res, struct kprof_err *err)
 {
 	struct capture *c = calloc(1, sizeof(*c));
 	struct kprof_analysis *an = NULL;
+	struct kprof_outfile sum = { 0 };
 	struct emit_both em;
 	struct kprof_out out;
 	struct kprof_agg *agg = NULL;
 	struct kprof_agg_config cfg;
 	struct feed fd;
 	char path[PATH_MAX], *config = NULL, freq[32], *filter = NULL;
-	int ret, out_open = 0;
+	int ret;
 
 	if (!c)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	memset(&out, 0, sizeof(out));
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_DEVICE_FILE);
-	c->dev = kprof_spool_open(path, err);
+	c->dev = kprof_spool_openat(capfd, KPROF_SPOOL_DEVICE_FILE, path, err);
 	if (!c->dev) {
 		ret = -(err ? err->code : EIO);
 		goto out;
@@ -1086,22 +1060,22 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	c->nvidia = !strncmp(c->dev_hdr.device.backend, KPROF_GPU_BACKEND,
 			     sizeof(c->dev_hdr.device.backend));
 	if (c->nvidia) {
-		ret = open_gpu(c, capture_dir, err);
+		ret = open_gpu(c, capfd, capture_dir, err);
 		if (ret)
 			goto out;
 	}
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_HOST_FILE);
-	if (!c->nvidia && access(path, F_OK) == 0) {
-		c->host = kprof_spool_open(path, err);
-		if (!c->host) {
-			ret = -(err ? err->code : EIO);
+	if (!c->nvidia) {
+		struct kprof_err e = { 0 };
+
+		/* optional: absent without BPF; anything else there must be one */
+		c->host = kprof_spool_openat(capfd, KPROF_SPOOL_HOST_FILE, path, &e);
+		if (!c->host && e.code != ENOENT) {
+			ret = kprof_err_set(err, e.code, "%s", e.msg);
 			goto out;
 		}
 	}
-	ret = load_config(capture_dir, outdir, opts, &config, err);
-	if (ret)
-		goto out;
-	ret = mkdir_one(outdir, err);
+	ret = load_config(capfd, capture_dir, od, opts, &config, err);
 	if (ret)
 		goto out;
 	ret = kprof_lag_init(&c->lag, c->dev_hdr.device.ref_clock_hz, err);
@@ -1130,12 +1104,11 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	if (out.ncounters > KPROF_MAX_COUNTERS)
 		out.ncounters = KPROF_MAX_COUNTERS;
 	memcpy(out.cdesc, c->dev_hdr.counters.desc, sizeof(out.cdesc));
-	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
+	ret = kprof_out_open(&out, od, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		goto out;
-	out_open = 1;
 	{
 		double mhz = (double)c->dev_hdr.device.ref_clock_hz / 1e6;
 
@@ -1144,11 +1117,8 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
 		kprof_out_devlog_header(&out, "kprof", freq, c->dev_hdr.device.num_cores);
 	}
-	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE)) {
-		/* report.html must not draw an older report's trace.json */
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		unlink(path);
-	} else {
+	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
 		char label[96];
 		const struct kprof_device_info *d = &c->dev_hdr.device;
 		struct kprof_trace_cfg tc;
@@ -1156,14 +1126,13 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		snprintf(label, sizeof(label), "device %u: %.*s (%.*s)", d->device_id,
 			 (int)strnlen(d->name, sizeof(d->name)), d->name,
 			 (int)strnlen(d->backend, sizeof(d->backend)), d->backend);
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
 		tc = (struct kprof_trace_cfg){
 			.device_label = label, .grid_x = d->grid_x,
 			.group = pick_group(opts, config), .num_cores = d->num_cores,
 			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
 			.core_label = c->gdev ? gpu_track_label : NULL, .core_label_ctx = c->gdev,
 		};
-		out.trace = kprof_trace_open(path, &tc, err);
+		out.trace = kprof_trace_open(od, "trace.json", &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;
@@ -1187,7 +1156,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
 	cfg.zone_spans = out.trace && pick_group(opts, config) <= 1;
-	an = kprof_analysis_new(capture_dir, outdir, opts ? opts->peaks_file : NULL,
+	an = kprof_analysis_new(capfd, capture_dir, od, opts ? opts->peaks_file : NULL,
 				&c->dev_hdr, err);
 	if (!an) {
 		ret = -(err ? err->code : ENOMEM);
@@ -1213,21 +1182,25 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	out.trace = NULL;
 	if (ret)
 		goto out;
-	out_open = 0;
 	ret = kprof_out_close(&out, err);
 	if (ret)
 		goto out;
-	ret = write_summary(outdir, c, &out, kprof_agg_stats(agg), config, err);
+	ret = kprof_outfile_create(od, "summary.txt", &sum, err);
 	if (ret)
 		goto out;
-	ret = kprof_analysis_finish(an, err);	/* appends to summary.txt */
+	write_summary(sum.f, c, &out, kprof_agg_stats(agg), config);
+	ret = kprof_analysis_finish(an, sum.f, err);	/* adds to summary.txt */
+	if (!ret)
+		ret = kprof_outfile_commit(&sum, 0, err);
 	if (ret)
 		goto out;
-	ret = capture_params(outdir, c, config, opts, kprof_agg_stats(agg), &out, err);
+	ret = capture_params(od, c, config, opts, kprof_agg_stats(agg), &out, err);
 	if (ret)
 		goto out;
 	/* last: report.html is made from the files written above */
-	ret = kprof_html_write(outdir, err);
+	ret = kprof_html_write(od, err);
+	if (!ret)
+		ret = kprof_outdir_prune(od, err);
 	if (ret)
 		goto out;
 	if (res) {
@@ -1251,9 +1224,9 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	}
 out:
 	free(filter);
-	kprof_trace_close(out.trace, NULL);
-	if (out_open)
-		kprof_out_close(&out, NULL);
+	kprof_trace_free(out.trace);
+	kprof_out_discard(&out);
+	kprof_outfile_discard(&sum);
 	free(out.top);
 	free(out.codes);
 	kprof_agg_free(agg);
@@ -1272,10 +1245,36 @@ out:
 	return ret;
 }
 
-int kprof_report_build(const char *capture_dir, const struct kprof_report_opts *opts,
+int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
+		       const struct kprof_report_opts *opts,
 		       struct kprof_report_result *res, struct kprof_err *err)
 {
-	return kprof_report_build_to(capture_dir, capture_dir, opts, res, err);
+	struct kprof_outdir *own = NULL;
+	int capfd, ret;
+
+	/* the directory the user named (or the held output directory); what
+	 * is inside is read without links */
+	if (!capture_dir) {
+		capture_dir = kprof_outdir_path(od);
+		capfd = dup(kprof_outdir_fd(od));
+	} else {
+		capfd = open(capture_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (capfd < 0)
+		return kprof_err_set(err, errno,
+				     "cannot open capture directory %s: %s (it holds raw/device.kspool)",
+				     capture_dir, strerror(errno));
+	if (!od) {
+		own = kprof_outdir_open(capture_dir, 0, (uid_t)-1, (gid_t)-1, err);
+		if (!own) {
+			close(capfd);
+			return -(err ? err->code : EIO);
+		}
+	}
+	ret = report_build(capture_dir, capfd, od ? od : own, opts, res, err);
+	kprof_outdir_close(own);
+	close(capfd);
+	return ret;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1405,16 +1404,17 @@ static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
 	return r;
 }
 
-int kprof_report_ttmetal(const char *csv, const char *outdir,
+int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 			 const struct kprof_report_opts *opts,
 			 struct kprof_report_result *res, struct kprof_err *err)
 {
 	struct tt_ctx *t = calloc(1, sizeof(*t));
+	struct kprof_outfile sum = { 0 };
 	struct kprof_tt_info info;
 	struct kprof_out out;
 	struct kprof_agg_config cfg;
 	char freq[32];
-	int ret, out_open = 0;
+	int ret;
 
 	if (!t)
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -1425,30 +1425,21 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	ret = kprof_tt_parse_file(csv, tt_pass1, t, &info, err);
 	if (ret)
 		goto out;
-	ret = mkdir_one(outdir, err);
-	if (ret)
-		goto out;
 	out.nriscs = t->nriscs;
 	memcpy(out.risc_names, t->riscs, sizeof(out.risc_names));
 	out.op_filter = opts ? opts->op_filter : NULL;
-	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS |
+	ret = kprof_out_open(&out, od, KPROF_OUT_OPS |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		goto out;
-	out_open = 1;
 	snprintf(freq, sizeof(freq), "%.6g", info.chip_freq_mhz);
 	kprof_out_devlog_header(&out, info.arch[0] ? info.arch : "unknown", freq,
 				info.max_compute_cores);
 	kprof_tsfit_linear(&t->fit, 1000.0 / info.chip_freq_mhz, 0);
-	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE)) {
-		char path[PATH_MAX];
-
-		/* report.html must not draw an older report's trace.json */
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		unlink(path);
-	} else {
-		char label[96], path[PATH_MAX];
+	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+		char label[96];
 		/* busy % of the device's compute cores (the log header's Max
 		 * Compute Cores), or of every core in the log if more */
 		struct kprof_trace_cfg tc = {
@@ -1459,8 +1450,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		};
 
 		snprintf(label, sizeof(label), "tt-metal %s (device time)", info.arch);
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		out.trace = kprof_trace_open(path, &tc, err);
+		out.trace = kprof_trace_open(od, "trace.json", &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;
@@ -1491,31 +1481,24 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	out.trace = NULL;
 	if (ret)
 		goto out;
-	out_open = 0;
 	ret = kprof_out_close(&out, err);
 	if (ret)
 		goto out;
+	ret = kprof_outfile_create(od, "summary.txt", &sum, err);
+	if (ret)
+		goto out;
 	{
-		char path[PATH_MAX];
-		FILE *f;
+		FILE *f = sum.f;
 		const struct kprof_agg_stats *as = kprof_agg_stats(t->agg);
 		json_object *root = json_object_new_object(), *src = json_object_new_object();
 
-		snprintf(path, sizeof(path), "%s/summary.txt", outdir);
-		f = fopen(path, "we");
-		if (!f) {
-			json_object_put(root);
-			json_object_put(src);
-			ret = kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-			goto out;
-		}
 		fprintf(f, "kprof report from a tt-metal device log\n\nsource: %s\narch: %s, CHIP_FREQ %s MHz, %d-column layout\n"
 			"rows: %" PRIu64 " (%" PRIu64 " zone markers, %" PRIu64 " other rows such as TS_DATA)\ncores: %zu\n\n",
 			csv, info.arch, freq, info.ncols, t->rows, t->markers, t->other_rows,
 			t->ncores);
 		summary_ops(f, &out, "");
 		fprintf(f, "\ntimes: cycles / CHIP_FREQ; no host timestamps in a tt-metal device log\n");
-		ret = (ferror(f) | fclose(f)) ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
+		ret = kprof_outfile_commit(&sum, 0, err);
 
 		json_object_object_add(src, "kind", json_object_new_string("tt-metal profile_log_device.csv"));
 		json_object_object_add(src, "file", json_object_new_string(csv));
@@ -1539,11 +1522,18 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		json_object_object_add(root, "ttmetal", src);
 		json_object_object_add(root, "stats", stats_json(as, &out));
 		if (!ret)
-			ret = write_params(outdir, root, err);
+			ret = write_params(od, root, err);
 		json_object_put(root);
 		if (ret)
 			goto out;
 	}
+	/* last: report.html is made from the files written above; then
+	 * every output this report did not write goes (counters.csv, ...) */
+	ret = kprof_html_write(od, err);
+	if (!ret)
+		ret = kprof_outdir_prune(od, err);
+	if (ret)
+		goto out;
 	if (res) {
 		memset(res, 0, sizeof(*res));
 		res->ops = out.nops;
@@ -1552,9 +1542,9 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		res->sync_err_bound_ns = NAN;
 	}
 out:
-	kprof_trace_close(out.trace, NULL);
-	if (out_open)
-		kprof_out_close(&out, NULL);
+	kprof_trace_free(out.trace);
+	kprof_out_discard(&out);
+	kprof_outfile_discard(&sum);
 	free(out.top);
 	free(out.codes);
 	kprof_agg_free(t->agg);

@@ -22,8 +22,7 @@
 struct kprof_roofline {
 	struct kprof_peaks peaks;
 	int flops_idx, bytes_idx[2];	/* counter indexes, -1 absent */
-	FILE *csv;
-	char csv_path[4096];
+	FILE *csv;			/* the caller's */
 	struct kprof_roof_kind *kinds;
 	size_t nkinds;
 	int sorted;
@@ -90,7 +89,7 @@ static int counter_idx(const struct kprof_counter_desc *cd, unsigned int n, cons
 
 struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 					  const struct kprof_counter_desc *cdesc,
-					  unsigned int ncounters, const char *csv_path,
+					  unsigned int ncounters, FILE *csv,
 					  struct kprof_err *err)
 {
 	struct kprof_roofline *r = calloc(1, sizeof(*r));
@@ -104,14 +103,8 @@ struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 	r->flops_idx = counter_idx(cdesc, ncounters, p->flops_counter);
 	r->bytes_idx[0] = counter_idx(cdesc, ncounters, p->bytes_counters[0]);
 	r->bytes_idx[1] = counter_idx(cdesc, ncounters, p->bytes_counters[1]);
-	if (csv_path) {
-		snprintf(r->csv_path, sizeof(r->csv_path), "%s", csv_path);
-		r->csv = fopen(csv_path, "we");
-		if (!r->csv) {
-			kprof_err_set(err, errno, "cannot create %s: %s", csv_path, strerror(errno));
-			kprof_roofline_free(r);
-			return NULL;
-		}
+	r->csv = csv;
+	if (csv) {
 		fputs("GLOBAL CALL COUNT,OP CODE,CORES,CLOCK [MHz],TIME [ns],FLOPS,BYTES,"
 		      "INTENSITY [FLOP/B],ACHIEVED [GFLOP/s],ACHIEVED [GB/s],PEAK [GFLOP/s],"
 		      "PEAK [GB/s],RIDGE [FLOP/B],ATTAINABLE [GFLOP/s],FLOP PEAK %,BW PEAK %,"
@@ -124,8 +117,6 @@ void kprof_roofline_free(struct kprof_roofline *r)
 {
 	if (!r)
 		return;
-	if (r->csv)
-		fclose(r->csv);
 	free(r->kinds);
 	free(r);
 }
@@ -226,8 +217,6 @@ static int cmp_gain(const void *a, const void *b)
 
 int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err)
 {
-	int bad = 0;
-
 	if (r->kinds[MAX_KINDS].ops)	/* the pooled kind joins the list */
 		r->kinds[r->nkinds++] = r->kinds[MAX_KINDS];
 	for (size_t i = 0; i < r->nkinds; i++) {
@@ -242,12 +231,9 @@ int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err)
 	}
 	qsort(r->kinds, r->nkinds, sizeof(*r->kinds), cmp_gain);
 	r->sorted = 1;
-	if (r->csv) {
-		bad = ferror(r->csv);
-		bad |= fclose(r->csv) != 0;
-		r->csv = NULL;
-	}
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", r->csv_path) : 0;
+	if (r->csv && ferror(r->csv))
+		return kprof_err_set(err, EIO, "writing roofline.csv failed");
+	return 0;
 }
 
 const struct kprof_roof_kind *kprof_roofline_kinds(const struct kprof_roofline *r, size_t *n)
@@ -366,13 +352,8 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 
 int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_bubbles *b,
 			     const char *device_label, const char *no_roof_note,
-			     const char *path, struct kprof_err *err)
+			     FILE *f)
 {
-	FILE *f = fopen(path, "we");
-	int bad;
-
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
 	fprintf(f, "# kprof report\n\nDevice: %s. ", device_label);
 	if (r) {
 		md_roofline(f, r, b);
@@ -383,7 +364,5 @@ int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_
 			md_bubbles(f, b);
 	}
 	fprintf(f, "\nPer-op figures: roofline.csv. Bubbles per core: bubbles.csv and summary.txt. Labels and thresholds: docs/formats.md.\n");
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
+	return ferror(f) ? -EIO : 0;
 }

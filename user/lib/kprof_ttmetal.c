@@ -4,9 +4,11 @@
  */
 #include "kprof_ttmetal.h"
 #include "kprof_csvread.h"
+#include "kprof_fs.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -273,11 +275,11 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 int kprof_tt_parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
 			struct kprof_tt_info *info, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = kprof_in_fopen(AT_FDCWD, path, NULL, err);
 	int ret;
 
 	if (!f)
-		return kprof_err_set(err, errno, "cannot open %s: %s", path, strerror(errno));
+		return -(err ? err->code : errno);
 	ret = kprof_tt_parse(f, path, fn, ctx, info, err);
 	fclose(f);
 	return ret;

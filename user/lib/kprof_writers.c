@@ -15,21 +15,13 @@
 	"time[cycles since reset], data, run host ID, trace id, trace id counter, " \
 	"zone name, type, source line, source file, meta data"
 
-static FILE *open_out(struct kprof_out *o, const char *name, struct kprof_err *err)
+static FILE *open_out(struct kprof_out *o, struct kprof_outdir *od, int i, const char *name,
+		      struct kprof_err *err)
 {
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
-	f = fopen(path, "we");
-	if (!f)
-		kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-	else
-		setvbuf(f, NULL, _IOFBF, 1 << 16);
-	return f;
+	return kprof_outfile_create(od, name, &o->files[i], err) ? NULL : o->files[i].f;
 }
 
-int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
+int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int which,
 		   unsigned int top_n, struct kprof_err *err)
 {
 	int nr = o->nriscs, nc = o->ncounters, no_cycles = o->no_cycles;
@@ -47,7 +39,6 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 	o->op_filter = filter;
 	memcpy(o->risc_names, names, sizeof(names));
 	memcpy(o->cdesc, cd, sizeof(cd));
-	snprintf(o->dir, sizeof(o->dir), "%s", dir);
 	o->top_n = top_n ? top_n : 10;
 	o->top = calloc(o->top_n, sizeof(*o->top));
 	o->codes = calloc(KPROF_OUT_MAX_CODES, sizeof(*o->codes));
@@ -55,13 +46,14 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 	o->last_fw_end_ns = NAN;
 	if (!o->top || !o->codes)
 		goto nomem;
-	if ((which & KPROF_OUT_OPS) && !(o->ops = open_out(o, "ops.csv", err)))
+	if ((which & KPROF_OUT_OPS) && !(o->ops = open_out(o, od, 0, "ops.csv", err)))
 		goto fail;
-	if ((which & KPROF_OUT_COUNTERS) && !(o->counters = open_out(o, "counters.csv", err)))
+	if ((which & KPROF_OUT_COUNTERS) &&
+	    !(o->counters = open_out(o, od, 1, "counters.csv", err)))
 		goto fail;
-	if ((which & KPROF_OUT_DEVLOG) && !(o->devlog = open_out(o, "device_log.csv", err)))
+	if ((which & KPROF_OUT_DEVLOG) && !(o->devlog = open_out(o, od, 2, "device_log.csv", err)))
 		goto fail;
-	if ((which & KPROF_OUT_HOST) && !(o->host = open_out(o, "host_events.csv", err)))
+	if ((which & KPROF_OUT_HOST) && !(o->host = open_out(o, od, 3, "host_events.csv", err)))
 		goto fail;
 	if (o->counters)
 		fputs("GLOBAL CALL COUNT,OP CODE,COUNTER,UNIT,CORES,MIN,MAX,SUM\n", o->counters);
@@ -72,7 +64,7 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 nomem:
 	kprof_err_set(err, ENOMEM, "out of memory");
 fail:
-	kprof_out_close(o, NULL);
+	kprof_out_discard(o);
 	return -(err ? err->code : ENOMEM);
 }
 
@@ -383,17 +375,6 @@ void kprof_out_top_sorted(struct kprof_out *o)
 	qsort(o->top, o->ntop, sizeof(*o->top), cmp_top);
 }
 
-static int close_one(FILE **f, const char *name, struct kprof_out *o,
-		     struct kprof_err *err, int ret)
-{
-	if (!*f)
-		return ret;
-	if ((ferror(*f) | fclose(*f)) && !ret)
-		ret = kprof_err_set(err, EIO, "writing %s/%s failed (disk full?)", o->dir, name);
-	*f = NULL;
-	return ret;
-}
-
 int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 {
 	int ret = 0;
@@ -401,9 +382,19 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 	/* an ops.csv with no op still gets its header */
 	if (o->ops && ftell(o->ops) == 0)
 		ops_header(o);
-	ret = close_one(&o->ops, "ops.csv", o, err, ret);
-	ret = close_one(&o->counters, "counters.csv", o, err, ret);
-	ret = close_one(&o->devlog, "device_log.csv", o, err, ret);
-	ret = close_one(&o->host, "host_events.csv", o, err, ret);
+	for (int i = 0; i < 4; i++)
+		if (o->files[i].f) {
+			int r = kprof_outfile_commit(&o->files[i], 0, ret ? NULL : err);
+
+			ret = ret ? ret : r;
+		}
+	o->ops = o->counters = o->devlog = o->host = NULL;
 	return ret;
+}
+
+void kprof_out_discard(struct kprof_out *o)
+{
+	for (int i = 0; i < 4; i++)
+		kprof_outfile_discard(&o->files[i]);
+	o->ops = o->counters = o->devlog = o->host = NULL;
 }
