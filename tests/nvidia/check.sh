@@ -11,7 +11,13 @@
 #     checked against nvidia-smi; lock-clock --mhz F, then nvidia-smi's SM
 #     clock under a small PyTorch load must be F (and was not F unlocked);
 #     --mem-mhz current, --base, --max; reset-clock and its state file;
-#     reset without state, --force; a non-root lock (NVML: no permission).
+#     reset without state, --force; a non-root lock (NVML: no permission);
+#  4. capture: cupti_decl_check.c against the real cupti.h; the CUPTI agent
+#     built here (make -C user agent); with the SM clock locked at F,
+#     kprofctl capture --device nvidia:0 of spin.cu (nvcc): spin kernels
+#     last cycles / F within 0.5 %, no kernel starts before its launch
+#     call entered, no covering sync returns before its kernel ended,
+#     nothing dropped; the same through CUPTI's own clock and the fit.
 # Needs no libbpf, json-c or libpfm there: KPROFCTL names a `make static`
 # kprofctl built elsewhere. The clock is reset when the script ends,
 # however it ends (trap). Prints TAP lines and "N passed, N failed".
@@ -216,6 +222,28 @@ if command -v setpriv >/dev/null; then
 	check "... leaving no state file" test ! -e "$tmp/run-nobody/nvidia-$uuid.json"
 fi
 
+# ---- capture: the CUPTI agent ----
+check "kprof's CUPTI declarations match cupti.h (cupti_decl_check.c)" \
+	$CC -std=gnu11 -fsyntax-only -isystem "${CUDA_INC:-/nonexistent}" -I"$root/user/lib" \
+	-I"$root/include" -I"$root/include/uapi" "$here/cupti_decl_check.c"
+check "the agent builds (make -C user agent)" \
+	sh -c "make -s -C '$root/user' agent BUILD='$tmp/build' >'$tmp/out' 2>&1"
+NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+check "spin.cu builds (nvcc)" "${NVCC:-nvcc}" -O2 -o "$tmp/spin" "$here/spin.cu"
+check "lock-clock --mhz $F for the captures" run 0 "$K" lock-clock --device nvidia:0 --mhz "$F"
+cycles=$((F * 10000))	# 10 ms
+for mode in monotonic cupti; do
+	env=
+	[ $mode = cupti ] && env="KPROF_AGENT_CUPTI_CLOCK=1"
+	check "capture --device nvidia:0 -- spin ($mode clock)" \
+		run 0 env $env "$K" capture --device nvidia:0 --agent "$tmp/build/libkprof_cupti.so" \
+		-o "$tmp/cap-$mode" -- "$tmp/spin" "$cycles" 10 2000 67108864
+	check "... 10 spin kernels of cycles / $F MHz within 0.5 %, causal, nothing dropped" \
+		python3 "$here/spin_check.py" "$tmp/cap-$mode" "$cycles" "$F"
+done
+check "reset-clock after the captures" run 0 "$K" reset-clock --device nvidia:0
+
 echo "1..$n"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
+
