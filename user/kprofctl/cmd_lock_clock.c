@@ -29,7 +29,7 @@ static void lock_usage(FILE *f)
 		"      --mhz F      lock at F MHz (the device's; with --host only, the host's)\n"
 		"      --base       lock at the base frequency (default)\n"
 		"      --max        lock at the maximum (host: highest non-boost frequency)\n"
-		"      --host-mhz F host frequency when --device is given too\n"
+		"      --host-mhz F  host frequency when --device is given too\n"
 		"A second lock keeps the state saved by the first; reset-clock restores\n"
 		"the state from before the first lock. $KPROF_SYSFS_ROOT replaces /sys.\n");
 }
