@@ -64,7 +64,7 @@ bad_tag() {
 # One section of a roff page, plain.
 section() { awk -v s="$2" '/^\.SH / { on = ($0 == ".SH " s || $0 == ".SH \"" s "\"") ; next } on' "$1"; }
 
-cmds=$("$ctl" --help | awk '/^commands:$/ { on = 1; next } on && /^  [^ ]/ { if ($1 != "help") print $1; next } on { exit }')
+cmds=$("$ctl" --help | awk '/^[Cc]ommands:$/ { on = 1; next } on && /^  [^ ]/ { if ($1 != "help") print $1; next } on { exit }')
 [ -n "$cmds" ] || { echo "man_pages: no commands in 'kprofctl --help'" >&2; exit 1; }
 
 for f in "$h2m"/kprofctl-*.h2m; do
