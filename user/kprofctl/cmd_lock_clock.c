@@ -41,7 +41,7 @@ static void lock_usage(FILE *f)
 		"      --mem-mhz F  NVIDIA: also lock the memory clock at F MHz, or at\n"
 		"                   its current clock with 'current'. A GPU that cannot\n"
 		"                   (H100: not supported) is reported; the SM lock stands\n"
-		"      --host-mhz F host frequency when --device is given too\n"
+		"      --host-mhz F  host frequency when --device is given too\n"
 		"A second lock keeps the state saved by the first; reset-clock restores\n"
 		"the state from before the first lock. $KPROF_SYSFS_ROOT replaces /sys.\n");
 }

@@ -8,8 +8,9 @@
 #include <sys/types.h>
 #include <linux/kprof.h>
 
+/* From packaging/debian/changelog, by user/Makefile (scripts/version.sh). */
 #ifndef KPROF_VERSION
-#define KPROF_VERSION "0.1.0"
+#error "KPROF_VERSION is not defined: build kprofctl with user/Makefile"
 #endif
 
 /* Exit codes beside a command's own status. */
