@@ -10,6 +10,7 @@
  * would load either.
  */
 #include "kprof_bpf.h"
+#include "kprof_env.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -52,7 +53,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	char line[256];
 	size_t n;
 
-	if (getenv("KPROF_BPF_DEBUG"))
+	if (kprof_env("KPROF_BPF_DEBUG"))
 		return vfprintf(stderr, fmt, ap);
 	if (level != LIBBPF_WARN)
 		return 0;

@@ -6,6 +6,7 @@
  * then min/max ordered so that min never exceeds max in between).
  */
 #include "kprof_cpufreq.h"
+#include "kprof_env.h"
 #include "kprof_fs.h"
 
 #include <dirent.h>
@@ -26,16 +27,12 @@
 
 const char *kprof_cpufreq_root(void)
 {
-	const char *r = getenv("KPROF_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
+	return kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 }
 
 const char *kprof_run_dir(void)
 {
-	const char *r = getenv("KPROF_RUN_DIR");
-
-	return r && *r ? r : "/run/kprof";
+	return kprof_env_or("KPROF_RUN_DIR", "/run/kprof");
 }
 
 static int read_rel(const char *root, const char *rel, char *buf, size_t len)
