@@ -657,6 +657,14 @@ static int setup_bpf(struct capture *c)
 
 	if (c->o->no_bpf)
 		return 0;
+	/*
+	 * The programs see every process that uses the device, not only
+	 * CMD: that is root's to allow, whatever capabilities we hold.
+	 */
+	if (geteuid() != 0) {
+		kprofctl_err("host ioctl tracing needs root: its BPF programs see every process using the device, not only CMD. Run kprofctl as root (`sudo kprofctl capture ... -- CMD` still runs CMD as you), or give --no-bpf");
+		return -1;
+	}
 	if (pick_profile(c, &prof) || profile_node(c, &prof, node, sizeof(node)))
 		return -1;
 	r = kprof_profile_target(&prof, node, &t, &err);
@@ -1027,10 +1035,8 @@ static struct json_object *host_clock_json(void)
 	char path[512];
 	int n = kprof_cpufreq_policies(kprof_cpufreq_root());
 
-	snprintf(path, sizeof(path), "%s/host-clock.json", kprof_run_dir());
 	json_object_object_add(o, "cpufreq", json_object_new_boolean(n > 0));
-	memset(&st, 0, sizeof(st));
-	if (!kprof_clockstate_read(path, &st, &err)) {
+	if (!kprof_host_clock_saved(kprof_run_dir(), &st, path, sizeof(path), &err)) {
 		json_object_object_add(o, "locked_by_kprofctl", json_object_new_boolean(1));
 		json_object_object_add(o, "saved_state", json_object_new_string(path));
 		kprof_clockstate_free(&st);

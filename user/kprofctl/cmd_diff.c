@@ -30,6 +30,8 @@ static void diff_usage(FILE *f)
 		"  --csv FILE         also write the comparison as CSV ('-': stdout)\n"
 		"  --threshold PCT    smallest change flagged, in %% (default %.0f)\n"
 		"  -k K               noise multiple (default %.0f)\n"
+		"Needs no privileges. Run as root on captures of another user, it\n"
+		"works as that user (also for --csv FILE).\n"
 		"Exit status: 0 (also when changes are flagged), 1 error, 2 usage.\n",
 		KPROF_DIFF_THRESHOLD_PCT, KPROF_DIFF_K);
 }
@@ -87,6 +89,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return kprofctl_usage_error("diff", "give two capture directories: A (baseline) and B");
+	{
+		/* as root: compared as the captures' owner (docs/security.md) */
+		const char *paths[] = { argv[optind], argv[optind + 1], csv };
+
+		if (kprofctl_run_as_owner("diff", paths, csv && strcmp(csv, "-") ? 3 : 2))
+			return KPROFCTL_EXIT_FAIL;
+	}
 	d = kprof_diff_new();
 	if (!d) {
 		kprofctl_err("out of memory");

@@ -23,28 +23,36 @@ static void lock_usage(FILE *f)
 		"      --host       lock the host CPUs via cpufreq: governor performance,\n"
 		"                   scaling_min_freq = scaling_max_freq, boost off\n"
 		"                   (intel_pstate: no_turbo=1). The previous values are\n"
-		"                   saved in $KPROF_RUN_DIR/host-clock.json (default\n"
-		"                   /run/kprof) and restored by reset-clock --host.\n"
+		"                   saved in /run/kprof/host-clock.json and restored by\n"
+		"                   reset-clock --host.\n"
 		"                   Without cpufreq (VMs) this is reported, not an error.\n"
 		"      --mhz F      lock at F MHz (the device's; with --host only, the host's)\n"
 		"      --base       lock at the base frequency (default)\n"
 		"      --max        lock at the maximum (host: highest non-boost frequency)\n"
 		"      --host-mhz F host frequency when --device is given too\n"
 		"A second lock keeps the state saved by the first; reset-clock restores\n"
-		"the state from before the first lock. $KPROF_SYSFS_ROOT replaces /sys.\n");
+		"the state from before the first lock. KPROF_SYSFS_ROOT replaces /sys and\n"
+		"KPROF_RUN_DIR /run/kprof (as root only with `kprofctl --trust-env`); the\n"
+		"run directory must belong to root (or you) and be writable by no one else.\n");
 }
 
 static void reset_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kprofctl reset-clock [--device N] [--host]\n"
+		"usage: kprofctl reset-clock [--device N] [--host] [--forget]\n"
 		"Restore the clock state from before the first lock-clock, exactly:\n"
 		"automatic DVFS, or a lock someone else had set. Needs CAP_SYS_ADMIN.\n"
 		"  -d, --device N   device N (state kept by the kernel)\n"
-		"      --host       host CPUs (state from $KPROF_RUN_DIR/host-clock.json)\n");
+		"      --host       host CPUs (state from /run/kprof/host-clock.json)\n"
+		"      --forget     with --host: discard the saved state without changing\n"
+		"                   any clock, after printing what it recorded (for a\n"
+		"                   state that cannot be restored any more)\n"
+		"If the kernel shows other values than the ones restored (it rounds or\n"
+		"limits them), reset-clock --host says which and removes the saved state:\n"
+		"writing it again would give the same.\n");
 }
 
-enum { OPT_HOST = 256, OPT_BASE, OPT_MAX, OPT_HOST_MHZ };
+enum { OPT_HOST = 256, OPT_BASE, OPT_MAX, OPT_HOST_MHZ, OPT_FORGET };
 
 static int open_dev(uint32_t id, struct kprof_dev *dev)
 {
@@ -117,6 +125,10 @@ static int host_result(int r, const char *msg)
 		printf("%s\n", msg);
 		return 0;
 	}
+	if (r == KPROF_HOST_RESET_ADJUSTED) {
+		kprofctl_warn("%s", msg);
+		return 0;
+	}
 	if (r) {
 		kprofctl_err("%s", msg);
 		return KPROFCTL_EXIT_FAIL;
@@ -134,12 +146,13 @@ static int clock_main(int argc, char **argv, int reset)
 		{ "base", no_argument, NULL, OPT_BASE },
 		{ "max", no_argument, NULL, OPT_MAX },
 		{ "host-mhz", required_argument, NULL, OPT_HOST_MHZ },
+		{ "forget", no_argument, NULL, OPT_FORGET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *name = reset ? "reset-clock" : "lock-clock";
 	uint32_t id = 0, mhz = 0, host_mhz = 0;
-	int have_dev = 0, host = 0, sel = 0, c, rc = 0;
+	int have_dev = 0, host = 0, sel = 0, forget = 0, c, rc = 0;
 	uint32_t op = KPROF_CLOCK_OP_LOCK_BASE;
 	enum kprof_cpufreq_target htarget = KPROF_CPUFREQ_BASE;
 	char msg[512];
@@ -172,6 +185,11 @@ static int clock_main(int argc, char **argv, int reset)
 			htarget = c == OPT_BASE ? KPROF_CPUFREQ_BASE : KPROF_CPUFREQ_MAX;
 			sel++;
 			break;
+		case OPT_FORGET:
+			if (!reset)
+				return kprofctl_usage_error(name, "--forget is for reset-clock");
+			forget = 1;
+			break;
 		case OPT_HOST_MHZ:
 			if (reset)
 				return kprofctl_usage_error(name, "--host-mhz is for lock-clock");
@@ -197,6 +215,14 @@ static int clock_main(int argc, char **argv, int reset)
 		return kprofctl_usage_error(name, "--mhz, --base and --max exclude each other");
 	if (host_mhz && !host)
 		return kprofctl_usage_error(name, "--host-mhz needs --host");
+	if (forget && have_dev)
+		return kprofctl_usage_error(name,
+			"--forget is for --host: a device's saved clock state is the kernel's, not a file; reset-clock --device N restores it, and removing the device or unloading kprof.ko discards it");
+	if (forget) {
+		int r = kprof_host_clock_forget(kprof_run_dir(), msg, sizeof(msg));
+
+		return host_result(r, msg);
+	}
 
 	if (reset) {
 		if (have_dev)

@@ -130,7 +130,8 @@ static int eperm_error(struct kprof_err *err)
 	return kprof_err_set(err, EPERM,
 		"loading the BPF tracing programs is not permitted: they need CAP_BPF and "
 		"CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN (older kernels); this process "
-		"lacks%s. Run kprofctl as root or `setcap cap_bpf,cap_perfmon+ep kprofctl`%s",
+		"lacks%s. Run kprofctl as root: `sudo kprofctl capture ... -- CMD` still runs CMD "
+		"as you (kprofctl does not support file capabilities: docs/security.md)%s",
 		missing[0] ? missing : " none of them (a security module or "
 		"kernel.unprivileged_bpf_disabled may forbid it)",
 		has_cap(CAP_BPF) && has_cap(CAP_PERFMON) && !has_cap(CAP_SYS_ADMIN)
