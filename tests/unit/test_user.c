@@ -66,9 +66,17 @@ static void check_workload(void)
 	if (geteuid() == 0) {
 		KT_CHECK(!kprof_user_for_workload(NULL, &u, &err) && u.uid == NO_SUCH_UID &&
 			 u.gid == 4000002 && u.drop, "sudo user: %s", err.msg);
-		/* --user wins over sudo; --user root keeps root */
+		/* under sudo --user may name the sudo user, nobody else (not root) */
+		KT_CHECK(!kprof_user_for_workload("4000001", &u, &err) && u.uid == NO_SUCH_UID &&
+			 u.drop, "--user the sudo user: %s", err.msg);
+		KT_CHECK(kprof_user_for_workload("root", &u, &err) == -EPERM &&
+			 strstr(err.msg, "under sudo"), "--user root under sudo: %s", err.msg);
+		unsetenv("SUDO_UID");
 		KT_CHECK(!kprof_user_for_workload("root", &u, &err) && u.uid == 0 && !u.drop,
-			 "--user root under sudo: %s", err.msg);
+			 "--user root without sudo: %s", err.msg);
+		setenv("SUDO_UID", "0", 1);	/* root ran sudo: root may choose */
+		KT_CHECK(!kprof_user_for_workload("4000001", &u, &err) && u.drop,
+			 "--user under sudo by root: %s", err.msg);
 		setenv("SUDO_UID", "12ab", 1);
 		KT_CHECK(kprof_user_for_workload(NULL, &u, &err) == -EINVAL &&
 			 strstr(err.msg, "SUDO_UID"), "bad SUDO_UID: %s", err.msg);

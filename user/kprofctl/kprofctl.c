@@ -135,11 +135,22 @@ int kprofctl_run_as_owner(const char *cmd, const char *const *paths, size_t n)
 {
 	struct kprof_err err = { 0 };
 	struct kprof_user u;
-	int r;
+	int r, sudo;
 
 	if (geteuid() != 0)
 		return 0;
-	r = kprof_user_owner_of(paths, n, &u, &err);
+	/* Under sudo: the user's own rights, never root's, whoever owns the files. */
+	if (kprof_user_for_workload(NULL, &u, &err)) {
+		kprofctl_err("%s: %s", cmd, err.msg);
+		return -1;
+	}
+	sudo = u.drop;
+	if (sudo) {
+		r = 1;
+	} else {
+		r = kprof_user_owner_of(paths, n, &u, &err);
+		u.drop = r == 1;
+	}
 	if (r < 0) {
 		kprofctl_err("%s: %s; as root, kprofctl %s works as the owner of its files: give it files of one user (or run it as that user)",
 			     cmd, err.msg, cmd);
@@ -154,8 +165,9 @@ int kprofctl_run_as_owner(const char *cmd, const char *const *paths, size_t n)
 			     n == 1 ? paths[0] : "the files", err.msg);
 		return -1;
 	}
-	fprintf(stderr, "kprofctl: %s: running as %s (uid %u), the owner of the files, not as root\n",
-		cmd, u.name[0] ? u.name : "the owner", (unsigned int)u.uid);
+	fprintf(stderr, "kprofctl: %s: running as %s (uid %u), %s, not as root\n",
+		cmd, u.name[0] ? u.name : "the user", (unsigned int)u.uid,
+		sudo ? "who ran sudo" : "the owner of the files");
 	return 0;
 }
 
@@ -178,6 +190,12 @@ int main(int argc, char **argv)
 		argv[1] = argv[0];
 		argc--;
 		argv++;
+	}
+	/* sudo's user must not choose where root reads and writes */
+	if (trust_env && geteuid() == 0 && getenv("SUDO_UID") &&
+	    strcmp(getenv("SUDO_UID"), "0")) {
+		fprintf(stderr, "kprofctl: --trust-env is refused under sudo: KPROF_* variables would let the sudo user choose where root reads and writes (docs/security.md); as root without sudo: env -u SUDO_UID kprofctl --trust-env ...\n");
+		return KPROFCTL_EXIT_FAIL;
 	}
 	kprof_env_trust(trust_env);
 

@@ -50,11 +50,12 @@ struct kprof_report_result;
 void kprofctl_print_result(const char *dir, const struct kprof_report_result *res,
 			   int ttmetal);
 /*
- * As root, become the one non-root user who owns paths (inputs, and
- * outputs or the directories they go in) before reading or writing any
- * of them: report and diff need no privileges. Nothing to do when not
- * root or when root owns them all. 0, or -1 after saying why (files of
- * two users, or the drop failed).
+ * report and diff need no privileges. As root, before reading or writing
+ * anything: under sudo become the sudo user; else become the one
+ * non-root user who owns paths (inputs, and outputs or the directories
+ * they go in). Nothing to do when not root, or as root (no sudo) on
+ * root's files. 0, or -1 after saying why (files of two users, or the
+ * drop failed).
  */
 int kprofctl_run_as_owner(const char *cmd, const char *const *paths, size_t n);
 /* Message for a failed clock ioctl. */

@@ -151,6 +151,20 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		check "... its outputs are nobody's" \
 			[ "$(stat -c %u "$pub/nb/out/ops.csv" 2>/dev/null)" = "$nuid" ]
 	fi
+	# Under sudo report runs as the sudo user whoever owns the files, and
+	# neither --trust-env nor another --user is accepted.
+	if [ -f "$TT" ]; then
+		mkdir -m 1777 "$pub/open"
+		check "report under sudo (SUDO_UID=nobody)" status_is 0 env SUDO_UID="$nuid" \
+			"$K" report --from-ttmetal "$TT" -o "$pub/open/out"
+		check "... runs as the sudo user: its outputs are nobody's" \
+			[ "$(stat -c %u "$pub/open/out/ops.csv" 2>/dev/null)" = "$nuid" ]
+	fi
+	check "--trust-env under sudo is refused" status_is 1 env SUDO_UID="$nuid" "$K" --trust-env --version
+	check "... saying why" grep -q 'trust-env is refused under sudo' "$tmp/out"
+	check "capture --user root under sudo is refused" status_is 1 env SUDO_UID="$nuid" \
+		"$K" capture --device 0 --user root -- true
+	check "... saying why" grep -q 'under sudo the command runs as the user who ran sudo' "$tmp/out"
 	# a group nobody is not in, owning nothing: set-group-ID to it gains nothing
 	cp "$K" "$pub/kprofctl-sgid"
 	chown 0:4000003 "$pub/kprofctl-sgid"

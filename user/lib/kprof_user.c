@@ -81,10 +81,18 @@ int kprof_user_for_workload(const char *spec, struct kprof_user *u,
 			    struct kprof_err *err)
 {
 	uid_t euid = geteuid();
-	unsigned int id, gid;
+	unsigned int id = 0, gid = 0;
 	const char *s;
 	int r;
 
+	/*
+	 * sudo sets SUDO_UID/SUDO_GID to the invoking user. Honouring them
+	 * as root can only take privileges away, so they need no opt-in.
+	 */
+	s = getenv("SUDO_UID");
+	if (euid == 0 && s && *s && parse_id(s, &id))
+		return kprof_err_set(err, EINVAL,
+				     "SUDO_UID='%s' is not a uid; unset it (env -u SUDO_UID)", s);
 	if (spec) {
 		r = kprof_user_parse(spec, u, err);
 		if (r)
@@ -93,18 +101,15 @@ int kprof_user_for_workload(const char *spec, struct kprof_user *u,
 			return kprof_err_set(err, EPERM,
 					     "--user %s: only root can run the command as another user",
 					     spec);
+		/* else a sudo rule for kprofctl would hand out every user, root too */
+		if (euid == 0 && s && *s && id != 0 && u->uid != (uid_t)id)
+			return kprof_err_set(err, EPERM,
+					     "--user %s: under sudo the command runs as the user who ran sudo (uid %u) and no other; as root without sudo (env -u SUDO_UID) any user can be given",
+					     spec, id);
 		u->drop = euid == 0 && u->uid != 0;
 		return 0;
 	}
-	/*
-	 * sudo sets SUDO_UID/SUDO_GID to the invoking user. Honouring them
-	 * as root can only take privileges away, so they need no opt-in.
-	 */
-	s = getenv("SUDO_UID");
 	if (euid == 0 && s && *s) {
-		if (parse_id(s, &id))
-			return kprof_err_set(err, EINVAL,
-					     "SUDO_UID='%s' is not a uid; unset it, or give --user", s);
 		s = getenv("SUDO_GID");
 		if (s && *s && parse_id(s, &gid))
 			return kprof_err_set(err, EINVAL,

@@ -50,8 +50,9 @@ int kprof_user_from_ids(uid_t uid, gid_t gid, struct kprof_user *u,
  *   sudo; trusting them can only lower privileges);
  *   else the current (effective) user.
  * u->drop is 1 when this process is root and the user is not (the child
- * must drop privileges before exec). A --user other than oneself without
- * root is refused (-EPERM). 0 or -errno with err.
+ * must drop privileges before exec). Refused (-EPERM): a --user other
+ * than oneself without root, and under sudo (SUDO_UID set, not 0) a
+ * --user other than the sudo user. 0 or -errno with err.
  *
  * The owner of the capture's output directory is u->uid/u->gid: the
  * output-directory layer takes them from here.
