@@ -143,6 +143,9 @@ int capture_child_release(struct capture_child *ch, const char *cmd)
 	ch->ex_fd = -1;
 	if (n != (ssize_t)sizeof(r))
 		return 0;	/* closed by a successful exec */
+	/* it exits right after the report: collect it, so it is not "stopped" later */
+	if (waitpid(ch->pid, &ch->status, 0) == ch->pid)
+		ch->exited = 1;
 	r.msg[sizeof(r.msg) - 1] = '\0';
 	if (r.stage == CHILD_SETUP) {
 		ch->setup_errno = r.err ? r.err : EPERM;
