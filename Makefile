@@ -40,8 +40,8 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 .NOTPARALLEL:
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
-	check-bpf check-vm check-html check-debug check-fuzz check-fresh demo bench install clean help \
-	static check-nvidia
+	check-bpf check-vm check-html check-debug check-fuzz check-fresh check-deb demo bench \
+	man deb static check-nvidia install clean help
 
 all: kmod bpf user examples
 
@@ -120,13 +120,28 @@ check-fresh:
 check-nvidia:
 	./tests/nvidia/check.sh
 
+# The packages of `make deb` installed with apt in a bare Debian 12 root
+# (DKMS builds the module there), then that module booted in the test VM
+# (tests/fresh/run --deb). Not part of `make check`: debootstrap and apt.
+check-deb: deb
+	./tests/fresh/run --deb
+
+# kprofctl(1) and kprofctl-CMD(1) from --help and docs/man/*.h2m.
+man: user
+	$(MAKE) -C docs/man
+
+# kprof-dkms and kprofctl .debs into $(BUILD)/deb/, lintian-checked
+# (packaging/build-deb.sh).
+deb:
+	./packaging/build-deb.sh
+
 demo: kmod user examples
 	./tests/vm/run --exec examples/demo.sh
 
 bench: all
 	./bench/run
 
-install: all
+install: all man
 	./scripts/install.sh
 
 clean:
@@ -147,7 +162,10 @@ help:
 	@echo "make check-fresh  the README's set-up in a bare Debian 12 root (debootstrap)"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
-	@echo "make install   install module, kprofctl, udev rules and docs"
+	@echo "make install   install module, kprofctl, man pages, udev rules and docs"
+	@echo "make man       man pages into build/man/ (help2man + docs/man/)"
+	@echo "make deb       kprof-dkms and kprofctl .debs into build/deb/ (lintian-clean)"
+	@echo "make check-deb  install the .debs in a bare Debian 12 root, boot their module"
 	@echo "make static    build/static/kprofctl, only glibc dynamic (to carry to a GPU host)"
 	@echo "make check-nvidia  on an NVIDIA GPU host: NVML declarations, list/info/lock/reset"
 	@echo "KDIR=... builds against another kernel tree"

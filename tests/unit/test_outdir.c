@@ -260,11 +260,29 @@ static void test_existing_dirs(void)
 		path_of(p, sizeof(p), "theirs/raw");
 		KT_CHECK(!lstat(p, &st) && st.st_uid == OTHER_UID, "raw/ chown'ed to the owner");
 		kprof_outdir_close(od);
-		/* a new directory too */
-		path_of(p, sizeof(p), "fornobody");
+		/* a new directory too, where the owner may make one */
+		mkdir_rel("nobodys", 0755);
+		path_of(p, sizeof(p), "nobodys");
+		KT_CHECK(chown(p, OTHER_UID, OTHER_UID) == 0, "chown");
+		path_of(p, sizeof(p), "nobodys/fornobody");
 		od = kprof_outdir_open(p, KPROF_OUTDIR_EMPTY, OTHER_UID, OTHER_UID, &err);
 		KT_CHECK(od && !lstat(p, &st) && st.st_uid == OTHER_UID && (st.st_mode & 0777) == 0755,
 			 "new directory for the owner: %s", err.msg);
+		kprof_outdir_close(od);
+		/*
+		 * but not where only root may: root writing for a user makes the
+		 * directory as that user, and an existing one of root's is refused
+		 */
+		path_of(p, sizeof(p), "fornobody");
+		od = kprof_outdir_open(p, KPROF_OUTDIR_EMPTY, OTHER_UID, OTHER_UID, &err);
+		KT_CHECK(!od && err.code == EACCES && lstat(p, &st) != 0,
+			 "no directory for the owner in root's directory: %s", err.msg);
+		kprof_outdir_close(od);
+		mkdir_rel("roots", 0755);
+		path_of(p, sizeof(p), "roots");
+		od = kprof_outdir_open(p, 0, OTHER_UID, OTHER_UID, &err);
+		KT_CHECK(!od && err.code == EPERM && strstr(err.msg, "owned by"),
+			 "root's existing directory refused when writing for the owner: %s", err.msg);
 		kprof_outdir_close(od);
 	} else {
 		/* the default owner is the caller: nothing to chown */
@@ -499,6 +517,8 @@ int main(void)
 {
 	snprintf(base, sizeof(base), "/tmp/kprof-test-outdir-XXXXXX");
 	KT_CHECK(mkdtemp(base) != NULL, "mkdtemp");
+	/* the other user must reach what is made for them (as root) */
+	KT_CHECK(chmod(base, 0755) == 0, "chmod");
 	umask(022);
 	test_planted_links();
 	test_existing_dirs();

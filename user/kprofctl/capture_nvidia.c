@@ -10,6 +10,7 @@
  * CUDA_VISIBLE_DEVICES is left as it is.
  */
 #include "kprofctl.h"
+#include "capture_child.h"
 #include "capture_nvidia.h"
 #include "kprof.h"
 #include "kprof_device.h"
@@ -18,6 +19,7 @@
 #include "kprof_outdir.h"
 #include "kprof_progress.h"
 #include "kprof_spool.h"
+#include "kprof_user.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,7 @@ struct nv_opts {
 	const char *agent;
 	const char *cupti;
 	const char *api;
+	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
 };
@@ -76,9 +79,12 @@ static void usage(FILE *f)
 		"      --api MODE        API calls to record: driver (default: the cheapest;\n"
 		"                        runtime calls are seen through the driver calls they\n"
 		"                        make), runtime, both, or none (no host timestamps)\n"
+		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
+		"                        the sudo user); by default as kprofctl capture does:\n"
+		"                        the sudo user under sudo, else kprofctl's own user\n"
 		"\n"
-		"Ctrl-C reaches CMD from the terminal; kprofctl waits for CMD and still\n"
-		"writes the results. SIGTERM or SIGHUP to kprofctl is passed on to CMD.\n");
+		"CMD runs in its own process group: Ctrl-C, SIGTERM and SIGHUP to kprofctl\n"
+		"are passed on to it, and kprofctl still writes the results.\n");
 }
 
 enum { OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
@@ -114,6 +120,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "cupti", required_argument, NULL, OPT_CUPTI },
 		{ "api", required_argument, NULL, OPT_API },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -121,7 +128,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+d:o:fh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:o:fu:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
 			char why[256];
@@ -166,6 +173,9 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 				return kprofctl_usage_error("capture", "bad --api '%s' (driver, runtime, both, none)",
 							    optarg);
 			o->api = optarg;
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -216,8 +226,8 @@ static int find_agent(const struct nv_opts *o, char *out, size_t len)
 	return -1;
 }
 
-static char *config_json(const struct nv_opts *o, const char *agent, int status,
-			 double wall_s, int exec_errno)
+static char *config_json(const struct nv_opts *o, const char *agent,
+			 const struct kprof_user *as, int status, double wall_s, int exec_errno)
 {
 	json_object *j = json_object_new_object(), *a = json_object_new_array(), *r;
 	char *s;
@@ -233,6 +243,7 @@ static char *config_json(const struct nv_opts *o, const char *agent, int status,
 	json_object_object_add(j, "cupti_lib", o->cupti ? json_object_new_string(o->cupti) : NULL);
 	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
 	r = json_object_new_object();
+	json_object_object_add(r, "uid", json_object_new_int64(as->uid));
 	if (exec_errno)
 		json_object_object_add(r, "exec_error", json_object_new_string(strerror(exec_errno)));
 	else if (WIFEXITED(status))
@@ -282,75 +293,40 @@ static void describe(const struct nv_opts *o, struct kprof_device_info *info,
 	kprof_device_close(&d);
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void forward(int sig)
+/*
+ * Runs CMD as the workload's user in its own process group (capture_child.h,
+ * as every capture does), the agent in its environment; Ctrl-C, SIGTERM and
+ * SIGHUP to kprofctl are passed to CMD's group. When CMD ends, what it left
+ * running in its group is stopped. 0 with ch's status, or -1.
+ */
+static int run_cmd(const struct nv_opts *o, const struct kprof_user *as,
+		   struct capture_child *ch)
 {
-	if (child_pid > 0)
-		kill(child_pid, sig);
-}
+	sigset_t mask, old;
+	int sig;
 
-/* Runs CMD with the agent's environment; returns its wait status, or -1
- * (*exec_errno set when it could not be executed). */
-static int run_cmd(const struct nv_opts *o, const char *agent, const char *rawdir,
-		   int *exec_errno)
-{
-	struct sigaction sa = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN };
-	struct sigaction old_int, old_term, old_quit, old_hup;
-	int ex[2], st = 0;
-	pid_t pid;
-	ssize_t n;
-
-	*exec_errno = 0;
-	if (pipe2(ex, O_CLOEXEC)) {
-		kprofctl_err("pipe: %s", strerror(errno));
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	if (capture_child_fork(ch, o->cmd, as, &old)) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&ign.sa_mask);
-	pid = fork();
-	if (pid < 0) {
-		kprofctl_err("fork: %s", strerror(errno));
-		return -1;
+	if (!capture_child_release(ch, o->cmd[0])) {
+		capture_child_reap(ch);
+		while (!ch->exited) {
+			sig = sigwaitinfo(&mask, NULL);
+			if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+				capture_child_signal(ch, sig);
+			capture_child_reap(ch);
+		}
 	}
-	if (pid == 0) {
-		int e;
-
-		close(ex[0]);
-		if (setenv("CUDA_INJECTION64_PATH", agent, 1) ||
-		    setenv("KPROF_AGENT_DIR", rawdir, 1) ||
-		    (o->cupti && setenv("KPROF_CUPTI_LIB", o->cupti, 1)) ||
-		    (o->api && setenv("KPROF_AGENT_API", o->api, 1)))
-			_exit(126);
-		execvp(o->cmd[0], o->cmd);
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	close(ex[1]);
-	/* Ctrl-C reaches CMD from the terminal (same process group): kprofctl
-	 * ignores it and stays to write the results; what is sent to
-	 * kprofctl alone is passed on */
-	child_pid = pid;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	do {
-		n = read(ex[0], exec_errno, sizeof(*exec_errno));
-	} while (n < 0 && errno == EINTR);
-	if (n != sizeof(*exec_errno))
-		*exec_errno = 0;
-	close(ex[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	child_pid = 0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	return st;
+	capture_child_stop(ch, "the workload's main process ended", NULL, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
 }
 
 int capture_nvidia(int argc, char **argv)
@@ -363,6 +339,8 @@ int capture_nvidia(int argc, char **argv)
 	struct kprof_spool_writer *w;
 	struct kprof_outdir *od;
 	struct kprof_err err = { 0 };
+	struct kprof_user as;
+	struct capture_child ch = { .pid = -1, .go_fd = -1, .ex_fd = -1 };
 	struct timespec t0, t1;
 	struct nv_opts o;
 	char dir[PATH_MAX], agent_dir[PATH_MAX + 8], rawdir[PATH_MAX], agent[PATH_MAX + 32];
@@ -386,9 +364,15 @@ int capture_nvidia(int argc, char **argv)
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 		snprintf(dir, sizeof(dir), "./kprof-nvidia-%u-%s", o.id.index, stamp);
 	}
+	/* who CMD runs as: it owns the outputs, and its agent writes raw/ */
+	if (kprof_user_for_workload(o.user, &as, &err)) {
+		kprofctl_err("%s", err.msg);
+		return KPROFCTL_EXIT_FAIL;
+	}
 	/* a new capture starts from an empty raw/, as any capture */
 	od = kprofctl_outdir(dir, KPROF_OUTDIR_EMPTY |
-			     (o.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0));
+			     (o.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
+			     as.drop ? as.uid : (uid_t)-1, as.drop ? as.gid : (gid_t)-1);
 	if (!od)
 		return KPROFCTL_EXIT_FAIL;
 	describe(&o, &info, &cinfo);
@@ -405,15 +389,21 @@ int capture_nvidia(int argc, char **argv)
 	}
 	if (inj && inj[0] && strcmp(inj, agent))
 		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD", inj);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	st = run_cmd(&o, agent, rawdir, &exec_errno);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (st < 0)
+	/* the agent's environment, for CMD and every CUDA process it starts */
+	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
+	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
+	    (o.api && setenv("KPROF_AGENT_API", o.api, 1))) {
+		kprofctl_err("setenv: %s", strerror(errno));
 		goto out;
-	if (exec_errno)
-		kprofctl_err("cannot run %s: %s", o.cmd[0], strerror(exec_errno));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (run_cmd(&o, &as, &ch))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st = ch.status;
+	exec_errno = ch.exec_errno ? ch.exec_errno : ch.setup_errno;
 
-	cfg = config_json(&o, agent, st, (double)(t1.tv_sec - t0.tv_sec) +
+	cfg = config_json(&o, agent, &as, st, (double)(t1.tv_sec - t0.tv_sec) +
 			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, exec_errno);
 	ro.config_json = cfg;
 	ro.op_filter = o.op_filter;
@@ -446,7 +436,7 @@ int capture_nvidia(int argc, char **argv)
 	if (res.gpu_problems)
 		kprofctl_warn("the agent reported problems (agent errors, no clean stop): see summary.txt");
 	if (exec_errno)
-		rc = exec_errno == ENOENT ? 127 : 126;
+		rc = ch.exec_errno == ENOENT ? 127 : 126;
 	else if (WIFEXITED(st))
 		rc = WEXITSTATUS(st);
 	else if (WIFSIGNALED(st))

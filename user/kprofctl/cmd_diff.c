@@ -31,6 +31,8 @@ static void diff_usage(FILE *f)
 		"  --csv FILE         also write the comparison as CSV ('-': stdout)\n"
 		"  --threshold PCT    smallest change flagged, in %% (default %.0f)\n"
 		"  -k K               noise multiple (default %.0f)\n"
+		"Needs no privileges. Run as root on captures of another user, it\n"
+		"works as that user (also for --csv FILE).\n"
 		"Exit status: 0 (also when changes are flagged), 1 error, 2 usage.\n",
 		KPROF_DIFF_THRESHOLD_PCT, KPROF_DIFF_K);
 }
@@ -51,12 +53,10 @@ static int write_csv(const char *path, const struct kprof_diff_row *rows, size_t
 	struct kprof_outfile of;
 	struct kprof_outdir *od;
 	const char *name;
-	uid_t uid;
-	gid_t gid;
 	int r;
 
-	kprofctl_out_owner(&uid, &gid);
-	od = kprof_outdir_of_file(path, uid, gid, &name, &err);
+	/* kprofctl is the files' owner by now (kprofctl_run_as_owner) */
+	od = kprof_outdir_of_file(path, (uid_t)-1, (gid_t)-1, &name, &err);
 	r = od ? kprof_outfile_create(od, name, &of, &err) : -1;
 	if (!r) {
 		kprof_diff_write_csv(of.f, rows, n);	/* the commit sees a write error */
@@ -112,6 +112,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return kprofctl_usage_error("diff", "give two capture directories: A (baseline) and B");
+	{
+		/* as root: compared as the captures' owner (docs/security.md) */
+		const char *paths[] = { argv[optind], argv[optind + 1], csv };
+
+		if (kprofctl_run_as_owner("diff", paths, csv && strcmp(csv, "-") ? 3 : 2))
+			return KPROFCTL_EXIT_FAIL;
+	}
 	d = kprof_diff_new();
 	if (!d) {
 		kprofctl_err("out of memory");

@@ -266,10 +266,8 @@ static int host_info(int json)
 	int have_now, have_saved;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/host-clock.json", kprof_run_dir());
 	have_now = !kprof_cpufreq_snapshot(root, &now);
-	memset(&saved, 0, sizeof(saved));
-	have_saved = !kprof_clockstate_read(path, &saved, &err);
+	have_saved = !kprof_host_clock_saved(kprof_run_dir(), &saved, path, sizeof(path), &err);
 	if (json) {
 		o = json_object_new_object();
 		json_object_object_add(o, "cpufreq", json_object_new_boolean(have_now));
@@ -311,6 +309,9 @@ static int host_info(int json)
 		if (have_saved)
 			printf("saved state: %s (by pid %d; reset-clock --host restores it)\n",
 			       path, saved.pid);
+		else if (err.code != ENOENT)
+			printf("saved state: unusable: %s (reset-clock --host --forget discards it)\n",
+			       err.msg);
 		else
 			printf("saved state: none (not locked by kprofctl)\n");
 	}

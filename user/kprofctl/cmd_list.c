@@ -3,6 +3,7 @@
 #include "kprofctl.h"
 #include "kprof_dev.h"
 #include "kprof_device.h"
+#include "kprof_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,13 +30,13 @@ static void list_usage(FILE *f)
 /* One sysfs attribute of /sys/class/kprof/kprofN, newline stripped. */
 static int sysfs_attr(int id, const char *attr, char *buf, size_t len)
 {
-	const char *root = getenv("KPROF_SYSFS_ROOT");
+	const char *root = kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 	char path[512];
 	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "%s/class/kprof/kprof%d/%s",
-		 root && *root ? root : "/sys", id, attr);
+		 root, id, attr);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -68,7 +69,7 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 {
 	char backend[64], cores[32], grid[32], riscs[128], cnt[1024], clk[128],
 	     holder[64], dropped[32], name[64], link[512], path[512];
-	const char *root = getenv("KPROF_SYSFS_ROOT");
+	const char *root = kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 	ssize_t l;
 
 	if (sysfs_attr(id, "backend", backend, sizeof(backend)))
@@ -88,7 +89,7 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 	if (sysfs_attr(id, "markers_dropped", dropped, sizeof(dropped)))
 		snprintf(dropped, sizeof(dropped), "?");
 	snprintf(path, sizeof(path), "%s/class/kprof/kprof%d/device",
-		 root && *root ? root : "/sys", id);
+		 root, id);
 	l = readlink(path, link, sizeof(link) - 1);
 	if (l > 0) {
 		link[l] = '\0';

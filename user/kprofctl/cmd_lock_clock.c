@@ -28,12 +28,12 @@ static void lock_usage(FILE *f)
 		"                   --base is the default applications clock (NVML has\n"
 		"                   no base clock; on an H100 it equals the max),\n"
 		"                   --max the max SM clock. What kprof locked is kept in\n"
-		"                   $KPROF_RUN_DIR/nvidia-<uuid>.json for reset-clock\n"
+		"                   /run/kprof/nvidia-<uuid>.json for reset-clock\n"
 		"      --host       lock the host CPUs via cpufreq: governor performance,\n"
 		"                   scaling_min_freq = scaling_max_freq, boost off\n"
 		"                   (intel_pstate: no_turbo=1). The previous values are\n"
-		"                   saved in $KPROF_RUN_DIR/host-clock.json (default\n"
-		"                   /run/kprof) and restored by reset-clock --host.\n"
+		"                   saved in /run/kprof/host-clock.json and restored by\n"
+		"                   reset-clock --host.\n"
 		"                   Without cpufreq (VMs) this is reported, not an error.\n"
 		"      --mhz F      lock at F MHz (the device's; with --host only, the host's)\n"
 		"      --base       lock at the base frequency (default)\n"
@@ -41,15 +41,17 @@ static void lock_usage(FILE *f)
 		"      --mem-mhz F  NVIDIA: also lock the memory clock at F MHz, or at\n"
 		"                   its current clock with 'current'. A GPU that cannot\n"
 		"                   (H100: not supported) is reported; the SM lock stands\n"
-		"      --host-mhz F host frequency when --device is given too\n"
+		"      --host-mhz F  host frequency when --device is given too\n"
 		"A second lock keeps the state saved by the first; reset-clock restores\n"
-		"the state from before the first lock. $KPROF_SYSFS_ROOT replaces /sys.\n");
+		"the state from before the first lock. KPROF_SYSFS_ROOT replaces /sys and\n"
+		"KPROF_RUN_DIR /run/kprof (as root only with `kprofctl --trust-env`); the\n"
+		"run directory must belong to root (or you) and be writable by no one else.\n");
 }
 
 static void reset_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kprofctl reset-clock [--device NAME [--force]] [--host]\n"
+		"usage: kprofctl reset-clock [--device NAME [--force]] [--host [--forget]]\n"
 		"Restore the clock state from before the first lock-clock, exactly:\n"
 		"automatic DVFS, or a lock someone else had set. Needs CAP_SYS_ADMIN.\n"
 		"  -d, --device NAME  " KPROF_DEVICE_NAME_HELP "\n"
@@ -60,10 +62,16 @@ static void reset_usage(FILE *f)
 		"                   cannot read a lock another tool set: without a state\n"
 		"                   file nothing is changed (and that is said)\n"
 		"      --force      nvidia:N: reset SM and memory locks whoever set them\n"
-		"      --host       host CPUs (state from $KPROF_RUN_DIR/host-clock.json)\n");
+		"      --host       host CPUs (state from /run/kprof/host-clock.json)\n"
+		"      --forget     with --host: discard the saved state without changing\n"
+		"                   any clock, after printing what it recorded (for a\n"
+		"                   state that cannot be restored any more)\n"
+		"If the kernel shows other values than the ones restored (it rounds or\n"
+		"limits them), reset-clock --host says which and removes the saved state:\n"
+		"writing it again would give the same.\n");
 }
 
-enum { OPT_HOST = 256, OPT_BASE, OPT_MAX, OPT_HOST_MHZ, OPT_MEM_MHZ, OPT_FORCE };
+enum { OPT_HOST = 256, OPT_BASE, OPT_MAX, OPT_HOST_MHZ, OPT_MEM_MHZ, OPT_FORCE, OPT_FORGET };
 
 /* Lock (req) or reset (req NULL) one device; messages as it goes. */
 static int device_clock(const struct kprof_device_id *id,
@@ -101,6 +109,10 @@ static int host_result(int r, const char *msg)
 		printf("%s\n", msg);
 		return 0;
 	}
+	if (r == KPROF_HOST_RESET_ADJUSTED) {
+		kprofctl_warn("%s", msg);
+		return 0;
+	}
 	if (r) {
 		kprofctl_err("%s", msg);
 		return KPROFCTL_EXIT_FAIL;
@@ -120,6 +132,7 @@ static int clock_main(int argc, char **argv, int reset)
 		{ "host-mhz", required_argument, NULL, OPT_HOST_MHZ },
 		{ "mem-mhz", required_argument, NULL, OPT_MEM_MHZ },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "forget", no_argument, NULL, OPT_FORGET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,7 +140,7 @@ static int clock_main(int argc, char **argv, int reset)
 	struct kprof_clock_request req = { .target = KPROF_CLOCK_TARGET_BASE };
 	struct kprof_device_id id;
 	uint32_t mhz = 0, host_mhz = 0;
-	int have_dev = 0, host = 0, sel = 0, force = 0, c, rc = 0;
+	int have_dev = 0, host = 0, sel = 0, force = 0, forget = 0, c, rc = 0;
 	enum kprof_cpufreq_target htarget = KPROF_CPUFREQ_BASE;
 	char msg[512];
 
@@ -175,6 +188,11 @@ static int clock_main(int argc, char **argv, int reset)
 				return kprofctl_usage_error(name, "bad memory frequency '%s' (MHz, or 'current')",
 							    optarg);
 			break;
+		case OPT_FORGET:
+			if (!reset)
+				return kprofctl_usage_error(name, "--forget is for reset-clock");
+			forget = 1;
+			break;
 		case OPT_FORCE:
 			if (!reset)
 				return kprofctl_usage_error(name, "--force is for reset-clock");
@@ -202,6 +220,14 @@ static int clock_main(int argc, char **argv, int reset)
 		return kprofctl_usage_error(name, "--mhz, --base and --max exclude each other");
 	if (host_mhz && !host)
 		return kprofctl_usage_error(name, "--host-mhz needs --host");
+	if (forget && have_dev)
+		return kprofctl_usage_error(name,
+			"--forget is for --host: a device's saved clock state is the kernel's (N) or undone by reset-clock --device nvidia:N [--force]; reset-clock --device NAME restores it");
+	if (forget) {
+		int r = kprof_host_clock_forget(kprof_run_dir(), msg, sizeof(msg));
+
+		return host_result(r, msg);
+	}
 
 	if (reset) {
 		if (have_dev)

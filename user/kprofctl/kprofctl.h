@@ -8,8 +8,9 @@
 #include <sys/types.h>
 #include <linux/kprof.h>
 
+/* From packaging/debian/changelog, by user/Makefile (scripts/version.sh). */
 #ifndef KPROF_VERSION
-#define KPROF_VERSION "0.1.0"
+#error "KPROF_VERSION is not defined: build kprofctl with user/Makefile"
 #endif
 
 /* Exit codes beside a command's own status. */
@@ -45,15 +46,27 @@ struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 struct kprof_device_desc;
 /* An NVIDIA GPU for list and info --json. */
 struct json_object *kprofctl_nvidia_json(const struct kprof_device_desc *desc);
-/* Who kprofctl's output files belong to (kprof_outdir_open's uid/gid). */
-void kprofctl_out_owner(uid_t *uid, gid_t *gid);
-/* The output directory dir (kprof_outdir_open with flags, owned by
- * kprofctl_out_owner), or NULL after printing why. */
+/*
+ * The output directory dir (kprof_outdir_open with flags), or NULL after
+ * printing why. uid/gid: who the outputs belong to, (uid_t)-1/(gid_t)-1
+ * for kprofctl's own user (report and diff, which have already become
+ * the files' owner); capture passes the workload's user.
+ */
 struct kprof_outdir;
-struct kprof_outdir *kprofctl_outdir(const char *dir, unsigned int flags);
+struct kprof_outdir *kprofctl_outdir(const char *dir, unsigned int flags, uid_t uid,
+				     gid_t gid);
 struct kprof_report_result;
 /* The few lines printed after a report or capture. */
 void kprofctl_print_result(const char *dir, const struct kprof_report_result *res,
 			   int ttmetal);
+/*
+ * report and diff need no privileges. As root, before reading or writing
+ * anything: under sudo become the sudo user; else become the one
+ * non-root user who owns paths (inputs, and outputs or the directories
+ * they go in). Nothing to do when not root, or as root (no sudo) on
+ * root's files. 0, or -1 after saying why (files of two users, or the
+ * drop failed).
+ */
+int kprofctl_run_as_owner(const char *cmd, const char *const *paths, size_t n);
 
 #endif /* _KPROFCTL_H */

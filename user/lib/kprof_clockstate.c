@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json.h>
@@ -73,21 +74,45 @@ static char *clockstate_to_json(const struct kprof_clockstate *st)
 	return out;
 }
 
-int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
-			   struct kprof_err *err)
+int kprof_clockstate_trusted(const struct stat *sb, const char *path,
+			     struct kprof_err *err)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	if (sb->st_uid != 0 && sb->st_uid != geteuid())
+		return kprof_err_set(err, EPERM,
+				     "%s belongs to uid %u, neither root nor this user: its contents cannot be trusted; remove it if you know where it came from",
+				     path, (unsigned int)sb->st_uid);
+	if (sb->st_mode & (S_IWGRP | S_IWOTH))
+		return kprof_err_set(err, EPERM,
+				     "%s is writable by group or others (mode %04o): anyone could have changed it; `chmod go-w %s` if it is right, or remove it",
+				     path, (unsigned int)(sb->st_mode & 07777), path);
+	return 0;
+}
+
+/* The temporary file, made only by us (O_EXCL); a stale one of a dead run with our pid goes. */
+static int create_tmp(int dirfd, const char *tmp)
+{
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0 && errno == EEXIST && !unlinkat(dirfd, tmp, 0))
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return fd;
+}
+
+int kprof_clockstate_write_at(int dirfd, const char *name, const struct kprof_clockstate *st,
+			      struct kprof_err *err)
+{
+	char tmp[NAME_MAX + 1];
 	char *json = clockstate_to_json(st);
 	size_t len, off = 0;
-	int fd, dfd, ret = 0;
+	int fd, ret = 0;
 
 	if (!json)
 		return kprof_err_set(err, ENOMEM, "out of memory");
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", name, (int)getpid()) >= (int)sizeof(tmp)) {
 		free(json);
-		return kprof_err_set(err, ENAMETOOLONG, "state file name too long: %s", path);
+		return kprof_err_set(err, ENAMETOOLONG, "state file name too long: %s", name);
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_tmp(dirfd, tmp);
 	if (fd < 0) {
 		ret = kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
 		free(json);
@@ -111,21 +136,45 @@ int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
 		ret = kprof_err_set(err, errno, "fsync %s: %s", tmp, strerror(errno));
 	if (close(fd) && !ret)
 		ret = kprof_err_set(err, errno, "close %s: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, path))
-		ret = kprof_err_set(err, errno, "rename %s to %s: %s", tmp, path,
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = kprof_err_set(err, errno, "rename %s to %s: %s", tmp, name,
 				    strerror(errno));
 	if (ret) {
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return ret;
 	}
 	/* the rename is durable only once the directory is synced */
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
+	fsync(dirfd);
 	return 0;
+}
+
+/* The directory of path, opened; *base points into path. */
+static int open_parent(const char *path, const char **base, struct kprof_err *err)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return kprof_err_set(err, ENAMETOOLONG, "path too long: %s", path);
+	*base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return kprof_err_set(err, errno, "cannot open the directory of %s: %s", path,
+				     strerror(errno));
+	return fd;
+}
+
+int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
+			   struct kprof_err *err)
+{
+	const char *base;
+	int dfd = open_parent(path, &base, err), ret;
+
+	if (dfd < 0)
+		return dfd;
+	ret = kprof_clockstate_write_at(dfd, base, st, err);
+	close(dfd);
+	return ret;
 }
 
 static int get_key(json_object *o, const char *key, json_type type, int nullable,
@@ -354,42 +403,75 @@ int kprof_clockstate_parse(const char *json, struct kprof_clockstate *st,
 	return ret;
 }
 
-int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
-			  struct kprof_err *err)
+int kprof_clockstate_read_at(int dirfd, const char *name, const char *shown,
+			     struct kprof_clockstate *st, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
+	struct stat sb;
 	char *buf;
-	long n;
-	int ret;
+	ssize_t n;
+	size_t off = 0;
+	int fd, ret;
 
 	memset(st, 0, sizeof(*st));
-	if (!f)
-		return kprof_err_set(err, errno, "cannot open clock state %s: %s", path,
-				     strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return kprof_err_set(err, EIO, "cannot read %s", path);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return kprof_err_set(err, errno, "cannot open clock state %s: %s", shown,
+				     errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return kprof_err_set(err, EINVAL, "%s: not a regular file", shown);
 	}
-	if (n > (1L << 24)) {
-		fclose(f);
-		return kprof_err_set(err, EFBIG, "%s: too big for a clock state file", path);
+	ret = kprof_clockstate_trusted(&sb, shown, err);
+	if (ret) {
+		close(fd);
+		return ret;
 	}
-	buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+	if (sb.st_size > (1L << 24)) {
+		close(fd);
+		return kprof_err_set(err, EFBIG, "%s: too big for a clock state file", shown);
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	while (off < (size_t)sb.st_size) {
+		n = read(fd, buf + off, (size_t)sb.st_size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	if (off != (size_t)sb.st_size) {
 		free(buf);
-		fclose(f);
-		return kprof_err_set(err, EIO, "cannot read %s", path);
+		return kprof_err_set(err, EIO, "cannot read %s", shown);
 	}
-	fclose(f);
-	buf[n] = '\0';
-	if (strlen(buf) != (size_t)n) {
+	buf[off] = '\0';
+	if (strlen(buf) != off) {
 		free(buf);
-		return kprof_err_set(err, EBADMSG, "%s: NUL byte in clock state file", path);
+		return kprof_err_set(err, EBADMSG, "%s: NUL byte in clock state file", shown);
 	}
 	ret = kprof_clockstate_parse(buf, st, err);
 	free(buf);
 	if (ret)
-		kprof_err_prefix(err, path);
+		kprof_err_prefix(err, shown);
+	return ret;
+}
+
+int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
+			  struct kprof_err *err)
+{
+	const char *base;
+	int dfd, ret;
+
+	memset(st, 0, sizeof(*st));
+	dfd = open_parent(path, &base, err);
+	if (dfd < 0)
+		return dfd;
+	ret = kprof_clockstate_read_at(dfd, base, path, st, err);
+	close(dfd);
 	return ret;
 }
 

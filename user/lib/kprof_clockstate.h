@@ -61,11 +61,32 @@ struct kprof_clockstate {
 	struct kprof_gpu_clock gpu;
 };
 
+struct stat;
+
+/*
+ * Write through a temporary file created with O_EXCL | O_NOFOLLOW in the
+ * same directory (dirfd), renamed over name.
+ */
+int kprof_clockstate_write_at(int dirfd, const char *name, const struct kprof_clockstate *st,
+			      struct kprof_err *err);
 int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
 			   struct kprof_err *err);
-/* Fills *st (caller's, zeroed first); on error nothing is left allocated. */
+/*
+ * Fills *st (caller's, zeroed first); on error nothing is left allocated.
+ * The file is opened O_NOFOLLOW and must be a regular file that passes
+ * kprof_clockstate_trusted(); shown names it in messages.
+ */
+int kprof_clockstate_read_at(int dirfd, const char *name, const char *shown,
+			     struct kprof_clockstate *st, struct kprof_err *err);
 int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
 			  struct kprof_err *err);
+/*
+ * A file or directory whose contents decide what gets written to sysfs
+ * as root: owned by root or by this user, writable by nobody else. 0, or
+ * -EPERM with err saying what is wrong and what to do.
+ */
+int kprof_clockstate_trusted(const struct stat *sb, const char *path,
+			     struct kprof_err *err);
 /* Same from a JSON string (tests, messages). */
 int kprof_clockstate_parse(const char *json, struct kprof_clockstate *st,
 			   struct kprof_err *err);

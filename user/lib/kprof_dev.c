@@ -5,6 +5,7 @@
  * the commands never build an ioctl struct by hand.
  */
 #include "kprof_dev.h"
+#include "kprof_env.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,19 +20,16 @@
 
 const char *kprof_dev_dir(void)
 {
-	const char *d = getenv("KPROF_DEV_DIR");
-
-	return d && *d ? d : "/dev";
+	return kprof_env_or("KPROF_DEV_DIR", "/dev");
 }
 
 static int sysfs_class_present(void)
 {
-	const char *root = getenv("KPROF_SYSFS_ROOT");
 	char path[512];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/class/kprof",
-		 root && *root ? root : "/sys");
+		 kprof_env_or("KPROF_SYSFS_ROOT", "/sys"));
 	return stat(path, &st) == 0;
 }
 

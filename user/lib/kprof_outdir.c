@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,8 +68,9 @@ static void user_name(uid_t uid, char *buf, size_t len)
 
 /*
  * An existing directory is trusted only when nobody else can change what
- * is in it: owned by the caller or the owner we write for, and neither
- * group- nor other-writable.
+ * is in it: owned by the caller, or, when we write for another user, by
+ * that user alone (root writing for a user must not put the user's files
+ * into a directory of root's), and neither group- nor other-writable.
  */
 static int check_dir(const struct kprof_outdir *od, int fd, const char *path,
 		     struct kprof_err *err)
@@ -78,7 +80,7 @@ static int check_dir(const struct kprof_outdir *od, int fd, const char *path,
 
 	if (fstat(fd, &st))
 		return kprof_err_set(err, errno, "%s: %s", path, strerror(errno));
-	if (st.st_uid != geteuid() && st.st_uid != od->uid) {
+	if (od->chown ? st.st_uid != od->uid : st.st_uid != geteuid()) {
 		user_name(st.st_uid, have, sizeof(have));
 		user_name(od->uid, want, sizeof(want));
 		return kprof_err_set(err, EPERM,
@@ -245,7 +247,7 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 	struct kprof_outdir *od;
 	size_t len = strlen(path);
 	char *slash;
-	int created, ret;
+	int created, ret, ofsuid = 0, ofsgid = 0;
 
 	/* "out/" would follow a link named out: the name is "out" */
 	while (len > 1 && path[len - 1] == '/')
@@ -259,6 +261,15 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 	od = new_od(name, uid, gid, err);
 	if (!od)
 		return NULL;
+	/*
+	 * Writing for another user: the directory is looked up and made with
+	 * that user's file-system identity, so it can only land where the
+	 * user could make it. The files inside are made through its fd.
+	 */
+	if (od->chown) {
+		ofsuid = setfsuid(uid);
+		ofsgid = setfsgid(gid);
+	}
 	/* the parents are the user's path; only the last component is ours */
 	slash = strrchr(name, '/');
 	if (slash && slash != name) {
@@ -266,14 +277,18 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 		ret = kprof_mkdir_p(name, err);
 		*slash = '/';
 		if (ret)
-			goto fail;
+			goto fail_fsid;
 	}
 	created = !mkdir(name, 0755);
 	if (!created && errno != EEXIST) {
 		kprof_err_set(err, errno, "cannot create directory %s: %s", name, strerror(errno));
-		goto fail;
+		goto fail_fsid;
 	}
 	od->fd = open_dir_at(AT_FDCWD, name, name, err);
+	if (od->chown) {
+		setfsgid(ofsgid);
+		setfsuid(ofsuid);
+	}
 	/* also when created: another user may have swapped it since mkdir */
 	if (od->fd < 0 || check_dir(od, od->fd, name, err))
 		goto fail;
@@ -297,6 +312,11 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 		}
 	}
 	return od;
+fail_fsid:
+	if (od->chown) {
+		setfsgid(ofsgid);
+		setfsuid(ofsuid);
+	}
 fail:
 	kprof_outdir_close(od);
 	return NULL;
@@ -358,9 +378,9 @@ struct kprof_outdir *kprof_outdir_sub(struct kprof_outdir *od, const char *name,
 		goto fail;
 	}
 	sub->fd = open_dir_at(od->fd, name, path, err);
-	if (sub->fd < 0 || check_dir(sub, sub->fd, path, err))
-		goto fail;
-	if (created && take_owner(sub, sub->fd, path, err))
+	/* made just now in a directory only we can change: hand it over first */
+	if (sub->fd < 0 || (created && take_owner(sub, sub->fd, path, err)) ||
+	    check_dir(sub, sub->fd, path, err))
 		goto fail;
 	od->sub = sub;
 	return sub;

@@ -5,6 +5,7 @@
  * typo does not silently fall back to a default.
  */
 #include "kprof_peaks.h"
+#include "kprof_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -184,12 +185,12 @@ static int is_file(const char *p)
 
 int kprof_peaks_default(const char *device, char *buf, size_t len)
 {
-	const char *env = getenv("KPROF_PEAKS_DIR");
+	const char *env = kprof_env("KPROF_PEAKS_DIR");
 	const char *rel[] = { "../share/kprof/peaks", "../data/peaks" };
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 
-	if (env && env[0]) {
+	if (env) {
 		snprintf(buf, len, "%s/%s.json", env, device);
 		return is_file(buf) ? 0 : -ENOENT;
 	}
@@ -206,8 +207,8 @@ int kprof_peaks_default(const char *device, char *buf, size_t len)
 		}
 	}
 	/* a build directory outside the tree (the VM lane's BUILD) */
-	env = getenv("KPROF_ROOT");
-	if (env && env[0]) {
+	env = kprof_env("KPROF_ROOT");
+	if (env) {
 		snprintf(buf, len, "%s/data/peaks/%s.json", env, device);
 		if (is_file(buf))
 			return 0;

@@ -3,6 +3,7 @@
  * Spool files: raw capture data on disk, written as it arrives.
  */
 #include "kprof_spool.h"
+#include "kprof_env.h"
 #include "kprof_fs.h"
 #include "kprof_outdir.h"
 
@@ -322,7 +323,7 @@ static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 	}
 	r->map_len = r->fsize - base < MAP_WINDOW ? (size_t)(r->fsize - base) : MAP_WINDOW;
 	/* KPROF_SPOOL_NO_MMAP=1 takes the fallback below (tests, debugging) */
-	r->map = getenv("KPROF_SPOOL_NO_MMAP") ? MAP_FAILED :
+	r->map = kprof_env("KPROF_SPOOL_NO_MMAP") ? MAP_FAILED :
 		 mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (r->map == MAP_FAILED) {
 		/* some file systems (9p, FUSE without caching) cannot map:
