@@ -5,6 +5,7 @@
  */
 #include "kprofctl.h"
 #include "kprof_diff.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -124,7 +125,11 @@ int cmd_diff(int argc, char **argv)
 		if (f == stdout)
 			goto ok;
 	}
-	printf("A: %s\nB: %s\n", argv[optind], argv[optind + 1]);
+	fputs("A: ", stdout);
+	kprof_text_put(stdout, argv[optind]);
+	fputs("\nB: ", stdout);
+	kprof_text_put(stdout, argv[optind + 1]);
+	putchar('\n');
 	kprof_diff_print(stdout, rows, n);
 ok:
 	ret = 0;

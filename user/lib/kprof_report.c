@@ -29,6 +29,7 @@
 #include "kprof_html.h"
 #include "kprof_lag.h"
 #include "kprof_spool.h"
+#include "kprof_text.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
 #include "kprof_ttmetal.h"
@@ -385,11 +386,15 @@ static const char *fit_method(int m)
 
 static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 {
+	char name[KPROF_NAME_LEN];
+
 	fprintf(f, "ops: %" PRIu64 " (%" PRIu64 " with FW markers)\n", o->nops,
 		o->ops_with_fw);
-	if (o->op_filter)
-		fprintf(f, "op filter '%s': %" PRIu64 " ops left out\n", o->op_filter,
-			o->ops_filtered);
+	if (o->op_filter) {
+		fputs("op filter '", f);
+		kprof_text_put(f, o->op_filter);
+		fprintf(f, "': %" PRIu64 " ops left out\n", o->ops_filtered);
+	}
 	fprintf(f, "device FW time, sum over ops: %.0f ns%s\n", o->fw_sum_ns, unit_note);
 	fprintf(f, "device kernel time, sum over ops: %.0f ns\n", o->kernel_sum_ns);
 	if (!isnan(o->first_fw_ns) && !isnan(o->last_fw_end_ns))
@@ -399,17 +404,19 @@ static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 	fprintf(f, "\ntop %u ops by device time (FW duration, else kernel):\n", o->ntop);
 	fprintf(f, "  %-20s %-32s %14s %14s\n", "GLOBAL CALL COUNT", "OP CODE",
 		"FW [ns]", "KERNEL [ns]");
+	/* op codes come from the device or a log: no control characters */
 	for (unsigned int i = 0; i < o->ntop; i++)
 		fprintf(f, "  %-20" PRIu64 " %-32s %14.0f %14.0f\n", o->top[i].seq,
-			o->top[i].op_code[0] ? o->top[i].op_code : "-", o->top[i].fw_ns,
-			o->top[i].kernel_ns);
+			o->top[i].op_code[0] ? kprof_text_safe(name, sizeof(name), o->top[i].op_code) :
+			"-", o->top[i].fw_ns, o->top[i].kernel_ns);
 	fprintf(f, "\nby op code:\n  %-32s %8s %16s %14s %14s %14s\n", "OP CODE", "COUNT",
 		"FW SUM [ns]", "FW AVG [ns]", "FW MIN [ns]", "FW MAX [ns]");
 	for (unsigned int i = 0; i < o->ncodes; i++) {
 		const struct kprof_out_code *c = &o->codes[i];
 
 		fprintf(f, "  %-32s %8" PRIu64 " %16.0f %14.0f %14.0f %14.0f\n",
-			c->op_code[0] ? c->op_code : "-", c->count, c->fw_sum_ns,
+			c->op_code[0] ? kprof_text_safe(name, sizeof(name), c->op_code) : "-",
+			c->count, c->fw_sum_ns,
 			c->count ? c->fw_sum_ns / (double)c->count : 0.0,
 			isnan(c->fw_min_ns) ? 0.0 : c->fw_min_ns,
 			isnan(c->fw_max_ns) ? 0.0 : c->fw_max_ns);
@@ -443,7 +450,7 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	int64_t klost = config_ring_lost(config);
 	const struct kprof_device_info *d = &c->dev_hdr.device;
 	const struct kprof_spool_stats *ds = kprof_spool_reader_stats(c->dev);
-	char path[PATH_MAX];
+	char path[PATH_MAX], name[sizeof(d->name) + 1], backend[sizeof(d->backend) + 1];
 	FILE *f;
 	int bad;
 
@@ -451,9 +458,10 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	f = fopen(path, "we");
 	if (!f)
 		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-	fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
-		(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
-		d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
+	kprof_text_safen(name, sizeof(name), d->name, sizeof(d->name));
+	kprof_text_safen(backend, sizeof(backend), d->backend, sizeof(d->backend));
+	fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
+		name, backend, d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
 	summary_ops(f, o, "");
 
 	fprintf(f, "\nlost and late data:\n");
@@ -1056,8 +1064,9 @@ struct tt_ctx {
 	/* pass 1: tables */
 	char riscs[KPROF_MAX_RISCS][16];
 	unsigned int nriscs;
-	struct tt_core *cores;
+	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
 	size_t ncores, cap;
+	size_t *chash, chcap;		/* pass 1: core -> index + 1 */
 	/* pass 2 */
 	struct kprof_tsfit fit;
 	struct kprof_agg *agg;
@@ -1085,6 +1094,49 @@ static int cmp_core(const void *a, const void *b)
 	return (x->x > y->x) - (x->x < y->x);
 }
 
+static size_t core_hash(const struct tt_core *c)
+{
+	uint64_t h = ((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x;
+
+	h *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Slot of key in the table (its own, or the empty one it would take). */
+static size_t core_slot(const struct tt_ctx *t, const struct tt_core *key)
+{
+	size_t i = core_hash(key) & (t->chcap - 1);
+
+	while (t->chash[i] && cmp_core(&t->cores[t->chash[i] - 1], key))
+		i = (i + 1) & (t->chcap - 1);
+	return i;
+}
+
+static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
+{
+	size_t i;
+
+	if (t->chcap && t->chash[core_slot(t, key)])
+		return 0;
+	if (2 * (t->ncores + 1) > t->chcap) {	/* at most half full */
+		size_t nc = t->chcap ? t->chcap * 2 : 256, *nt = calloc(nc, sizeof(*nt));
+
+		if (!nt)
+			return kprof_err_set(t->err, ENOMEM, "out of memory");
+		free(t->chash);
+		t->chash = nt;
+		t->chcap = nc;
+		for (size_t k = 0; k < t->ncores; k++)
+			t->chash[core_slot(t, &t->cores[k])] = k + 1;
+	}
+	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
+		return -ENOMEM;
+	i = core_slot(t, key);
+	t->cores[t->ncores++] = *key;
+	t->chash[i] = t->ncores;
+	return 0;
+}
+
 static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 		    const struct kprof_tt_row *row)
 {
@@ -1099,16 +1151,11 @@ static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 					     row->line, KPROF_MAX_RISCS);
 		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
 	}
-	/* cores: remember distinct ones (sorted insert; files list cores in runs) */
+	/* cores: distinct ones by hash (files list cores in runs: the last
+	 * first), sorted once after the pass: linear in the rows */
 	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
 		return 0;
-	if (t->ncores && bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core))
-		return 0;
-	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
-		return -ENOMEM;
-	t->cores[t->ncores++] = key;
-	qsort(t->cores, t->ncores, sizeof(key), cmp_core);
-	return 0;
+	return tt_core_add(t, &key);
 }
 
 static int zone_kind(const char *zone, const char *type)
@@ -1188,6 +1235,10 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	ret = kprof_tt_parse_file(csv, tt_pass1, t, &info, err);
 	if (ret)
 		goto out;
+	/* pass 2 finds cores by bsearch; a core's id is its rank */
+	qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
+	free(t->chash);
+	t->chash = NULL;
 	ret = mkdir_one(outdir, err);
 	if (ret)
 		goto out;
@@ -1272,10 +1323,13 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 			ret = kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
 			goto out;
 		}
-		fprintf(f, "kprof report from a tt-metal device log\n\nsource: %s\narch: %s, CHIP_FREQ %s MHz, %d-column layout\n"
+		fputs("kprof report from a tt-metal device log\n\nsource: ", f);
+		kprof_text_put(f, csv);
+		fputs("\narch: ", f);
+		kprof_text_put(f, info.arch);
+		fprintf(f, ", CHIP_FREQ %s MHz, %d-column layout\n"
 			"rows: %" PRIu64 " (%" PRIu64 " zone markers, %" PRIu64 " other rows such as TS_DATA)\ncores: %zu\n\n",
-			csv, info.arch, freq, info.ncols, t->rows, t->markers, t->other_rows,
-			t->ncores);
+			freq, info.ncols, t->rows, t->markers, t->other_rows, t->ncores);
 		summary_ops(f, &out, "");
 		fprintf(f, "\ntimes: cycles / CHIP_FREQ; no host timestamps in a tt-metal device log\n");
 		ret = (ferror(f) | fclose(f)) ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
@@ -1322,6 +1376,7 @@ out:
 	free(out.codes);
 	kprof_agg_free(t->agg);
 	free(t->cores);
+	free(t->chash);
 	free(t);
 	return ret;
 }
