@@ -5,6 +5,7 @@
  * (retirement rule: kprof_agg.h, docs/formats.md).
  */
 #include "kprof_agg.h"
+#include "kprof_hash.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,8 +23,12 @@
 struct core_span {
 	uint64_t ks, ke;	/* first KERNEL_START, last KERNEL_END */
 	uint64_t fs, fe;	/* first FW_START, last FW_END */
+	uint32_t core;
 	uint8_t riscs;		/* bitmap of RISCs with markers */
 };
+
+/* an op's cores found by hash past this many (linear search below) */
+#define CORE_SCAN	8
 
 /* A ZONE_START / ZONE_END marker, held until the op is written. */
 struct zmark {
@@ -40,9 +45,13 @@ struct op {
 	uint32_t clock_mhz;
 	uint64_t fw_s, fw_e, k_s, k_e;
 	uint64_t rks[KPROF_MAX_RISCS], rke[KPROF_MAX_RISCS];
-	struct core_span *cores;	/* indexed by core */
-	uint32_t ncap;			/* cores[] entries */
-	uint32_t max_core_p1;		/* highest core with markers + 1 */
+	/* the cores with markers, in first-marker order: memory follows
+	 * the cores the op used, not the highest core id (foreign input
+	 * can give every op a different core) */
+	struct core_span *cores;
+	uint32_t ncores, ncap;
+	int unsorted;			/* cores[] not in core order */
+	struct kprof_hidx ch;		/* core -> index, when ncores > CORE_SCAN */
 	struct zmark *zm;		/* zone markers, in arrival order */
 	uint32_t nzm, zmcap;
 	uint64_t markers, lost, zones;
@@ -79,6 +88,9 @@ struct kprof_agg {
 	double next_check_wm;		/* watermark at the last check + slack / 2 */
 	/* per (core, risc): highest op seq with a marker, + 1 (0 = none) */
 	uint64_t *cr_seq;
+	/* per core: where its span was in the op that last had a marker
+	 * there (a hint: checked against the op's entry) */
+	uint32_t *chint;
 	uint32_t cr_cores;
 	struct kprof_core_time *ctimes;	/* scratch for kprof_op_row.cores */
 	uint32_t ctimes_cap;
@@ -132,6 +144,7 @@ static void op_free_list(struct op *o)
 		struct op *n = o->next;
 
 		free(o->cores);
+		kprof_hidx_free(&o->ch);
 		free(o->zm);
 		free(o);
 		o = n;
@@ -146,6 +159,7 @@ void kprof_agg_free(struct kprof_agg *a)
 	op_free_list(a->free_ops);
 	free(a->bucket);
 	free(a->cr_seq);
+	free(a->chint);
 	free(a->ctimes);
 	free(a->zspans);
 	free(a->zstack);
@@ -292,6 +306,8 @@ static void unlink_op(struct kprof_agg *a, struct op *o)
 	if (a->last_op == o)
 		a->last_op = NULL;
 	a->inflight--;
+	/* a recycled op builds its core table anew past CORE_SCAN cores */
+	kprof_hidx_free(&o->ch);
 	o->next = a->free_ops;
 	a->free_ops = o;
 }
@@ -312,6 +328,7 @@ static int sync_covers(const struct sync_ev *s, const struct op *o)
 	return !o->have_launch || s->enter >= o->h_enter;
 }
 
+/* by core, RISC and zone id: only markers of one such run pair */
 static int cmp_zmark(const void *x, const void *y)
 {
 	const struct zmark *p = x, *q = y;
@@ -320,6 +337,8 @@ static int cmp_zmark(const void *x, const void *y)
 		return p->core < q->core ? -1 : 1;
 	if (p->risc != q->risc)
 		return p->risc < q->risc ? -1 : 1;
+	if (p->zone_id != q->zone_id)
+		return p->zone_id < q->zone_id ? -1 : 1;
 	if (p->ts != q->ts)
 		return p->ts < q->ts ? -1 : 1;
 	return (p->idx > q->idx) - (p->idx < q->idx);
@@ -345,7 +364,9 @@ static int cmp_zspan(const void *x, const void *y)
  * Pairs the op's zone markers per core and RISC, in time order (arrival
  * order at equal times): a ZONE_END closes the innermost open ZONE_START
  * with its zone id. Markers left without a partner are counted in
- * zone_unpaired.
+ * zone_unpaired. Zones of other ids do not take part, so each (core,
+ * RISC, zone id) run is paired on its own with a plain stack: a search
+ * of the open zones for the id made a storm of unmatched ends quadratic.
  */
 static int zone_spans(struct kprof_agg *a, struct op *o, struct kprof_op_row *row,
 		      struct kprof_err *err)
@@ -376,34 +397,38 @@ static int zone_spans(struct kprof_agg *a, struct op *o, struct kprof_op_row *ro
 	qsort(o->zm, o->nzm, sizeof(*o->zm), cmp_zmark);
 	for (uint32_t i = 0; i < o->nzm; i++) {
 		const struct zmark *m = &o->zm[i];
-		uint32_t j;
 
-		if (i && (m->core != o->zm[i - 1].core || m->risc != o->zm[i - 1].risc)) {
-			a->st.zone_unpaired += top;	/* still open at the RISC's end */
+		if (i && (m->core != o->zm[i - 1].core || m->risc != o->zm[i - 1].risc ||
+			  m->zone_id != o->zm[i - 1].zone_id)) {
+			a->st.zone_unpaired += top;	/* still open at the run's end */
 			top = 0;
 		}
 		if (m->kind == KPROF_MARK_ZONE_START) {
 			a->zstack[top++] = i;
 			continue;
 		}
-		for (j = top; j > 0 && o->zm[a->zstack[j - 1]].zone_id != m->zone_id; j--)
-			;
-		if (!j) {
+		if (!top) {
 			a->st.zone_unpaired++;
 			continue;
 		}
+		top--;
 		a->zspans[n++] = (struct kprof_zone_time){
 			.core = m->core, .zone_id = m->zone_id, .risc = m->risc,
-			.start_ns = kprof_tsfit_to_host(a->cfg.fit, o->zm[a->zstack[j - 1]].ts),
+			.start_ns = kprof_tsfit_to_host(a->cfg.fit, o->zm[a->zstack[top]].ts),
 			.end_ns = kprof_tsfit_to_host(a->cfg.fit, m->ts),
 		};
-		memmove(&a->zstack[j - 1], &a->zstack[j], (top - j) * sizeof(*a->zstack));
-		top--;
 	}
 	a->st.zone_unpaired += top;
 	qsort(a->zspans, n, sizeof(*a->zspans), cmp_zspan);
 	row->nzone_spans = n;
 	return 0;
+}
+
+static int cmp_core_span(const void *x, const void *y)
+{
+	const struct core_span *p = x, *q = y;
+
+	return (p->core > q->core) - (p->core < q->core);
 }
 
 static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
@@ -429,7 +454,11 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	row.fw_start_ns = row.fw_start_cycle != KPROF_AGG_NONE ?
 			  kprof_tsfit_to_host(a->cfg.fit, o->fw_s) : NAN;
 	row.kernel_core_min_ns = row.kernel_core_max_ns = row.kernel_core_avg_ns = NAN;
-	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+	/* by core id, as rows and timelines list them; the op's hash is
+	 * not used again (the op is written and recycled below) */
+	if (o->unsorted)
+		qsort(o->cores, o->ncores, sizeof(*o->cores), cmp_core_span);
+	for (uint32_t c = 0; c < o->ncores; c++) {
 		const struct core_span *cs = &o->cores[c];
 		double d;
 
@@ -449,22 +478,22 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	if (n)
 		row.kernel_core_avg_ns = sum / n;
 	/* per-core FW spans in host time, for timelines (trace.json) */
-	if (o->max_core_p1 > a->ctimes_cap) {
-		void *p = realloc(a->ctimes, o->max_core_p1 * sizeof(*a->ctimes));
+	if (o->ncores > a->ctimes_cap) {
+		void *p = realloc(a->ctimes, o->ncores * sizeof(*a->ctimes));
 
 		if (!p)
 			return kprof_err_set(err, ENOMEM, "out of memory");
 		a->ctimes = p;
-		a->ctimes_cap = o->max_core_p1;
+		a->ctimes_cap = o->ncores;
 	}
 	row.cores = a->ctimes;
-	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+	for (uint32_t c = 0; c < o->ncores; c++) {
 		const struct core_span *cs = &o->cores[c];
 
 		if (cs->fs == NO_TS || cs->fe < cs->fs)
 			continue;
 		a->ctimes[row.ncores++] = (struct kprof_core_time){
-			.core = c,
+			.core = cs->core,
 			.fw_start_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fs),
 			.fw_end_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fe),
 		};
@@ -527,11 +556,12 @@ static int cores_moved_on(const struct kprof_agg *a, const struct op *o)
 {
 	if (!o->markers)
 		return a->have_marker_seq && a->max_marker_seq > o->seq;
-	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+	for (uint32_t c = 0; c < o->ncores; c++) {
 		uint8_t m = o->cores[c].riscs;
+		size_t core = o->cores[c].core;
 
 		for (int r = 0; m; r++, m >>= 1)
-			if ((m & 1) && a->cr_seq[(size_t)c * KPROF_MAX_RISCS + r] <= o->seq + 1)
+			if ((m & 1) && a->cr_seq[core * KPROF_MAX_RISCS + r] <= o->seq + 1)
 				return 0;
 	}
 	return 1;
@@ -582,44 +612,106 @@ static uint64_t widen_seq(const struct kprof_agg *a, uint32_t lo)
 	return c;
 }
 
-static int grow_cores(struct kprof_agg *a, struct op *o, uint32_t core,
-		      struct kprof_err *err)
-{
-	if (core >= o->ncap) {
-		uint32_t n = o->ncap ? o->ncap : 16;
-		struct core_span *c;
+struct core_key {
+	const struct core_span *cores;
+	uint32_t core;
+};
 
-		while (n <= core)
-			n *= 2;
-		c = realloc(o->cores, n * sizeof(*c));
+static int core_eq(const void *key, size_t i)
+{
+	const struct core_key *k = key;
+
+	return k->cores[i].core == k->core;
+}
+
+static size_t core_hash(const void *arr, size_t i)
+{
+	return kprof_hash_u64(((const struct core_span *)arr)[i].core);
+}
+
+/* op_core() when the core's hint does not name the op's entry. */
+static __attribute__((noinline)) struct core_span *
+op_core_slow(struct kprof_agg *a, struct op *o, uint32_t core, struct kprof_err *err)
+{
+	struct core_key key = { o->cores, core };
+	struct core_span *cs;
+	size_t pos = 0;
+
+	if (o->ncores > CORE_SCAN) {
+		pos = kprof_hidx_slot(&o->ch, kprof_hash_u64(core), core_eq, &key);
+		if (o->ch.slot[pos]) {
+			a->chint[core] = (uint32_t)(o->ch.slot[pos] - 1);
+			return &o->cores[a->chint[core]];
+		}
+	} else {
+		for (uint32_t i = 0; i < o->ncores; i++)
+			if (o->cores[i].core == core) {
+				a->chint[core] = i;
+				return &o->cores[i];
+			}
+	}
+	if (o->ncores == o->ncap) {
+		uint32_t n = o->ncap ? o->ncap * 2 : 16;
+		struct core_span *c = realloc(o->cores, n * sizeof(*c));
+
 		if (!c)
-			return kprof_err_set(err, ENOMEM, "out of memory");
+			goto nomem;
 		o->cores = c;
 		o->ncap = n;
 	}
-	while (o->max_core_p1 <= core) {
-		struct core_span *cs = &o->cores[o->max_core_p1++];
-
-		cs->ks = NO_TS;
-		cs->ke = 0;
-		cs->fs = NO_TS;
-		cs->fe = 0;
-		cs->riscs = 0;
+	if (o->ncores >= CORE_SCAN) {
+		if (kprof_hidx_reserve(&o->ch, o->ncores, core_hash, o->cores))
+			goto nomem;
+		key.cores = o->cores;
+		pos = kprof_hidx_slot(&o->ch, kprof_hash_u64(core), core_eq, &key);
+		o->ch.slot[pos] = o->ncores + 1;
 	}
-	if (core >= a->cr_cores) {
-		uint32_t n = a->cr_cores ? a->cr_cores : 16;
-		uint64_t *t;
+	if (o->ncores && core < o->cores[o->ncores - 1].core)
+		o->unsorted = 1;
+	cs = &o->cores[o->ncores];
+	*cs = (struct core_span){ .ks = NO_TS, .fs = NO_TS, .core = core };
+	a->chint[core] = o->ncores++;
+	return cs;
+nomem:
+	kprof_err_set(err, ENOMEM, "out of memory");
+	return NULL;
+}
 
-		while (n <= core)
-			n *= 2;
-		t = realloc(a->cr_seq, (size_t)n * KPROF_MAX_RISCS * sizeof(*t));
-		if (!t)
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		memset(t + (size_t)a->cr_cores * KPROF_MAX_RISCS, 0,
-		       (size_t)(n - a->cr_cores) * KPROF_MAX_RISCS * sizeof(*t));
-		a->cr_seq = t;
-		a->cr_cores = n;
-	}
+/*
+ * The op's span of core (core < a->cr_cores), added if new; NULL: out of
+ * memory. A core appears once in an op's list, so a hint that points at
+ * an entry of this core is right whatever op set it.
+ */
+static inline struct core_span *op_core(struct kprof_agg *a, struct op *o, uint32_t core,
+					struct kprof_err *err)
+{
+	uint32_t h = a->chint[core];
+
+	if (h < o->ncores && o->cores[h].core == core)
+		return &o->cores[h];
+	return op_core_slow(a, o, core, err);
+}
+
+/* cr_seq (all RISCs) and chint cover core. */
+static int grow_cr(struct kprof_agg *a, uint32_t core, struct kprof_err *err)
+{
+	uint32_t n = a->cr_cores ? a->cr_cores : 16, *h;
+	uint64_t *t;
+
+	while (n <= core)
+		n *= 2;
+	h = realloc(a->chint, (size_t)n * sizeof(*h));
+	if (!h)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	a->chint = h;
+	t = realloc(a->cr_seq, (size_t)n * KPROF_MAX_RISCS * sizeof(*t));
+	if (!t)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	memset(t + (size_t)a->cr_cores * KPROF_MAX_RISCS, 0,
+	       (size_t)(n - a->cr_cores) * KPROF_MAX_RISCS * sizeof(*t));
+	memset(h + a->cr_cores, 0, (size_t)(n - a->cr_cores) * sizeof(*h));
+	a->cr_seq = t;
+	a->cr_cores = n;
 	return 0;
 }
 
@@ -656,11 +748,11 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 		a->st.late_markers++;
 		return tick(a, t, err);
 	}
-	if (m->core >= o->max_core_p1 && grow_cores(a, o, m->core, err))
+	if (m->core >= a->cr_cores && grow_cr(a, m->core, err))
 		return -ENOMEM;
-	if (m->core >= a->cr_cores && grow_cores(a, o, m->core, err))
+	cs = op_core(a, o, m->core, err);
+	if (!cs)
 		return -ENOMEM;
-	cs = &o->cores[m->core];
 	cs->riscs |= (uint8_t)(1U << m->risc);
 	crs = &a->cr_seq[(size_t)m->core * KPROF_MAX_RISCS + m->risc];
 	if (m->op_seq + 1 > *crs)

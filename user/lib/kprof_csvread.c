@@ -16,6 +16,8 @@ void kprof_csv_src_init(struct kprof_csv_src *s, FILE *f, const char *name)
 
 void kprof_csv_src_free(struct kprof_csv_src *s)
 {
+	free(s->in);
+	s->in = NULL;
 	free(s->buf);
 	free(s->off);
 	free(s->fld);
@@ -51,6 +53,23 @@ static inline int is_blank(int c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+/* Bytes that end a run of field bytes copied at once (any state). */
+static const unsigned char special[256] = {
+	['\0'] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, [' '] = 1, [','] = 1, ['"'] = 1,
+};
+
+#define IN_SIZE	(64 * 1024)
+
+/* More input: bytes now buffered, 0 at the end (or an error: ferror). */
+static size_t refill(struct kprof_csv_src *s)
+{
+	if (!s->in && !(s->in = malloc(IN_SIZE)))
+		return 0;
+	s->inpos = 0;
+	s->inlen = fread(s->in, 1, IN_SIZE, s->f);
+	return s->inlen;
+}
+
 /*
  * One pass over the bytes of one record: each byte moves the state
  * machine and is stored at most once, so time and memory are linear in
@@ -74,7 +93,38 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 		s->line = s->lines + 1;
 		s->off[0] = 0;
 		for (;;) {
-			c = getc_unlocked(s->f);
+			if (s->inpos == s->inlen && !refill(s)) {
+				if (!s->in)
+					return kprof_err_set(err, ENOMEM, "out of memory");
+				c = EOF;
+				goto got;
+			}
+			/* a run of ordinary bytes in a field: copied at once (at
+			 * a field's start it starts an unquoted field) */
+			if (state == S_START || state == S_PLAIN || state == S_QUOTED) {
+				const unsigned char *b = s->in + s->inpos, *e = s->in + s->inlen, *q = b;
+				size_t n;
+
+				while (q < e && !special[*q])
+					q++;
+				n = (size_t)(q - b);
+				if (n) {
+					if (s->len + n > max)
+						goto too_long;
+					if (grow(&s->buf, &s->cap, s->len + n, 1))
+						return kprof_err_set(err, ENOMEM, "out of memory");
+					memcpy(s->buf + s->len, b, n);
+					s->len += n;
+					keep = s->len;
+					s->inpos += n;
+					any = 1;
+					if (state == S_START)
+						state = S_PLAIN;
+					continue;
+				}
+			}
+			c = s->in[s->inpos++];
+got:
 			if (c == '\0')
 				return kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte",
 						     s->name, s->lines + 1);
@@ -139,8 +189,9 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 			/* the end of a field: ',' or '\n' outside quotes */
 			if (s->len >= max)
 				goto too_long;
-			if (grow(&s->buf, &s->cap, s->len + 1, 1) ||
-			    grow(&s->off, &s->offcap, (size_t)s->nf + 2, sizeof(*s->off)))
+			if ((s->len == s->cap && grow(&s->buf, &s->cap, s->len + 1, 1)) ||
+			    ((size_t)s->nf + 2 > s->offcap &&
+			     grow(&s->off, &s->offcap, (size_t)s->nf + 2, sizeof(*s->off))))
 				return kprof_err_set(err, ENOMEM, "out of memory");
 			s->buf[s->len++] = '\0';
 			s->nf++;

@@ -38,6 +38,8 @@ struct kprof_csv_src {
 				 * the next call */
 	unsigned long line;	/* the line the record starts on (1-based) */
 	/* private */
+	unsigned char *in;	/* read ahead from f */
+	size_t inpos, inlen;
 	char *buf;
 	size_t len, cap, *off, offcap, fldcap;
 	unsigned long lines;	/* line breaks read */
@@ -51,7 +53,7 @@ void kprof_csv_src_init(struct kprof_csv_src *s, FILE *f, const char *name);
  * quote, a NUL byte, a record over max_record bytes, a read error).
  */
 int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err);
-/* Frees the buffers (not f). */
+/* Frees the buffers (not f, which was read ahead: not for other use). */
 void kprof_csv_src_free(struct kprof_csv_src *s);
 
 struct kprof_csv_reader {

@@ -2,6 +2,7 @@
 /* Baseline diff of two captures by op kind (see kprof_diff.h). */
 #include "kprof_diff.h"
 #include "kprof_csvread.h"
+#include "kprof_hash.h"
 #include "kprof_text.h"
 #include "kprof_writers.h"
 
@@ -21,8 +22,7 @@ struct vec {
 struct names {
 	char **s;
 	size_t n, cap;
-	size_t *hash;		/* open addressing: index + 1, 0 empty */
-	size_t hcap;
+	struct kprof_hidx h;
 };
 
 /* The values of one (kind, metric) pair: only pairs seen exist, so
@@ -36,8 +36,7 @@ struct kprof_diff {
 	struct names kinds, metrics;
 	struct cell *cells;
 	size_t ncells, capcells;
-	size_t *chash;		/* (kind, metric) -> cell index + 1 */
-	size_t chcap;
+	struct kprof_hidx ch;	/* (kind, metric) -> cell */
 	struct kprof_diff_row *rows;
 	size_t nrows;
 };
@@ -59,7 +58,7 @@ static void names_free(struct names *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->s[i]);
 	free(t->s);
-	free(t->hash);
+	kprof_hidx_free(&t->h);
 }
 
 void kprof_diff_free(struct kprof_diff *d)
@@ -71,7 +70,7 @@ void kprof_diff_free(struct kprof_diff *d)
 		free(d->cells[i].s[1].v);
 	}
 	free(d->cells);
-	free(d->chash);
+	kprof_hidx_free(&d->ch);
 	names_free(&d->kinds);
 	names_free(&d->metrics);
 	free(d->rows);
@@ -96,107 +95,83 @@ static int grow(void *arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
+struct name_key {
+	const struct names *t;
+	const char *name;
+};
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+static int name_eq(const void *key, size_t i)
+{
+	const struct name_key *k = key;
+
+	return !strcmp(k->t->s[i], k->name);
 }
 
-static size_t hash_pair(size_t k, size_t m)
+static size_t name_hash(const void *arr, size_t i)
 {
-	return (k * 0x9e3779b97f4a7c15ULL) ^ (m * 0xc2b2ae3d27d4eb4fULL) ^ (k >> 17);
-}
-
-/* Rebuilds a table of cap slots (a power of two) from n entries. */
-static size_t *rehash(size_t cap, size_t n, size_t (*key)(const void *, size_t),
-		      const void *ctx)
-{
-	size_t *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t h = key(ctx, i) & (cap - 1);
-
-		while (t[h])
-			h = (h + 1) & (cap - 1);
-		t[h] = i + 1;
-	}
-	return t;
-}
-
-static size_t name_key(const void *ctx, size_t i)
-{
-	return hash_str(((const struct names *)ctx)->s[i]);
-}
-
-static size_t cell_key(const void *ctx, size_t i)
-{
-	const struct cell *c = &((const struct kprof_diff *)ctx)->cells[i];
-
-	return hash_pair(c->kind, c->metric);
+	return kprof_hash_str(((const struct names *)arr)->s[i]);
 }
 
 /* Index of name in t, added if new; -1: out of memory. */
 static long name_index(struct names *t, const char *name)
 {
-	size_t h = hash_str(name), i;
+	struct name_key key = { t, name };
+	size_t h = kprof_hash_str(name), pos;
 	char *dup;
 
-	for (i = t->hcap ? h & (t->hcap - 1) : 0; t->hcap && t->hash[i];
-	     i = (i + 1) & (t->hcap - 1))
-		if (!strcmp(t->s[t->hash[i] - 1], name))
-			return (long)(t->hash[i] - 1);
-	if (2 * (t->n + 1) > t->hcap) {	/* at most half full */
-		size_t nc = t->hcap ? t->hcap * 2 : 64, *nt = rehash(nc, t->n, name_key, t);
-
-		if (!nt)
-			return -1;
-		free(t->hash);
-		t->hash = nt;
-		t->hcap = nc;
-		for (i = h & (nc - 1); t->hash[i]; i = (i + 1) & (nc - 1))
-			;
-	}
-	if (grow(&t->s, &t->cap, t->n, sizeof(*t->s)) || !(dup = strdup(name)))
+	if (t->h.cap && t->h.slot[pos = kprof_hidx_slot(&t->h, h, name_eq, &key)])
+		return (long)(t->h.slot[pos] - 1);
+	if (kprof_hidx_reserve(&t->h, t->n, name_hash, t) ||
+	    grow(&t->s, &t->cap, t->n, sizeof(*t->s)) || !(dup = strdup(name)))
 		return -1;
+	pos = kprof_hidx_slot(&t->h, h, name_eq, &key);
 	t->s[t->n] = dup;
-	t->hash[i] = t->n + 1;
+	t->h.slot[pos] = t->n + 1;
 	return (long)t->n++;
+}
+
+struct cell_key {
+	const struct cell *cells;
+	size_t kind, metric;
+};
+
+static size_t pair_hash(size_t k, size_t m)
+{
+	return kprof_hash_u64(((uint64_t)k << 32) ^ m ^ ((uint64_t)m >> 32));
+}
+
+static int cell_eq(const void *key, size_t i)
+{
+	const struct cell_key *k = key;
+
+	return k->cells[i].kind == k->kind && k->cells[i].metric == k->metric;
+}
+
+static size_t cell_hash(const void *arr, size_t i)
+{
+	const struct cell *c = &((const struct cell *)arr)[i];
+
+	return pair_hash(c->kind, c->metric);
 }
 
 static struct cell *find_cell(struct kprof_diff *d, size_t k, size_t m)
 {
-	size_t h = hash_pair(k, m), i;
+	struct cell_key key = { d->cells, k, m };
+	size_t h = pair_hash(k, m), pos;
 	struct cell *c;
 
-	for (i = d->chcap ? h & (d->chcap - 1) : 0; d->chcap && d->chash[i];
-	     i = (i + 1) & (d->chcap - 1)) {
-		c = &d->cells[d->chash[i] - 1];
-		if (c->kind == k && c->metric == m)
-			return c;
-	}
-	if (2 * (d->ncells + 1) > d->chcap) {
-		size_t nc = d->chcap ? d->chcap * 2 : 64, *nt = rehash(nc, d->ncells, cell_key, d);
-
-		if (!nt)
-			return NULL;
-		free(d->chash);
-		d->chash = nt;
-		d->chcap = nc;
-		for (i = h & (nc - 1); d->chash[i]; i = (i + 1) & (nc - 1))
-			;
-	}
-	if (grow(&d->cells, &d->capcells, d->ncells, sizeof(*d->cells)))
+	if (d->ch.cap && d->ch.slot[pos = kprof_hidx_slot(&d->ch, h, cell_eq, &key)])
+		return &d->cells[d->ch.slot[pos] - 1];
+	if (kprof_hidx_reserve(&d->ch, d->ncells, cell_hash, d->cells) ||
+	    grow(&d->cells, &d->capcells, d->ncells, sizeof(*d->cells)))
 		return NULL;
+	key.cells = d->cells;
+	pos = kprof_hidx_slot(&d->ch, h, cell_eq, &key);
 	c = &d->cells[d->ncells];
 	memset(c, 0, sizeof(*c));
 	c->kind = k;
 	c->metric = m;
-	d->chash[i] = ++d->ncells;
+	d->ch.slot[pos] = ++d->ncells;
 	return c;
 }
 

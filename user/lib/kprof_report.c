@@ -26,6 +26,7 @@
 #include "kprof_agg.h"
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
+#include "kprof_hash.h"
 #include "kprof_html.h"
 #include "kprof_lag.h"
 #include "kprof_spool.h"
@@ -1066,7 +1067,7 @@ struct tt_ctx {
 	unsigned int nriscs;
 	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
 	size_t ncores, cap;
-	size_t *chash, chcap;		/* pass 1: core -> index + 1 */
+	struct kprof_hidx ch;		/* pass 1: core -> index */
 	/* pass 2 */
 	struct kprof_tsfit fit;
 	struct kprof_agg *agg;
@@ -1096,44 +1097,40 @@ static int cmp_core(const void *a, const void *b)
 
 static size_t core_hash(const struct tt_core *c)
 {
-	uint64_t h = ((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x;
-
-	h *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h ^ (h >> 29));
+	return kprof_hash_u64(((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x);
 }
 
-/* Slot of key in the table (its own, or the empty one it would take). */
-static size_t core_slot(const struct tt_ctx *t, const struct tt_core *key)
+static size_t core_hash_at(const void *arr, size_t i)
 {
-	size_t i = core_hash(key) & (t->chcap - 1);
+	return core_hash(&((const struct tt_core *)arr)[i]);
+}
 
-	while (t->chash[i] && cmp_core(&t->cores[t->chash[i] - 1], key))
-		i = (i + 1) & (t->chcap - 1);
-	return i;
+struct core_key {
+	const struct tt_core *cores, *key;
+};
+
+static int core_eq(const void *key, size_t i)
+{
+	const struct core_key *k = key;
+
+	return !cmp_core(&k->cores[i], k->key);
 }
 
 static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
 {
-	size_t i;
+	struct core_key k = { t->cores, key };
+	size_t h = core_hash(key), pos;
 
-	if (t->chcap && t->chash[core_slot(t, key)])
+	if (t->ch.cap && t->ch.slot[kprof_hidx_slot(&t->ch, h, core_eq, &k)])
 		return 0;
-	if (2 * (t->ncores + 1) > t->chcap) {	/* at most half full */
-		size_t nc = t->chcap ? t->chcap * 2 : 256, *nt = calloc(nc, sizeof(*nt));
-
-		if (!nt)
-			return kprof_err_set(t->err, ENOMEM, "out of memory");
-		free(t->chash);
-		t->chash = nt;
-		t->chcap = nc;
-		for (size_t k = 0; k < t->ncores; k++)
-			t->chash[core_slot(t, &t->cores[k])] = k + 1;
-	}
+	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores))
+		return kprof_err_set(t->err, ENOMEM, "out of memory");
 	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
 		return -ENOMEM;
-	i = core_slot(t, key);
+	k.cores = t->cores;
+	pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
 	t->cores[t->ncores++] = *key;
-	t->chash[i] = t->ncores;
+	t->ch.slot[pos] = t->ncores;
 	return 0;
 }
 
@@ -1237,8 +1234,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		goto out;
 	/* pass 2 finds cores by bsearch; a core's id is its rank */
 	qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
-	free(t->chash);
-	t->chash = NULL;
+	kprof_hidx_free(&t->ch);
 	ret = mkdir_one(outdir, err);
 	if (ret)
 		goto out;
@@ -1376,7 +1372,7 @@ out:
 	free(out.codes);
 	kprof_agg_free(t->agg);
 	free(t->cores);
-	free(t->chash);
+	kprof_hidx_free(&t->ch);
 	free(t);
 	return ret;
 }
