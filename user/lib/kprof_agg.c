@@ -29,6 +29,8 @@ struct core_span {
 
 /* an op's cores found by hash past this many (linear search below) */
 #define CORE_SCAN	8
+/* levels of the in-flight list's skip index (1/4 of the ops per level up) */
+#define SKIP_LEVELS	12
 
 /* A ZONE_START / ZONE_END marker, held until the op is written. */
 struct zmark {
@@ -41,6 +43,10 @@ struct op {
 	uint64_t seq;
 	struct op *hnext;		/* hash chain */
 	struct op *prev, *next;		/* in-flight list, by seq */
+	/* skip index over that list: up[l] is the next op of level > l
+	 * (l >= 1), so that an op out of seq order is placed in O(log n) */
+	struct op *up[SKIP_LEVELS];
+	int level;
 	char name[KPROF_NAME_LEN];
 	uint32_t clock_mhz;
 	uint64_t fw_s, fw_e, k_s, k_e;
@@ -74,6 +80,8 @@ struct kprof_agg {
 	struct op **bucket;
 	size_t nbuckets, inflight;
 	struct op *head, *tail;		/* in-flight list, ascending seq */
+	struct op *uhead[SKIP_LEVELS], *utail[SKIP_LEVELS];	/* skip levels >= 1 */
+	uint64_t rnd;			/* xorshift state for skip levels */
 	struct op *last_op;		/* lookup cache */
 	struct op *free_ops;		/* recycled, with their cores[] */
 	int emitted_any;
@@ -132,6 +140,7 @@ struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
 	if (a->cfg.timeout_ns < a->cfg.slack_ns)
 		a->cfg.timeout_ns = a->cfg.slack_ns;
 	a->nbuckets = NBUCKETS_MIN;
+	a->rnd = 0x9E3779B97F4A7C15ULL;
 	a->wm = -INFINITY;
 	a->next_check_wm = -INFINITY;
 	a->prev_fw_end_ns = NAN;
@@ -223,11 +232,84 @@ static int is_retired(const struct kprof_agg *a, uint64_t seq)
 	return a->emitted_any && seq <= a->emitted_upto;
 }
 
+/*
+ * The last in-flight op with a seq below seq (NULL: none), and in upd[l]
+ * the same on each skip level l >= 1.
+ */
+static struct op *find_pred(struct kprof_agg *a, uint64_t seq, struct op **upd)
+{
+	struct op *x = NULL, *n;
+
+	for (int l = SKIP_LEVELS - 1; l >= 1; l--) {
+		for (n = x ? x->up[l] : a->uhead[l]; n && n->seq < seq; n = n->up[l])
+			x = n;
+		upd[l] = x;
+	}
+	for (n = x ? x->next : a->head; n && n->seq < seq; n = n->next)
+		x = n;
+	return x;
+}
+
+static void link_op(struct kprof_agg *a, struct op *o)
+{
+	struct op *upd[SKIP_LEVELS], *p;
+
+	o->level = 1;
+	while (o->level < SKIP_LEVELS) {
+		a->rnd ^= a->rnd << 13;
+		a->rnd ^= a->rnd >> 7;
+		a->rnd ^= a->rnd << 17;
+		if (a->rnd & 3)
+			break;
+		o->level++;
+	}
+	/* new ops are nearly always the highest: no search */
+	if (!a->tail || a->tail->seq < o->seq) {
+		p = a->tail;
+		memcpy(upd, a->utail, sizeof(upd));
+	} else {
+		p = find_pred(a, o->seq, upd);
+	}
+	o->prev = p;
+	o->next = p ? p->next : a->head;
+	if (o->next)
+		o->next->prev = o;
+	else
+		a->tail = o;
+	if (p)
+		p->next = o;
+	else
+		a->head = o;
+	for (int l = 1; l < o->level; l++) {
+		struct op **pp = upd[l] ? &upd[l]->up[l] : &a->uhead[l];
+
+		o->up[l] = *pp;
+		*pp = o;
+		if (!o->up[l])
+			a->utail[l] = o;
+	}
+}
+
+static void unlink_skip(struct kprof_agg *a, struct op *o)
+{
+	struct op *upd[SKIP_LEVELS];
+
+	if (o->level > 1)
+		find_pred(a, o->seq, upd);	/* o is nearly always the head: O(levels) */
+	for (int l = 1; l < o->level; l++) {
+		struct op **pp = upd[l] ? &upd[l]->up[l] : &a->uhead[l];
+
+		*pp = o->up[l];
+		if (a->utail[l] == o)
+			a->utail[l] = upd[l];
+	}
+}
+
 /* Op for seq, created if new; NULL with *late set if already written. */
 static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 			 struct kprof_err *err)
 {
-	struct op *o = find(a, seq), *p;
+	struct op *o = find(a, seq);
 	size_t h;
 
 	*late = 0;
@@ -266,19 +348,7 @@ static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 	h = hslot(a, seq);
 	o->hnext = a->bucket[h];
 	a->bucket[h] = o;
-	/* insert by seq; new ops are nearly always the highest */
-	for (p = a->tail; p && p->seq > seq; p = p->prev)
-		;
-	o->prev = p;
-	o->next = p ? p->next : a->head;
-	if (o->next)
-		o->next->prev = o;
-	else
-		a->tail = o;
-	if (p)
-		p->next = o;
-	else
-		a->head = o;
+	link_op(a, o);
 	a->inflight++;
 	if (a->inflight > a->st.max_in_flight)
 		a->st.max_in_flight = a->inflight;
@@ -295,6 +365,7 @@ static void unlink_op(struct kprof_agg *a, struct op *o)
 	while (*pp != o)
 		pp = &(*pp)->hnext;
 	*pp = o->hnext;
+	unlink_skip(a, o);
 	if (o->prev)
 		o->prev->next = o->next;
 	else
@@ -853,9 +924,12 @@ static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
 		return;
 	}
 	a->st.lost_markers += l->count;
-	for (struct op *o = a->head; o && o->seq <= last; o = o->next)
-		if (o->seq >= first)
+	{
+		struct op *upd[SKIP_LEVELS], *o = find_pred(a, first, upd);
+
+		for (o = o ? o->next : a->head; o && o->seq <= last; o = o->next)
 			o->lost += l->count;
+	}
 	if (is_retired(a, first) && !counted_late) {
 		a->st.late_lost_markers += l->count;
 		counted_late = 1;
