@@ -1233,7 +1233,8 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	if (ret)
 		goto out;
 	/* pass 2 finds cores by bsearch; a core's id is its rank */
-	qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
+	if (t->ncores)
+		qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
 	kprof_hidx_free(&t->ch);
 	ret = mkdir_one(outdir, err);
 	if (ret)
