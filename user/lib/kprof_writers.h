@@ -70,7 +70,11 @@ int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 /* Ops in the top list, sorted by FW (else kernel) duration, longest first. */
 void kprof_out_top_sorted(struct kprof_out *o);
 int kprof_out_close(struct kprof_out *o, struct kprof_err *err);
-/* Writes s to f with CSV quoting if it needs it. */
+/*
+ * One CSV text cell (docs/formats.md, CSV conventions): quoted when it
+ * needs it; one a spreadsheet would evaluate (= + - @ TAB CR first) gets
+ * a leading ' inside quotes. Not for number columns.
+ */
 void kprof_csv_field(FILE *f, const char *s);
 
 #endif /* KPROF_WRITERS_H */
