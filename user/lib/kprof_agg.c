@@ -60,7 +60,7 @@ struct op {
 	struct kprof_hidx ch;		/* core -> index, when ncores > CORE_SCAN */
 	struct zmark *zm;		/* zone markers, in arrival order */
 	uint32_t nzm, zmcap;
-	uint64_t markers, lost, zones;
+	uint64_t markers, zones;
 	double last;			/* watermark at last input for it */
 	int have_launch;
 	uint64_t h_enter, h_exit;
@@ -72,6 +72,11 @@ struct op {
 
 struct sync_ev {
 	uint64_t seq, enter, exit;
+};
+
+/* A LOST record's count starts (delta) or stops (-delta) counting at seq. */
+struct lost_pt {
+	uint64_t seq, delta;	/* delta modulo 2^64: -count stops */
 };
 
 struct kprof_agg {
@@ -108,6 +113,13 @@ struct kprof_agg {
 	uint32_t zstack_cap;
 	struct sync_ev *syncs;		/* FIFO of sync ioctls */
 	size_t sync_head, sync_n, sync_cap;
+	/* LOST records as a min-heap of range ends by seq: ops are written
+	 * in seq order, so the markers lost of an op are the sum of the
+	 * deltas up to its seq; a record costs O(log n), not a step per op
+	 * in its range */
+	struct lost_pt *lost;
+	size_t nlost, lost_cap;
+	uint64_t lost_run;
 };
 
 static size_t hslot(const struct kprof_agg *a, uint64_t seq)
@@ -173,6 +185,7 @@ void kprof_agg_free(struct kprof_agg *a)
 	free(a->zspans);
 	free(a->zstack);
 	free(a->syncs);
+	free(a->lost);
 	free(a);
 }
 
@@ -495,6 +508,32 @@ static int zone_spans(struct kprof_agg *a, struct op *o, struct kprof_op_row *ro
 	return 0;
 }
 
+/* Markers lost of the op seq (ops are written in seq order). */
+static uint64_t lost_upto(struct kprof_agg *a, uint64_t seq)
+{
+	while (a->nlost && a->lost[0].seq <= seq) {
+		struct lost_pt last = a->lost[--a->nlost];
+		size_t i = 0;
+
+		a->lost_run += a->lost[0].delta;
+		for (;;) {	/* sift the last one down from the root */
+			size_t c = 2 * i + 1;
+
+			if (c >= a->nlost)
+				break;
+			if (c + 1 < a->nlost && a->lost[c + 1].seq < a->lost[c].seq)
+				c++;
+			if (a->lost[c].seq >= last.seq)
+				break;
+			a->lost[i] = a->lost[c];
+			i = c;
+		}
+		if (a->nlost)
+			a->lost[i] = last;
+	}
+	return a->lost_run;
+}
+
 static int cmp_core_span(const void *x, const void *y)
 {
 	const struct core_span *p = x, *q = y;
@@ -603,7 +642,7 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 		row.sync_end_ns = KPROF_AGG_NONE;
 	}
 	row.markers = o->markers;
-	row.markers_lost = o->lost;
+	row.markers_lost = lost_upto(a, o->seq);
 	row.zones = o->zones;
 	row.counter_mask = o->cmask;
 	memcpy(row.counter_cores, o->ccores, sizeof(row.counter_cores));
@@ -901,10 +940,31 @@ int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
 	return 0;
 }
 
-static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
+static int lost_push(struct kprof_agg *a, uint64_t seq, uint64_t delta,
+		     struct kprof_err *err)
+{
+	size_t i;
+
+	if (a->nlost == a->lost_cap) {
+		size_t n = a->lost_cap ? a->lost_cap * 2 : 64;
+		struct lost_pt *p = realloc(a->lost, n * sizeof(*p));
+
+		if (!p)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		a->lost = p;
+		a->lost_cap = n;
+	}
+	for (i = a->nlost++; i && a->lost[(i - 1) / 2].seq > seq; i = (i - 1) / 2)
+		a->lost[i] = a->lost[(i - 1) / 2];
+	a->lost[i] = (struct lost_pt){ seq, delta };
+	return 0;
+}
+
+static int add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l,
+		    struct kprof_err *err)
 {
 	uint64_t first = l->first_op_seq, last = l->last_op_seq;
-	int counted_late = 0;
+	int ret;
 
 	if (last < first) {
 		uint64_t t = first;
@@ -921,19 +981,18 @@ static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
 		if (!a->st.device_records_lost || last > a->st.device_records_lost_last)
 			a->st.device_records_lost_last = last;
 		a->st.device_records_lost += l->count;
-		return;
+		return 0;
 	}
 	a->st.lost_markers += l->count;
-	{
-		struct op *upd[SKIP_LEVELS], *o = find_pred(a, first, upd);
-
-		for (o = o ? o->next : a->head; o && o->seq <= last; o = o->next)
-			o->lost += l->count;
-	}
-	if (is_retired(a, first) && !counted_late) {
+	if (is_retired(a, first))
 		a->st.late_lost_markers += l->count;
-		counted_late = 1;
-	}
+	/* every op of the range not written yet, whenever it arrives */
+	if (is_retired(a, last))
+		return 0;
+	ret = lost_push(a, first, l->count, err);
+	if (!ret && last != UINT64_MAX)
+		ret = lost_push(a, last + 1, -(uint64_t)l->count, err);
+	return ret;
 }
 
 int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
@@ -1020,7 +1079,8 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 	case KPROF_REC_LOST: {
 		const struct kprof_rec_lost *r = (const void *)rec;
 
-		add_lost(a, r);
+		if (add_lost(a, r, err))
+			return -ENOMEM;
 		return tick(a, rec_time(a, host_ns, r->timestamp), err);
 	}
 	case KPROF_REC_SYNC: {
