@@ -6,6 +6,7 @@
 #include "kprofctl.h"
 #include "kprof_diff.h"
 #include "kprof_outdir.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -151,7 +152,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (csv && write_csv(csv, rows, n))
 		goto out;
-	printf("A: %s\nB: %s\n", argv[optind], argv[optind + 1]);
+	fputs("A: ", stdout);
+	kprof_text_put(stdout, argv[optind]);
+	fputs("\nB: ", stdout);
+	kprof_text_put(stdout, argv[optind + 1]);
+	putchar('\n');
 	kprof_diff_print(stdout, rows, n);
 ok:
 	ret = 0;

@@ -5,6 +5,7 @@
 #include "kprof_dev.h"
 #include "kprof_device.h"
 #include "kprof_nvclock.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,15 +111,22 @@ static void print_text(const struct kprof_device_info *info,
 		       const struct kprof_counter_info *ci,
 		       const struct kprof_clock_state *cs)
 {
-	char buf[64];
+	char buf[64], name[KPROF_NAME_LEN + 1], backend[KPROF_NAME_LEN + 1],
+	     text[KPROF_NAME_LEN + 1], unit[17];
 	unsigned int i;
 
+	/* names come from the driver: no control characters (kprof_text.h) */
+	kprof_text_safen(name, sizeof(name), info->name, sizeof(info->name));
+	kprof_text_safen(backend, sizeof(backend), info->backend, sizeof(info->backend));
 	printf("device %u: %s (backend %s, uapi %u)\n", info->device_id,
-	       info->name, info->backend, info->version);
+	       name, backend, info->version);
 	printf("  cores:        %u (grid %ux%u), %u RISCs per core:", info->num_cores,
 	       info->grid_x, info->grid_y, info->riscs_per_core);
-	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++)
-		printf(" %.8s", info->risc_names[i]);
+	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++) {
+		kprof_text_safen(text, sizeof(text), info->risc_names[i],
+				 sizeof(info->risc_names[i]));
+		printf(" %s", text);
+	}
 	printf("\n  ref clock:    %llu Hz\n", (unsigned long long)info->ref_clock_hz);
 	printf("  L1 ring:      %u markers per RISC\n", info->l1_ring_entries);
 	printf("  clock:        %s (min %u, base %u, max %u MHz)\n",
@@ -130,17 +138,21 @@ static void print_text(const struct kprof_device_info *info,
 	kprof_dev_clock_saved_str(cs, buf, sizeof(buf));
 	printf("  saved state:  %s%s\n", buf,
 	       (cs->flags & KPROF_CLOCK_SAVED) ? " (reset-clock restores it)" : "");
-	if (info->capture_pid)
-		printf("  capture:      held by pid %d (%.16s)\n", info->capture_pid,
-		       info->capture_comm);
-	else
+	if (info->capture_pid) {
+		kprof_text_safen(text, sizeof(text), info->capture_comm,
+				 sizeof(info->capture_comm));
+		printf("  capture:      held by pid %d (%s)\n", info->capture_pid, text);
+	} else {
 		printf("  capture:      idle\n");
+	}
 	printf("  dropped:      %llu markers (device lifetime)\n",
 	       (unsigned long long)info->markers_dropped);
 	printf("  counters:     %u\n", ci->num_counters);
-	for (i = 0; i < ci->num_counters; i++)
-		printf("    %2u %-32.32s %.16s\n", i, ci->desc[i].name,
-		       ci->desc[i].unit);
+	for (i = 0; i < ci->num_counters && i < KPROF_MAX_COUNTERS; i++) {
+		kprof_text_safen(text, sizeof(text), ci->desc[i].name, sizeof(ci->desc[i].name));
+		kprof_text_safen(unit, sizeof(unit), ci->desc[i].unit, sizeof(ci->desc[i].unit));
+		printf("    %2u %-32s %s\n", i, text, unit);
+	}
 }
 
 static struct json_object *mhz_json(uint32_t mhz)

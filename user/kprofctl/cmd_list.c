@@ -4,6 +4,7 @@
 #include "kprof_dev.h"
 #include "kprof_device.h"
 #include "kprof_env.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,7 +68,7 @@ static int count_words(const char *s)
  */
 static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 {
-	char backend[64], cores[32], grid[32], riscs[128], cnt[1024], clk[128],
+	char backend[64], cores[32], grid[32], cg[72], riscs[128], cnt[1024], clk[128],
 	     holder[64], dropped[32], name[64], link[512], path[512];
 	const char *root = kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 	ssize_t l;
@@ -122,8 +123,17 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 		printf("%-4s %-14s %-8s %-10s %-5s %-5s %-20s %-24s %s\n", "DEV",
 		       "NAME", "BACKEND", "CORES", "RISCS", "CNTRS", "CLOCK",
 		       "CAPTURE", "DROPPED");
+	/* the holder's comm is any process's name: no control characters */
+	kprof_text_safe(name, sizeof(name), name);
+	kprof_text_safe(backend, sizeof(backend), backend);
+	kprof_text_safe(cores, sizeof(cores), cores);
+	kprof_text_safe(grid, sizeof(grid), grid);
+	kprof_text_safe(clk, sizeof(clk), clk);
+	kprof_text_safe(holder, sizeof(holder), holder);
+	kprof_text_safe(dropped, sizeof(dropped), dropped);
+	snprintf(cg, sizeof(cg), "%s(%s)", cores, grid);	/* more than cores[] holds */
 	printf("%-4d %-14s %-8s %-10s %-5d %-5d %-20s %-24s %s   (sysfs: no access to %s/kprof%d)\n",
-	       id, name, backend, strcat(strcat(cores, "("), strcat(grid, ")")),
+	       id, name, backend, cg,
 	       count_words(riscs), count_words(cnt), clk,
 	       strcmp(holder, "none") ? holder : "idle", dropped, kprof_dev_dir(), id);
 	return 0;
@@ -206,7 +216,8 @@ int cmd_list(int argc, char **argv)
 		const struct kprof_clock_state *cs;
 		struct kprof_device_desc desc;
 		struct kprof_device dev;
-		char clk[48], cores[32], cap[48];
+		char clk[48], cores[32], cap[48], comm[KPROF_COMM_LEN + 1],
+		     name[KPROF_NAME_LEN + 1], backend[KPROF_NAME_LEN + 1];
 		int r;
 
 		r = kprof_device_open(&dev, &ids[i], 0, &err);
@@ -236,13 +247,17 @@ int cmd_list(int argc, char **argv)
 		kprof_dev_clock_str(cs->flags, cs->mhz, clk, sizeof(clk));
 		snprintf(cores, sizeof(cores), "%u(%ux%u)", info->num_cores,
 			 info->grid_x, info->grid_y);
+		/* names come from the driver and any process: no control
+		 * characters (kprof_text.h) */
+		kprof_text_safen(comm, sizeof(comm), info->capture_comm, sizeof(info->capture_comm));
+		kprof_text_safen(name, sizeof(name), info->name, sizeof(info->name));
+		kprof_text_safen(backend, sizeof(backend), info->backend, sizeof(info->backend));
 		if (info->capture_pid)
-			snprintf(cap, sizeof(cap), "pid %d (%.16s)",
-				 info->capture_pid, info->capture_comm);
+			snprintf(cap, sizeof(cap), "pid %d (%s)", info->capture_pid, comm);
 		else
 			snprintf(cap, sizeof(cap), "idle");
-		printf("%-4u %-14.32s %-8.32s %-10s %-5u %-5u %-20s %-24s %llu\n",
-		       info->device_id, info->name, info->backend, cores,
+		printf("%-4u %-14s %-8s %-10s %-5u %-5u %-20s %-24s %llu\n",
+		       info->device_id, name, backend, cores,
 		       info->riscs_per_core, ci->num_counters, clk, cap,
 		       (unsigned long long)info->markers_dropped);
 	}

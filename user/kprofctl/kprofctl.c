@@ -3,6 +3,7 @@
 #include "kprofctl.h"
 #include "kprof_env.h"
 #include "kprof_user.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -47,13 +48,30 @@ static void usage(FILE *f)
 		   "  root ignores them (docs/security.md). Without root they always count.\n");
 }
 
+/*
+ * A message on stderr as a terminal may show it: the names it quotes
+ * (a holder's comm, op codes, file contents) may hold control
+ * characters (kprof_text.h).
+ */
+static void put_msg(const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory formatting the message)", stderr);
+		return;
+	}
+	kprof_text_put(stderr, msg);
+	free(msg);
+}
+
 int kprofctl_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	fprintf(stderr, "kprofctl %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_msg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'kprofctl %s --help'.\n", cmd);
 	return KPROFCTL_EXIT_USAGE;
@@ -65,7 +83,7 @@ void kprofctl_err(const char *fmt, ...)
 
 	fputs("kprofctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_msg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -76,7 +94,7 @@ void kprofctl_warn(const char *fmt, ...)
 
 	fputs("kprofctl: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_msg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

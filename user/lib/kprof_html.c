@@ -3,6 +3,7 @@
 #include "kprof_html.h"
 #include "kprof_trace.h"
 #include "kprof_csvread.h"
+#include "kprof_hash.h"
 #include "kprof_median.h"
 #include "kprof_mdhtml.h"
 #include "kprof_outdir.h"
@@ -85,7 +86,8 @@ struct html {
 	struct lane lanes[KPROF_HTML_DEV_LANES + KPROF_HTML_HOST_LANES + 1];
 	int nlanes, ndev_lanes;
 	struct track *tr;	/* trace.json device tracks, when used */
-	size_t ntr;
+	size_t ntr, trcap;
+	struct kprof_hidx trh;	/* tid -> track: a log can have any number */
 	int per;		/* tracks per device lane */
 	int64_t host_tid[KPROF_HTML_HOST_LANES];
 	int host_role[KPROF_HTML_HOST_LANES];
@@ -557,13 +559,33 @@ static FILE *trace_open(const struct html *h)
 	return f;
 }
 
+struct track_key {
+	const struct track *tr;
+	int64_t tid;
+};
+
+static int track_eq(const void *key, size_t i)
+{
+	const struct track_key *k = key;
+
+	return k->tr[i].tid == k->tid;
+}
+
+static size_t track_hash(const void *arr, size_t i)
+{
+	return kprof_hash_u64((uint64_t)((const struct track *)arr)[i].tid);
+}
+
+/* Index of tid's track, or h->ntr. */
 static size_t track_of(const struct html *h, int64_t tid)
 {
-	size_t j;
+	struct track_key k = { h->tr, tid };
+	size_t pos;
 
-	for (j = 0; j < h->ntr && h->tr[j].tid != tid; j++)
-		;
-	return j;
+	if (!h->trh.cap)
+		return h->ntr;
+	pos = kprof_hidx_slot(&h->trh, kprof_hash_u64((uint64_t)tid), track_eq, &k);
+	return h->trh.slot[pos] ? h->trh.slot[pos] - 1 : h->ntr;
 }
 
 /*
@@ -623,11 +645,22 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
 		return 0;
 	j = track_of(h, tid);
 	if (j == h->ntr) {
-		struct track *t = realloc(h->tr, (h->ntr + 1) * sizeof(*t));
+		struct track_key k = { h->tr, tid };
 
-		if (!t)
+		if (h->ntr == h->trcap) {
+			size_t nc = h->trcap ? h->trcap * 2 : 64;
+			struct track *t = realloc(h->tr, nc * sizeof(*t));
+
+			if (!t)
+				return kprof_err_set(err, ENOMEM, "out of memory");
+			h->tr = t;
+			h->trcap = nc;
+		}
+		if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
 			return kprof_err_set(err, ENOMEM, "out of memory");
-		h->tr = t;
+		k.tr = h->tr;
+		h->trh.slot[kprof_hidx_slot(&h->trh, kprof_hash_u64((uint64_t)tid), track_eq, &k)] =
+			j + 1;
 		h->tr[j].tid = tid;
 		snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
 		h->ntr++;
@@ -653,11 +686,15 @@ static int trace_tracks(struct html *h, struct kprof_err *err)
 
 	if (ret < 0)
 		return ret;
+	kprof_hidx_free(&h->trh);
 	if (ret || !h->ntr) {
 		h->ntr = 0;
 		return 0;
 	}
 	qsort(h->tr, h->ntr, sizeof(*h->tr), cmp_track);
+	/* indexed again in the sorted order, for slice_event() */
+	if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
+		return kprof_err_set(err, ENOMEM, "out of memory");
 	h->per = (int)((h->ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
 	h->ndev_lanes = (int)((h->ntr + (size_t)h->per - 1) / (size_t)h->per);
 	for (int l = 0; l < h->ndev_lanes; l++) {
@@ -1451,6 +1488,7 @@ out:
 		free(h.slow[i].cores);
 	}
 	free(h.tr);
+	kprof_hidx_free(&h.trh);
 	free(h.cells);
 	return ret;
 }

@@ -27,10 +27,12 @@
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
 #include "kprof_gpu.h"
+#include "kprof_hash.h"
 #include "kprof_html.h"
 #include "kprof_lag.h"
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
+#include "kprof_text.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
 #include "kprof_ttmetal.h"
@@ -415,11 +417,15 @@ static const char *fit_method(int m)
 
 static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 {
+	char name[KPROF_NAME_LEN];
+
 	fprintf(f, "ops: %" PRIu64 " (%" PRIu64 " with FW markers)\n", o->nops,
 		o->ops_with_fw);
-	if (o->op_filter)
-		fprintf(f, "op filter '%s': %" PRIu64 " ops left out\n", o->op_filter,
-			o->ops_filtered);
+	if (o->op_filter) {
+		fputs("op filter '", f);
+		kprof_text_put(f, o->op_filter);
+		fprintf(f, "': %" PRIu64 " ops left out\n", o->ops_filtered);
+	}
 	fprintf(f, "device FW time, sum over ops: %.0f ns%s\n", o->fw_sum_ns, unit_note);
 	fprintf(f, "device kernel time, sum over ops: %.0f ns\n", o->kernel_sum_ns);
 	if (!isnan(o->first_fw_ns) && !isnan(o->last_fw_end_ns))
@@ -429,17 +435,19 @@ static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 	fprintf(f, "\ntop %u ops by device time (FW duration, else kernel):\n", o->ntop);
 	fprintf(f, "  %-20s %-32s %14s %14s\n", "GLOBAL CALL COUNT", "OP CODE",
 		"FW [ns]", "KERNEL [ns]");
+	/* op codes come from the device or a log: no control characters */
 	for (unsigned int i = 0; i < o->ntop; i++)
 		fprintf(f, "  %-20" PRIu64 " %-32s %14.0f %14.0f\n", o->top[i].seq,
-			o->top[i].op_code[0] ? o->top[i].op_code : "-", o->top[i].fw_ns,
-			o->top[i].kernel_ns);
+			o->top[i].op_code[0] ? kprof_text_safe(name, sizeof(name), o->top[i].op_code) :
+			"-", o->top[i].fw_ns, o->top[i].kernel_ns);
 	fprintf(f, "\nby op code:\n  %-32s %8s %16s %14s %14s %14s\n", "OP CODE", "COUNT",
 		"FW SUM [ns]", "FW AVG [ns]", "FW MIN [ns]", "FW MAX [ns]");
 	for (unsigned int i = 0; i < o->ncodes; i++) {
 		const struct kprof_out_code *c = &o->codes[i];
 
 		fprintf(f, "  %-32s %8" PRIu64 " %16.0f %14.0f %14.0f %14.0f\n",
-			c->op_code[0] ? c->op_code : "-", c->count, c->fw_sum_ns,
+			c->op_code[0] ? kprof_text_safe(name, sizeof(name), c->op_code) : "-",
+			c->count, c->fw_sum_ns,
 			c->count ? c->fw_sum_ns / (double)c->count : 0.0,
 			isnan(c->fw_min_ns) ? 0.0 : c->fw_min_ns,
 			isnan(c->fw_max_ns) ? 0.0 : c->fw_max_ns);
@@ -528,15 +536,17 @@ static void write_summary(FILE *f, struct capture *c, struct kprof_out *o,
 	int64_t klost = config_ring_lost(config);
 	const struct kprof_device_info *d = &c->dev_hdr.device;
 	const struct kprof_spool_stats *ds = dev_stats(c);
+	char name[sizeof(d->name) + 1], backend[sizeof(d->backend) + 1];
 
+	/* names come from the device or the agent: no control characters */
+	kprof_text_safen(name, sizeof(name), d->name, sizeof(d->name));
+	kprof_text_safen(backend, sizeof(backend), d->backend, sizeof(d->backend));
 	if (c->nvidia)
-		fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u tracks (GPU, stream), timestamps in ns\n",
-			(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
-			d->num_cores);
+		fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u tracks (GPU, stream), timestamps in ns\n",
+			name, backend, d->num_cores);
 	else
-		fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
-			(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
-			d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
+		fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
+			name, backend, d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
 	if (c->nvidia)
 		summary_gpu(f, c);
 	summary_ops(f, o, "");
@@ -1292,8 +1302,9 @@ struct tt_ctx {
 	/* pass 1: tables */
 	char riscs[KPROF_MAX_RISCS][16];
 	unsigned int nriscs;
-	struct tt_core *cores;
+	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
 	size_t ncores, cap;
+	struct kprof_hidx ch;		/* pass 1: core -> index */
 	/* pass 2 */
 	struct kprof_tsfit fit;
 	struct kprof_agg *agg;
@@ -1321,6 +1332,45 @@ static int cmp_core(const void *a, const void *b)
 	return (x->x > y->x) - (x->x < y->x);
 }
 
+static size_t core_hash(const struct tt_core *c)
+{
+	return kprof_hash_u64(((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x);
+}
+
+static size_t core_hash_at(const void *arr, size_t i)
+{
+	return core_hash(&((const struct tt_core *)arr)[i]);
+}
+
+struct core_key {
+	const struct tt_core *cores, *key;
+};
+
+static int core_eq(const void *key, size_t i)
+{
+	const struct core_key *k = key;
+
+	return !cmp_core(&k->cores[i], k->key);
+}
+
+static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
+{
+	struct core_key k = { t->cores, key };
+	size_t h = core_hash(key), pos;
+
+	if (t->ch.cap && t->ch.slot[kprof_hidx_slot(&t->ch, h, core_eq, &k)])
+		return 0;
+	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores))
+		return kprof_err_set(t->err, ENOMEM, "out of memory");
+	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
+		return -ENOMEM;
+	k.cores = t->cores;
+	pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
+	t->cores[t->ncores++] = *key;
+	t->ch.slot[pos] = t->ncores;
+	return 0;
+}
+
 static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 		    const struct kprof_tt_row *row)
 {
@@ -1335,16 +1385,11 @@ static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 					     row->line, KPROF_MAX_RISCS);
 		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
 	}
-	/* cores: remember distinct ones (sorted insert; files list cores in runs) */
+	/* cores: distinct ones by hash (files list cores in runs: the last
+	 * first), sorted once after the pass: linear in the rows */
 	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
 		return 0;
-	if (t->ncores && bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core))
-		return 0;
-	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
-		return -ENOMEM;
-	t->cores[t->ncores++] = key;
-	qsort(t->cores, t->ncores, sizeof(key), cmp_core);
-	return 0;
+	return tt_core_add(t, &key);
 }
 
 static int zone_kind(const char *zone, const char *type)
@@ -1425,6 +1470,10 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 	ret = kprof_tt_parse_file(csv, tt_pass1, t, &info, err);
 	if (ret)
 		goto out;
+	/* pass 2 finds cores by bsearch; a core's id is its rank */
+	if (t->ncores)
+		qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
+	kprof_hidx_free(&t->ch);
 	out.nriscs = t->nriscs;
 	memcpy(out.risc_names, t->riscs, sizeof(out.risc_names));
 	out.op_filter = opts ? opts->op_filter : NULL;
@@ -1492,10 +1541,13 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 		const struct kprof_agg_stats *as = kprof_agg_stats(t->agg);
 		json_object *root = json_object_new_object(), *src = json_object_new_object();
 
-		fprintf(f, "kprof report from a tt-metal device log\n\nsource: %s\narch: %s, CHIP_FREQ %s MHz, %d-column layout\n"
+		fputs("kprof report from a tt-metal device log\n\nsource: ", f);
+		kprof_text_put(f, csv);
+		fputs("\narch: ", f);
+		kprof_text_put(f, info.arch);
+		fprintf(f, ", CHIP_FREQ %s MHz, %d-column layout\n"
 			"rows: %" PRIu64 " (%" PRIu64 " zone markers, %" PRIu64 " other rows such as TS_DATA)\ncores: %zu\n\n",
-			csv, info.arch, freq, info.ncols, t->rows, t->markers, t->other_rows,
-			t->ncores);
+			freq, info.ncols, t->rows, t->markers, t->other_rows, t->ncores);
 		summary_ops(f, &out, "");
 		fprintf(f, "\ntimes: cycles / CHIP_FREQ; no host timestamps in a tt-metal device log\n");
 		ret = kprof_outfile_commit(&sum, 0, err);
@@ -1549,6 +1601,7 @@ out:
 	free(out.codes);
 	kprof_agg_free(t->agg);
 	free(t->cores);
+	kprof_hidx_free(&t->ch);
 	free(t);
 	return ret;
 }

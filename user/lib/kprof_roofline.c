@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprof_text.h"
 #include "kprof_writers.h"
 
 #define MAX_KINDS	1024	/* op codes tracked; more are pooled as "(other)" */
@@ -184,7 +185,10 @@ int kprof_roofline_op(struct kprof_roofline *r, const struct kprof_op_row *row)
 	if (!r->csv)
 		return 0;
 	fprintf(r->csv, "%" PRIu64 ",", row->seq);
-	kprof_csv_field(r->csv, row->op_code[0] ? row->op_code : "-");
+	if (row->op_code[0])
+		kprof_csv_field(r->csv, row->op_code);
+	else	/* no OP CODE: a plain "-", not a name to neutralise */
+		fputc('-', r->csv);
 	fprintf(r->csv, ",%u,%u", cores, row->clock_mhz);
 	cell(r->csv, t, "%.0f");
 	if (pt.bound == KPROF_BOUND_NONE) {
@@ -298,7 +302,11 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		all += r->kinds[i].time_ns;
 		gain += r->kinds[i].gain_ns;
 	}
-	fprintf(f, "Peaks: %s, %.6g GFLOP/s and %.6g GB/s per %s", p->device,
+	/* names (device, op codes) from the capture and peaks file are
+	 * Markdown-escaped: kprof_md_put() */
+	fputs("Peaks: ", f);
+	kprof_md_put(f, p->device);
+	fprintf(f, ", %.6g GFLOP/s and %.6g GB/s per %s",
 		p->flops_per_s / 1e9, p->bytes_per_s / 1e9, p->per_core ? "core" : "device");
 	if (p->clock_mhz > 0)
 		fprintf(f, " at %.6g MHz (FLOP/s scaled by each op's clock)", p->clock_mhz);
@@ -325,8 +333,10 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		if (!(k->gain_ns >= 1))	/* rounding leftovers are not a gain */
 			break;
 		top++;
-		fprintf(f, "%u. **%s** (%s): gain %.0f ns = %.1f%% of op time; %" PRIu64 " ops, %.0f ns, efficiency %.1f%%. %s.\n",
-			top, k->op_code, kprof_bound_name(k->bound), k->gain_ns,
+		fprintf(f, "%u. **", top);
+		kprof_md_put(f, k->op_code);
+		fprintf(f, "** (%s): gain %.0f ns = %.1f%% of op time; %" PRIu64 " ops, %.0f ns, efficiency %.1f%%. %s.\n",
+			kprof_bound_name(k->bound), k->gain_ns,
 			all > 0 ? 100 * k->gain_ns / all : 0.0, k->ops, k->time_ns,
 			k->class_time_ns > 0 ? 100 * (1 - k->gain_ns / k->class_time_ns) : 0.0,
 			advice(k->bound));
@@ -337,7 +347,9 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 	for (size_t i = 0; i < r->nkinds; i++) {
 		const struct kprof_roof_kind *k = &r->kinds[i];
 
-		fprintf(f, "| %s | %" PRIu64 " | %.0f | ", k->op_code, k->ops, k->time_ns);
+		fputs("| ", f);
+		kprof_md_put(f, k->op_code);
+		fprintf(f, " | %" PRIu64 " | %.0f | ", k->ops, k->time_ns);
 		if (k->bytes > 0)
 			fprintf(f, "%.4g", k->flops / k->bytes);
 		else
@@ -354,12 +366,15 @@ int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_
 			     const char *device_label, const char *no_roof_note,
 			     FILE *f)
 {
-	fprintf(f, "# kprof report\n\nDevice: %s. ", device_label);
+	fputs("# kprof report\n\nDevice: ", f);
+	kprof_md_put(f, device_label);
+	fputs(". ", f);
 	if (r) {
 		md_roofline(f, r, b);
 	} else {
-		fprintf(f, "\n\n## Verdict\n\n**No roofline**: %s.\n",
-			no_roof_note && no_roof_note[0] ? no_roof_note : "no peaks file");
+		fputs("\n\n## Verdict\n\n**No roofline**: ", f);
+		kprof_md_put(f, no_roof_note && no_roof_note[0] ? no_roof_note : "no peaks file");
+		fputs(".\n", f);
 		if (b)
 			md_bubbles(f, b);
 	}

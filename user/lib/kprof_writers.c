@@ -70,11 +70,19 @@ fail:
 
 void kprof_csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	size_t n = strlen(s);
+	/* what spreadsheets evaluate as a formula, even quoted (OWASP) */
+	int formula = n && strchr("=+-@\t\r", s[0]);
+
+	/* the reader drops blanks around unquoted fields: keep them quoted */
+	if (!formula && !strpbrk(s, ",\"\r\n") &&
+	    !(n && (s[0] == ' ' || s[n - 1] == ' ' || s[n - 1] == '\t'))) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
@@ -108,7 +116,7 @@ static void ops_header(struct kprof_out *o)
 	      "DEVICE KERNEL DURATION PER CORE MIN [ns],DEVICE KERNEL DURATION PER CORE MAX [ns],"
 	      "DEVICE KERNEL DURATION PER CORE AVG [ns]", f);
 	for (unsigned int r = 0; r < o->nriscs; r++) {
-		char name[16];
+		char name[16], col[64];
 		size_t k = 0;
 
 		/* tt-metal's column names drop the underscore: TRISC_0 -> TRISC0 */
@@ -116,9 +124,10 @@ static void ops_header(struct kprof_out *o)
 			if (*s != '_')
 				name[k++] = *s;
 		name[k] = '\0';
-		fputs(",DEVICE ", f);
-		kprof_csv_field(f, name);
-		fputs(" KERNEL DURATION [ns]", f);
+		/* the whole name is one cell: a RISC name may need quotes */
+		snprintf(col, sizeof(col), "DEVICE %s KERNEL DURATION [ns]", name);
+		fputc(',', f);
+		kprof_csv_field(f, col);
 	}
 	fputs(",DEVICE FW START TS [ns],DEVICE FW END TS [ns],LAUNCH TO START [ns],"
 	      "SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,MARKERS LOST,"
@@ -283,9 +292,16 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 			    const char *freq_mhz, unsigned int max_cores)
 {
+	char cell[96];
+
 	if (!o->devlog)
 		return 0;
-	fprintf(o->devlog, "ARCH: %s, CHIP_FREQ[MHz]: %s", arch, freq_mhz);
+	/* arch comes from a tt-metal log: a cell like any name */
+	snprintf(cell, sizeof(cell), "ARCH: %s", arch);
+	kprof_csv_field(o->devlog, cell);
+	snprintf(cell, sizeof(cell), "CHIP_FREQ[MHz]: %s", freq_mhz);
+	fputs(", ", o->devlog);
+	kprof_csv_field(o->devlog, cell);
 	if (max_cores)
 		fprintf(o->devlog, ", Max Compute Cores: %u", max_cores);
 	fputs("\n" DEVLOG_HEADER "\n", o->devlog);

@@ -78,7 +78,11 @@ void kprof_out_top_sorted(struct kprof_out *o);
 int kprof_out_close(struct kprof_out *o, struct kprof_err *err);
 /* Drops the files of a failed report: nothing is put in place. */
 void kprof_out_discard(struct kprof_out *o);
-/* Writes s to f with CSV quoting if it needs it. */
+/*
+ * One CSV text cell (docs/formats.md, CSV conventions): quoted when it
+ * needs it; one a spreadsheet would evaluate (= + - @ TAB CR first) gets
+ * a leading ' inside quotes. Not for number columns.
+ */
 void kprof_csv_field(FILE *f, const char *s);
 
 #endif /* KPROF_WRITERS_H */
