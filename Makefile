@@ -41,7 +41,7 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
 	check-bpf check-vm check-html check-debug check-fuzz check-fresh check-deb demo bench \
-	man deb static check-nvidia install clean help
+	man deb static check-nvidia bench-nvidia install clean help
 
 all: kmod bpf user examples
 
@@ -141,6 +141,12 @@ demo: kmod user examples
 bench: all
 	./bench/run
 
+# The NVIDIA capture's benchmarks, on a GPU host (bench/nvidia/run.sh):
+# builds the agent there; KPROFCTL=path to a `make static` kprofctl.
+bench-nvidia:
+	$(MAKE) -C user agent
+	./bench/nvidia/run.sh $(or $(KPROFCTL),build/static/kprofctl) build/libkprof_cupti.so
+
 install: all man
 	./scripts/install.sh
 
@@ -162,6 +168,7 @@ help:
 	@echo "make check-fresh  the README's set-up in a bare Debian 12 root (debootstrap)"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
+	@echo "make bench-nvidia  on an NVIDIA GPU host: the NVIDIA capture's benchmarks (KPROFCTL=...)"
 	@echo "make install   install module, kprofctl, man pages, udev rules and docs"
 	@echo "make man       man pages into build/man/ (help2man + docs/man/)"
 	@echo "make deb       kprof-dkms and kprofctl .debs into build/deb/ (lintian-clean)"
