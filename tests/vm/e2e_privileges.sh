@@ -78,6 +78,15 @@ tap $? "... and its ioctls traced by BPF ($h host events)"
 own=$(stat -c %u:%g "$OUT/sudo" "$OUT/sudo/raw" "$OUT/sudo/raw/device.kspool" \
 	"$OUT/sudo/ops.csv" 2>/dev/null | sort -u)
 eq "$own" "$kuid:$kgid" "... and its output directory and files belong to the sudo user"
+# what it reads for the user it reads as the user: a peaks file only root
+# may read is refused (its numbers would reach params.json)
+cp "$KPROF_ROOT/data/peaks/kprof_sim.json" "$OUT/private-peaks.json"
+chmod 600 "$OUT/private-peaks.json"
+SUDO_UID=$kuid SUDO_GID=$kgid "$K" capture --device 0 --peaks "$OUT/private-peaks.json" \
+	-o "$OUT/sudo-peaks" -- true >"$OUT/sudo-peaks.log" 2>&1
+st=$?
+[ "$st" != 0 ] && grep -q -- '--peaks' "$OUT/sudo-peaks.log" && [ ! -e "$OUT/sudo-peaks/params.json" ]
+tap $? "under sudo a --peaks file only root can read is refused (status $st)"
 
 "$K" capture --device 0 --no-bpf --events none --user nobody -o "$OUT/user" -- \
 	sh -c "id -u >$OUT/user.uid" >"$OUT/user.log" 2>&1

@@ -322,15 +322,10 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		case OPT_NO_DEVLOG:
 			o->no_devlog = 1;
 			break;
-		case OPT_PEAKS: {
-			struct kprof_peaks pk;
-
-			/* checked now, not after a long capture */
-			if (kprof_peaks_load(optarg, &pk, &err))
-				return kprofctl_usage_error("capture", "--peaks: %s", err.msg);
+		case OPT_PEAKS:
+			/* checked once the workload's user is known (check_peaks) */
 			o->peaks = optarg;
 			break;
-		}
 		case OPT_TRACE_GROUP:
 			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
 				return kprofctl_usage_error("capture",
@@ -714,6 +709,30 @@ static int default_dir(struct capture *c)
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(c->dir, sizeof(c->dir), "./kprof-%u-%s", c->o->dev_id, stamp);
 	return 0;
+}
+
+/*
+ * --peaks, read now rather than after a long capture, and as the
+ * workload's user: under sudo, root must not read for the user a file the
+ * user could not (its numbers would reach params.json).
+ */
+static int check_peaks(struct capture *c)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_peaks pk;
+	struct kprof_fsid ofs;
+	int r;
+
+	if (!c->o->peaks)
+		return 0;
+	if (c->run_as.drop)
+		kprof_fsid_enter(c->run_as.uid, c->run_as.gid, &ofs);
+	r = kprof_peaks_load(c->o->peaks, &pk, &err);
+	if (c->run_as.drop)
+		kprof_fsid_leave(&ofs);
+	if (r)
+		kprofctl_err("--peaks: %s", err.msg);
+	return r ? -1 : 0;
 }
 
 /* Opens the output directory: a new capture starts from an empty raw/. */
@@ -1200,6 +1219,7 @@ static int write_results(struct capture *c)
 	struct kprof_report_result res;
 	struct kprof_err err = { 0 };
 	char *cfg = config_json(c);
+	struct kprof_fsid ofs;
 	unsigned int i;
 	int r;
 
@@ -1213,7 +1233,12 @@ static int write_results(struct capture *c)
 	if (c->o->no_devlog)
 		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
 	memset(&res, 0, sizeof(res));
+	/* what the report reads (--peaks, raw/) it reads as the workload's user */
+	if (c->run_as.drop)
+		kprof_fsid_enter(c->run_as.uid, c->run_as.gid, &ofs);
 	r = kprof_report_build(NULL, c->od, &ro, &res, &err);
+	if (c->run_as.drop)
+		kprof_fsid_leave(&ofs);
 	kprof_progress_done(&c->prog);
 	free(cfg);
 	if (r) {
@@ -1304,7 +1329,7 @@ int cmd_capture(int argc, char **argv)
 		kprofctl_err("%s", err.msg);
 		return KPROFCTL_EXIT_FAIL;
 	}
-	if (check_dir(&c))
+	if (check_peaks(&c) || check_dir(&c))
 		return KPROFCTL_EXIT_FAIL;
 	c.buf = malloc(DRAIN_BUF);
 	if (!c.buf) {

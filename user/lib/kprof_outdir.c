@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Output directories and files (see kprof_outdir.h). */
 #include "kprof_outdir.h"
+#include "kprof_user.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -247,7 +247,8 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 	struct kprof_outdir *od;
 	size_t len = strlen(path);
 	char *slash;
-	int created, ret, ofsuid = 0, ofsgid = 0;
+	struct kprof_fsid ofs;
+	int created, ret;
 
 	/* "out/" would follow a link named out: the name is "out" */
 	while (len > 1 && path[len - 1] == '/')
@@ -266,10 +267,8 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 	 * that user's file-system identity, so it can only land where the
 	 * user could make it. The files inside are made through its fd.
 	 */
-	if (od->chown) {
-		ofsuid = setfsuid(uid);
-		ofsgid = setfsgid(gid);
-	}
+	if (od->chown)
+		kprof_fsid_enter(uid, gid, &ofs);
 	/* the parents are the user's path; only the last component is ours */
 	slash = strrchr(name, '/');
 	if (slash && slash != name) {
@@ -285,10 +284,8 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 		goto fail_fsid;
 	}
 	od->fd = open_dir_at(AT_FDCWD, name, name, err);
-	if (od->chown) {
-		setfsgid(ofsgid);
-		setfsuid(ofsuid);
-	}
+	if (od->chown)
+		kprof_fsid_leave(&ofs);
 	/* also when created: another user may have swapped it since mkdir */
 	if (od->fd < 0 || check_dir(od, od->fd, name, err))
 		goto fail;
@@ -313,10 +310,8 @@ struct kprof_outdir *kprof_outdir_open(const char *path, unsigned int flags, uid
 	}
 	return od;
 fail_fsid:
-	if (od->chown) {
-		setfsgid(ofsgid);
-		setfsuid(ofsuid);
-	}
+	if (od->chown)
+		kprof_fsid_leave(&ofs);
 fail:
 	kprof_outdir_close(od);
 	return NULL;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/fsuid.h>
 #include <unistd.h>
 
 /* Strict decimal id: digits only, below (uid_t)-1 (which means "none"). */
@@ -236,4 +237,17 @@ int kprof_user_owner_of(const char *const *paths, size_t n, struct kprof_user *u
 			return r;
 	}
 	return found;
+}
+
+void kprof_fsid_enter(uid_t uid, gid_t gid, struct kprof_fsid *old)
+{
+	/* group first: with the uid switched, a non-root fsuid could not */
+	old->gid = setfsgid(gid);
+	old->uid = setfsuid(uid);
+}
+
+void kprof_fsid_leave(const struct kprof_fsid *old)
+{
+	setfsuid((uid_t)old->uid);
+	setfsgid((gid_t)old->gid);
 }

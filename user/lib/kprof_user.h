@@ -80,4 +80,16 @@ int kprof_user_become(const struct kprof_user *u, struct kprof_err *err);
 int kprof_user_owner_of(const char *const *paths, size_t n, struct kprof_user *u,
 			struct kprof_err *err);
 
+/*
+ * Files opened or made between kprof_fsid_enter and kprof_fsid_leave are
+ * checked and owned as uid/gid (setfsuid/setfsgid, this thread only):
+ * root working for a user reads and makes only what that user could.
+ * Nothing changes when not root. old keeps the previous ids.
+ */
+struct kprof_fsid {
+	int uid, gid;
+};
+void kprof_fsid_enter(uid_t uid, gid_t gid, struct kprof_fsid *old);
+void kprof_fsid_leave(const struct kprof_fsid *old);
+
 #endif /* KPROF_USER_H */
