@@ -40,7 +40,8 @@ export KPROF_ROOT BUILD KPROF_CACHE KDIR
 .NOTPARALLEL:
 
 .PHONY: all kmod bpf user kselftest examples deps check check-unit check-style \
-	check-bpf check-vm check-html check-debug check-fuzz check-fresh demo bench install clean help
+	check-bpf check-vm check-html check-debug check-fuzz check-fresh check-deb demo bench \
+	man deb static check-nvidia bench-nvidia install clean help
 
 all: kmod bpf user examples
 
@@ -56,6 +57,12 @@ user: bpf
 
 kselftest:
 	$(MAKE) -C tests/kselftest
+
+# build/static/kprofctl: libbpf, libelf, libz, libzstd, json-c and libpfm
+# linked in, glibc dynamic (dlopen of NVML keeps working): the binary
+# carried to hosts without those libraries, a GPU host for check-nvidia.
+static: bpf
+	$(MAKE) -C user static
 
 examples:
 	$(MAKE) -C examples
@@ -105,13 +112,42 @@ check-debug: user examples kselftest
 check-fresh:
 	./tests/fresh/run
 
+# On a host with an NVIDIA GPU and the CUDA headers, as root: checks
+# kprof's NVML declarations against nvml.h, records the NVML playback
+# file of the tests, and runs list/info/lock-clock/reset-clock end to end
+# (tests/nvidia/check.sh). Needs no libbpf there: give KPROFCTL=path to a
+# `make static` kprofctl built elsewhere.
+check-nvidia:
+	./tests/nvidia/check.sh
+
+# The packages of `make deb` installed with apt in a bare Debian 12 root
+# (DKMS builds the module there), then that module booted in the test VM
+# (tests/fresh/run --deb). Not part of `make check`: debootstrap and apt.
+check-deb: deb
+	./tests/fresh/run --deb
+
+# kprofctl(1) and kprofctl-CMD(1) from --help and docs/man/*.h2m.
+man: user
+	$(MAKE) -C docs/man
+
+# kprof-dkms and kprofctl .debs into $(BUILD)/deb/, lintian-checked
+# (packaging/build-deb.sh).
+deb:
+	./packaging/build-deb.sh
+
 demo: kmod user examples
 	./tests/vm/run --exec examples/demo.sh
 
 bench: all
 	./bench/run
 
-install: all
+# The NVIDIA capture's benchmarks, on a GPU host (bench/nvidia/run.sh):
+# builds the agent there; KPROFCTL=path to a `make static` kprofctl.
+bench-nvidia:
+	$(MAKE) -C user agent
+	./bench/nvidia/run.sh $(or $(KPROFCTL),build/static/kprofctl) build/libkprof_cupti.so
+
+install: all man
 	./scripts/install.sh
 
 clean:
@@ -132,7 +168,13 @@ help:
 	@echo "make check-fresh  the README's set-up in a bare Debian 12 root (debootstrap)"
 	@echo "make demo      boot the VM, capture an example workload, show results"
 	@echo "make bench     benchmarks (see docs/performance.md)"
-	@echo "make install   install module, kprofctl, udev rules and docs"
+	@echo "make bench-nvidia  on an NVIDIA GPU host: the NVIDIA capture's benchmarks (KPROFCTL=...)"
+	@echo "make install   install module, kprofctl, man pages, udev rules and docs"
+	@echo "make man       man pages into build/man/ (help2man + docs/man/)"
+	@echo "make deb       kprof-dkms and kprofctl .debs into build/deb/ (lintian-clean)"
+	@echo "make check-deb  install the .debs in a bare Debian 12 root, boot their module"
+	@echo "make static    build/static/kprofctl, only glibc dynamic (to carry to a GPU host)"
+	@echo "make check-nvidia  on an NVIDIA GPU host: NVML declarations, list/info/lock/reset"
 	@echo "KDIR=... builds against another kernel tree"
 
 endif # KPROF_AFTER_DEPS

@@ -5,7 +5,7 @@
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
  *   collector run DIR OUTDIR [trace]
- *                               kprof_report_build_to() on it, without
+ *                               kprof_report_build() on it, to OUTDIR, without
  *                               device_log.csv (and trace.json unless
  *                               "trace"); prints markers/s (wall and
  *                               CPU) and peak RSS
@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "kprof.h"
+#include "kprof_outdir.h"
 
 #define CORES		64
 #define RISCS		5
@@ -64,6 +65,7 @@ static int gen(const char *dir, uint64_t markers)
 	struct kprof_counter_info ci = { .size = sizeof(ci), .num_counters = 4 };
 	static const char *const rn[RISCS] = { "BRISC", "NCRISC", "TRISC_0", "TRISC_1", "TRISC_2" };
 	struct kprof_spool_writer *d, *h;
+	struct kprof_outdir *od;
 	struct kprof_err err;
 	static uint8_t buf[1 << 20];
 	size_t n = 0;
@@ -77,8 +79,10 @@ static int gen(const char *dir, uint64_t markers)
 		snprintf(ci.desc[i].name, sizeof(ci.desc[i].name), "counter%d", i);
 		strcpy(ci.desc[i].unit, "events");
 	}
-	d = kprof_spool_create(dir, KPROF_SPOOL_DEVICE, &info, &ci, &err);
-	h = d ? kprof_spool_create(dir, KPROF_SPOOL_HOST, NULL, NULL, &err) : NULL;
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	d = od ? kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &ci, &err) : NULL;
+	h = d ? kprof_spool_create(od, KPROF_SPOOL_HOST, NULL, NULL, &err) : NULL;
+	kprof_outdir_close(od);
 	if (!d || !h) {
 		fprintf(stderr, "collector: %s\n", err.msg);
 		return 1;
@@ -164,14 +168,18 @@ static int run(const char *dir, const char *outdir, int trace)
 	struct kprof_report_opts opts = { .flags = KPROF_REPORT_NO_DEVICE_LOG |
 					  (trace ? 0 : KPROF_REPORT_NO_TRACE) };
 	struct kprof_report_result res;
+	struct kprof_outdir *od;
 	struct kprof_err err;
 	struct rusage ru;
 	double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID), w, c;
 
-	if (kprof_report_build_to(dir, outdir, &opts, &res, &err)) {
+	od = kprof_outdir_open(outdir, 0, (uid_t)-1, (gid_t)-1, &err);
+	if (!od || kprof_report_build(dir, od, &opts, &res, &err)) {
 		fprintf(stderr, "collector: %s\n", err.msg);
+		kprof_outdir_close(od);
 		return 1;
 	}
+	kprof_outdir_close(od);
 	w = now(CLOCK_MONOTONIC) - w0;
 	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	getrusage(RUSAGE_SELF, &ru);

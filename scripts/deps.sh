@@ -28,6 +28,7 @@ PACKAGES=(
 	python3 perl git debootstrap
 	flex bison bc rsync
 	chromium
+	help2man man-db debhelper dh-dkms lintian fakeroot
 )
 
 KPROF_CACHE=${KPROF_CACHE:-~/.cache/kprof}

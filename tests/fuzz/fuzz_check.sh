@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check-fuzz` (tests/fuzz/Makefile check): for each TARGET:CORPUS
-# argument, replays every file of tests/fuzz/regressions/TARGET/, then
-# fuzzes TARGET for FUZZ_SECONDS from a scratch copy of corpus/CORPUS/
-# (the tree's corpus is never modified). One process at a time. A crash
-# input is kept in $FUZZ_OUT/crashes/TARGET/ and named in the output.
+# `make check-fuzz` (tests/fuzz/Makefile check): for each
+# TARGET:CORPUS:DICT argument, replays every file of
+# tests/fuzz/regressions/TARGET/, then fuzzes TARGET for FUZZ_SECONDS from
+# a scratch copy of corpus/CORPUS/ (the tree's corpus is never modified),
+# with the dictionary DICT.dict when DICT is not empty. One process at a
+# time. A crash input is kept in $FUZZ_OUT/crashes/TARGET/ and named in
+# the output.
 # Last line: "N passed, N failed"; exit status non-zero on any failure.
 set -u
 : "${FUZZ_OUT:?}" "${FUZZ_SRC:?}" "${FUZZ_SECONDS:=20}"
@@ -34,6 +36,11 @@ bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 for arg in "$@"; do
 	t=${arg%%:*}
 	c=${arg#*:}
+	d=${c#*:}
+	c=${c%%:*}
+	[ "$d" = "$c" ] && d=
+	dict=
+	[ -n "$d" ] && dict=-dict=$FUZZ_SRC/$d.dict
 	bin=$FUZZ_OUT/fuzz_$t
 	crashes=$FUZZ_OUT/crashes/$t
 	log=$FUZZ_OUT/logs/$t.log
@@ -52,7 +59,7 @@ for arg in "$@"; do
 	work=$(mktemp -d "${TMPDIR:-/tmp}/kprof-fuzz-corpus-XXXXXX")
 	cp -r "$FUZZ_SRC/corpus/$c/." "$work/"
 	if "$bin" -seed="$FUZZ_SEED" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
-		-artifact_prefix="$crashes/" -print_final_stats=1 \
+		-artifact_prefix="$crashes/" -print_final_stats=1 $dict \
 		"$work" >"$log" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)

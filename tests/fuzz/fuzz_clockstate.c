@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (back.ncpus != st.ncpus || strcmp(back.sysfs_root, st.sysfs_root) ||
 	    back.has_boost != st.has_boost || strcmp(back.boost, st.boost) ||
 	    back.has_no_turbo != st.has_no_turbo ||
-	    strcmp(back.no_turbo, st.no_turbo))
+	    strcmp(back.no_turbo, st.no_turbo) || back.has_gpu != st.has_gpu ||
+	    memcmp(&back.gpu, &st.gpu, sizeof(st.gpu)))
 		abort();
 	for (size_t i = 0; i < st.ncpus; i++)
 		if (back.cpus[i].cpu != st.cpus[i].cpu ||

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The whole capture report pipeline (kprof_report_build_to: spool reader,
+ * The whole capture report pipeline (kprof_report_build: spool reader,
  * time sync, aggregation, every CSV/JSON writer) on fuzzed spools in a
  * scratch capture directory.
  *
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
 
@@ -30,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kprof_report_opts opts = { .version = "fuzz", .config_json = "{}" };
 	struct kprof_report_result res;
 	struct kprof_err err = { 0 };
+	struct kprof_outdir *od;
 	char cap[4096], out[4096];
 	size_t split;
 	int ret;
@@ -66,7 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_write("cap/" KPROF_SPOOL_DEVICE_FILE, buf, sizeof(h) + size);
 		free(buf);
 	}
-	ret = kprof_report_build_to(cap, out, &opts, &res, &err);
+	od = kprof_outdir_open(out, 0, (uid_t)-1, (gid_t)-1, &err);
+	if (!od)
+		abort();
+	ret = kprof_report_build(cap, od, &opts, &res, &err);
+	kprof_outdir_close(od);
 	if (ret < 0 && !err.msg[0])
 		abort();
 	fuzz_clean("out");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host clock-state file: round trip (byte for byte values), malformed input. */
+/* Host clock-state file: round trip (byte for byte values), malformed input,
+ * refusal of files others could have planted or changed. */
 #include "kt.h"
 #include "kprof_clockstate.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +92,49 @@ int main(void)
 	}
 	KT_CHECK(kprof_clockstate_read("/nonexistent/x.json", &back, &err) < 0 &&
 		 strstr(err.msg, "/nonexistent/x.json"), "missing file: %s", err.msg);
+
+	/*
+	 * What reset writes to sysfs as root comes from this file: a
+	 * symbolic link, or a file someone else owns or could write, is
+	 * refused; the temporary file is never one planted beforehand.
+	 */
+	{
+		char lnk[300], victim[300], tmpname[300];
+
+		snprintf(lnk, sizeof(lnk), "%s/link.json", dir);
+		KT_CHECK(symlink(path, lnk) == 0, "symlink");
+		KT_CHECK(kprof_clockstate_read(lnk, &back, &err) == -ELOOP &&
+			 strstr(err.msg, "symbolic link"), "symlink read: %s", err.msg);
+		KT_CHECK(chmod(path, 0664) == 0, "chmod");
+		KT_CHECK(kprof_clockstate_read(path, &back, &err) == -EPERM &&
+			 strstr(err.msg, "writable by group or others"), "g+w read: %s", err.msg);
+		KT_CHECK(chmod(path, 0644) == 0, "chmod");
+		if (geteuid() == 0) {
+			KT_CHECK(chown(path, 4000001, 0) == 0, "chown");
+			KT_CHECK(kprof_clockstate_read(path, &back, &err) == -EPERM &&
+				 strstr(err.msg, "belongs to uid 4000001"), "foreign read: %s", err.msg);
+			KT_CHECK(chown(path, 0, 0) == 0, "chown");
+		}
+		snprintf(victim, sizeof(victim), "%s/victim", dir);
+		snprintf(tmpname, sizeof(tmpname), "%s.tmp.%d", path, (int)getpid());
+		{
+			FILE *f = fopen(victim, "w");
+
+			KT_CHECK(f && fputs("precious\n", f) >= 0 && !fclose(f), "victim");
+		}
+		KT_CHECK(symlink(victim, tmpname) == 0, "plant tmp link");
+		KT_CHECK(kprof_clockstate_write(path, &st, &err) == 0, "write: %s", err.msg);
+		{
+			char *v = kt_slurp(victim, NULL);
+
+			KT_CHECK(v && !strcmp(v, "precious\n"), "planted tmp link followed: %s",
+				 v ? v : "(gone)");
+			free(v);
+		}
+		KT_CHECK(lstat(tmpname, &sb) != 0, "temporary file left");
+		KT_CHECK(kprof_clockstate_read(path, &back, &err) == 0, "read back: %s", err.msg);
+		kprof_clockstate_free(&back);
+	}
 	kprof_clockstate_free(&st);
 	kt_rmrf(dir);
 	return kt_done("test_clockstate");

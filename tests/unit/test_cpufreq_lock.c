@@ -3,7 +3,10 @@
  * Host clock lock/reset (kprof_cpufreq.c) against a fake cpufreq sysfs
  * tree: every value comes back byte for byte, a second lock keeps the
  * first saved state, a failed lock leaves the tree as found, a concurrent
- * run is refused, and a missing cpufreq is reported as -ENOENT.
+ * run is refused, and a missing cpufreq is reported as -ENOENT. The run
+ * directory and clock.lock are refused when someone else could have
+ * placed or changed them; a saved state can be forgotten; a restore the
+ * kernel adjusts does not leave a state that fails every later reset.
  */
 #include "kt.h"
 #include "kprof_cpufreq.h"
@@ -75,6 +78,12 @@ static void save_all(const char *root, char **saved)
 {
 	for (size_t i = 0; i < NFILES; i++)
 		saved[i] = get(root, files[i]);
+}
+
+static void restore_all(const char *root, char **saved)
+{
+	for (size_t i = 0; i < NFILES; i++)
+		put(root, files[i], saved[i]);
 }
 
 static void check_same(const char *root, char **saved, const char *when)
@@ -219,6 +228,87 @@ int main(void)
 		waitpid(pid, NULL, 0);
 		close(pfd[0]);
 		close(pfd[1]);
+	}
+
+	/*
+	 * The run directory decides what reset writes to sysfs as root: one
+	 * that someone else could write to, or that is a symbolic link, is
+	 * refused before anything changes; so is a planted clock.lock link.
+	 */
+	{
+		char victim[300], alt[300];
+
+		KT_CHECK(chmod(run, 0777) == 0, "chmod");
+		r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+		KT_CHECK(r == -EPERM && strstr(msg, "writable by group or others"),
+			 "group/other-writable run dir: %d (%s)", r, msg);
+		check_same(root, saved, "after a refused run dir");
+		KT_CHECK(chmod(run, 0755) == 0, "chmod");
+		if (geteuid() == 0) {
+			KT_CHECK(chown(run, 65534, 65534) == 0, "chown");
+			r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+			KT_CHECK(r == -EPERM && strstr(msg, "belongs to uid 65534"),
+				 "run dir of another user: %d (%s)", r, msg);
+			check_same(root, saved, "after a run dir of another user");
+			KT_CHECK(chown(run, 0, 0) == 0, "chown");
+		}
+		snprintf(alt, sizeof(alt), "%s/elsewhere", tmp);
+		KT_CHECK(mkdir(alt, 0755) == 0, "mkdir");
+		snprintf(victim, sizeof(victim), "%s/run/link", tmp);
+		KT_CHECK(symlink(alt, victim) == 0, "symlink");
+		r = kprof_host_clock_lock(root, victim, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+		KT_CHECK(r < 0 && strstr(msg, "symbolic link"), "run dir symlink: %d (%s)", r, msg);
+		check_same(root, saved, "after a symlinked run dir");
+
+		snprintf(victim, sizeof(victim), "%s/victim", tmp);
+		put(tmp, "victim", "precious\n");
+		KT_CHECK(unlink(lockp) == 0 && symlink(victim, lockp) == 0, "plant lock link");
+		r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+		KT_CHECK(r < 0 && strstr(msg, "symbolic link"), "clock.lock symlink: %d (%s)", r, msg);
+		check_same(root, saved, "after a planted clock.lock");
+		check_val(tmp, "victim", "precious\n");
+		KT_CHECK(unlink(lockp) == 0, "unlink");
+	}
+
+	/* --forget: the saved state goes, no clock changes. */
+	r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+	KT_CHECK(r == 0, "lock: %d (%s)", r, msg);
+	{
+		char *locked[NFILES];
+
+		save_all(root, locked);
+		r = kprof_host_clock_forget(run, msg, sizeof(msg));
+		KT_CHECK(r == 0 && strstr(msg, "forgot") && strstr(msg, "schedutil"),
+			 "forget: %d (%s)", r, msg);
+		KT_CHECK(stat(state, &sb) != 0, "state file left by forget");
+		check_same(root, locked, "after forget");
+		for (size_t i = 0; i < NFILES; i++)
+			free(locked[i]);
+	}
+	r = kprof_host_clock_reset(root, run, msg, sizeof(msg));
+	KT_CHECK(r == 0 && strstr(msg, "nothing to restore"), "reset after forget: %d (%s)", r, msg);
+	restore_all(root, saved);
+
+	/*
+	 * A restore the kernel adjusts (here: a value file that keeps
+	 * nothing): said, and the state is gone so the next reset works.
+	 */
+	r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+	KT_CHECK(r == 0, "lock: %d (%s)", r, msg);
+	{
+		char f[400];
+
+		snprintf(f, sizeof(f), "%s/" CF "/policy2/scaling_max_freq", root);
+		KT_CHECK(unlink(f) == 0 && symlink("/dev/null", f) == 0, "adjusting file");
+		r = kprof_host_clock_reset(root, run, msg, sizeof(msg));
+		KT_CHECK(r == KPROF_HOST_RESET_ADJUSTED && strstr(msg, "policy2 scaling_max_freq"),
+			 "adjusted restore: %d (%s)", r, msg);
+		KT_CHECK(stat(state, &sb) != 0, "state file left by an adjusted restore");
+		r = kprof_host_clock_reset(root, run, msg, sizeof(msg));
+		KT_CHECK(r == 0 && strstr(msg, "nothing to restore"),
+			 "reset after an adjusted restore: %d (%s)", r, msg);
+		KT_CHECK(unlink(f) == 0, "unlink");
+		restore_all(root, saved);
 	}
 
 	for (size_t i = 0; i < NFILES; i++)

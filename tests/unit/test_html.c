@@ -1,14 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
-/* report.html (kprof_html): escaping, determinism, inputs it uses. */
+/*
+ * report.html (kprof_html): escaping, determinism, inputs it uses, and
+ * only those the report wrote itself (not others in its directory).
+ */
 #include "kt.h"
 #include "kprof_html.h"
+#include "kprof_outdir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/kprof-test-html-XXXXXX";
+static struct kprof_outdir *od;	/* dir, as the report's output directory */
 
+/* an output of the report, written as the report writes it */
 static void put(const char *name, const char *text)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_outfile of;
+
+	KT_CHECK(kprof_outfile_create(od, name, &of, &err) == 0, "create %s: %s", name, err.msg);
+	if (!of.f)
+		return;
+	fputs(text, of.f);
+	KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "commit %s: %s", name, err.msg);
+}
+
+/* a file in the directory the report did not write (an older report's,
+ * or planted) */
+static void plant(const char *name, const char *text)
 {
 	char p[256];
 	FILE *f;
@@ -46,7 +66,7 @@ static char *build(void)
 {
 	struct kprof_err err = { 0 };
 
-	KT_CHECK(kprof_html_write(dir, &err) == 0, "kprof_html_write: %s", err.msg);
+	KT_CHECK(kprof_html_write(od, &err) == 0, "kprof_html_write: %s", err.msg);
 	return slurp("report.html");
 }
 
@@ -58,8 +78,17 @@ int main(void)
 	{
 		struct kprof_err err = { 0 };
 
-		KT_CHECK(kprof_html_write(dir, &err) < 0 && strstr(err.msg, "ops.csv"),
-			 "no ops.csv: %s", err.msg);
+		od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+		KT_CHECK(od != NULL, "outdir: %s", err.msg);
+		if (!od)
+			return kt_done("test_html");
+		/* in the directory, but not written by this report: not read */
+		plant("ops.csv", "OP CODE,DEVICE KERNEL DURATION [ns],DEVICE FW DURATION [ns],"
+		      "HOST DURATION [ns]\nplanted,1,1,1\n");
+		KT_CHECK(kprof_html_write(od, &err) < 0 && strstr(err.msg, "ops.csv"),
+			 "no ops.csv of this report: %s", err.msg);
+		plant("report.md", "# planted " EVIL "\n");
+		plant("roofline.csv", "OP CODE,BOUND\nplanted-row,memory-bound\n");
 	}
 	put("ops.csv", "OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
 	    "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
@@ -93,6 +122,7 @@ int main(void)
 	/* 3 device slices + 2 host slices, none merged at this scale */
 	KT_EQ_U64(count(a, "<rect "), 5);
 	KT_CHECK(strstr(a, "No report.md") != NULL, "says report.md is missing");
+	KT_CHECK(!strstr(a, "planted"), "files this report did not write are not read");
 	KT_CHECK(count(a, "http:") == 1 && count(a, "https:") == 0 && strstr(a, "xmlns=\"http://www.w3.org/2000/svg\""),
 		 "no URL but the SVG namespace");
 	KT_CHECK(strstr(a, "<script src") == NULL && strstr(a, "<link") == NULL,
@@ -180,12 +210,13 @@ int main(void)
 	 * the median of each kind exact.
 	 */
 	{
+		struct kprof_err err = { 0 };
+		struct kprof_outfile of;
 		char p[4096];
 		FILE *f;
 
-		snprintf(p, sizeof(p), "%s/ops.csv", dir);
-		f = fopen(p, "w");
-		KT_CHECK(f != NULL, "ops.csv");
+		KT_CHECK(kprof_outfile_create(od, "ops.csv", &of, &err) == 0, "ops.csv: %s", err.msg);
+		f = of.f;
 		if (!f)
 			goto out;
 		fputs("OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
@@ -194,7 +225,7 @@ int main(void)
 		for (int i = 0; i < 20000; i++)
 			fprintf(f, "k%d,%d,1,100,10,%d,%d,%d\n", i % 5000, i + 1,
 				i % 5000 == 7 ? 1000 * (i / 5000) : 5, 100 * i, 100 * i + 50);
-		fclose(f);
+		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "ops.csv: %s", err.msg);
 		snprintf(p, sizeof(p), "%s/trace.json", dir);
 		unlink(p);
 		snprintf(p, sizeof(p), "%s/host_events.csv", dir);
@@ -212,6 +243,7 @@ int main(void)
 		free(a);
 	}
 out:
+	kprof_outdir_close(od);
 	{
 		char cmd[128];
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.html of `kprofctl report --from-ttmetal` (kprof_report_ttmetal,
- * then kprof_html_write, as cmd_report.c does) on the real tt-metal logs
+ * report.html of `kprofctl report --from-ttmetal` (kprof_report_ttmetal
+ * writes it last) on the real tt-metal logs
  * in $KPROF_TTMETAL_DATA: ops and kinds as in the ops.csv written beside
  * it, device lanes from trace.json's core tracks, no host lanes and no
  * host times (the log has none), every op in the slowest-ops table, the
@@ -10,6 +10,7 @@
 #include "kt.h"
 #include "kprof_csvread.h"
 #include "kprof_html.h"
+#include "kprof_outdir.h"
 #include "kprof_report.h"
 
 static size_t count(const char *s, const char *needle)
@@ -27,8 +28,11 @@ static char *make(const char *log, const char *out)
 	struct kprof_err err = { 0 };
 	char path[600];
 
-	KT_CHECK(kprof_report_ttmetal(log, out, NULL, &res, &err) == 0, "%s: %s", log, err.msg);
-	KT_CHECK(kprof_html_write(out, &err) == 0, "html %s: %s", out, err.msg);
+	struct kprof_outdir *od = kprof_outdir_open(out, 0, (uid_t)-1, (gid_t)-1, &err);
+
+	KT_CHECK(od && kprof_report_ttmetal(log, od, NULL, &res, &err) == 0, "%s: %s", log,
+		 err.msg);
+	kprof_outdir_close(od);
 	snprintf(path, sizeof(path), "%s/report.html", out);
 	return kt_slurp(path, NULL);
 }

@@ -3,6 +3,7 @@
 #include "kt.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -17,6 +18,26 @@ static size_t drain(int fd, char *buf, size_t len)
 
 	buf[n > 0 ? n : 0] = '\0';
 	return n > 0 ? (size_t)n : 0;
+}
+
+/*
+ * A pseudo-terminal hands output over asynchronously (the tty layer's
+ * flip buffers): read until nothing more comes for 200 ms.
+ */
+static size_t drain_tty(int fd, char *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len - 1 && poll(&p, 1, 200) > 0) {
+		r = read(fd, buf + n, len - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return n;
 }
 
 int main(void)
@@ -111,14 +132,14 @@ int main(void)
 			fcntl(m, F_SETFL, O_NONBLOCK);
 			kprof_progress_init(&p, t, "capture", 0);
 			KT_CHECK(p.f == t && p.mode == KPROF_PROGRESS_TTY, "on for a terminal");
-			drain(m, out, sizeof(out));
+			drain_tty(m, out, sizeof(out));
 			KT_STR(out, "\r\n\0337\033[1;23r\0338\033[1A");
 			p.ops = 5;
 			KT_CHECK(kprof_progress_tick(&p, p.start_ns + KPROF_PROGRESS_PERIOD_NS), "draws");
-			drain(m, out, sizeof(out));
+			drain_tty(m, out, sizeof(out));
 			KT_STR(out, "\0337\033[24;1H\033[2Kkprofctl capture: 5 ops, 0 markers (0/s), 0 lost\0338");
 			kprof_progress_done(&p);
-			drain(m, out, sizeof(out));
+			drain_tty(m, out, sizeof(out));
 			KT_STR(out, "\0337\033[24;1H\033[2K\033[r\0338");
 			KT_CHECK(p.f == NULL, "off after done");
 

@@ -7,6 +7,7 @@
  * the same spool must be byte-identical.
  */
 #include "kt.h"
+#include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
 
@@ -16,6 +17,17 @@
 
 #define NOPS	50
 #define PPM	100e-6
+
+/* the report of capture dir in out (created if missing) */
+static int report_to(const char *dir, const char *out, const struct kprof_report_opts *opts,
+		     struct kprof_report_result *res, struct kprof_err *err)
+{
+	struct kprof_outdir *od = kprof_outdir_open(out, 0, (uid_t)-1, (gid_t)-1, err);
+	int ret = od ? kprof_report_build(dir, od, opts, res, err) : -1;
+
+	kprof_outdir_close(od);
+	return ret;
+}
 
 static double dev_of_host(double h)
 {
@@ -64,6 +76,7 @@ static void make_capture(const char *dir, int late)
 		.clock_flags = KPROF_CLOCK_LOCKED };
 	struct kprof_counter_info ci = { .size = sizeof(ci), .num_counters = 2 };
 	struct kprof_spool_writer *d, *h;
+	struct kprof_outdir *od;
 	struct kprof_err err;
 	int next_sync = 0;
 
@@ -75,8 +88,10 @@ static void make_capture(const char *dir, int late)
 	strcpy(ci.desc[0].unit, "cycles");
 	strcpy(ci.desc[1].name, "bytes_read");
 	strcpy(ci.desc[1].unit, "bytes");
-	d = kprof_spool_create(dir, KPROF_SPOOL_DEVICE, &info, &ci, &err);
-	h = kprof_spool_create(dir, KPROF_SPOOL_HOST, NULL, NULL, &err);
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	d = od ? kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &ci, &err) : NULL;
+	h = d ? kprof_spool_create(od, KPROF_SPOOL_HOST, NULL, NULL, &err) : NULL;
+	kprof_outdir_close(od);
 	KT_CHECK(d && h, "create: %s", err.msg);
 	if (!d || !h)
 		exit(1);
@@ -233,7 +248,7 @@ static void late_stream(const char *inorder_ops)
 	int64_t slack;
 
 	make_capture(dir, 1);
-	KT_CHECK(kprof_report_build(dir, NULL, &res, &err) == 0, "late: %s", err.msg);
+	KT_CHECK(kprof_report_build(dir, NULL, NULL, &res, &err) == 0, "late: %s", err.msg);
 	KT_EQ_U64(res.ops, NOPS);
 	KT_EQ_U64(res.lost_markers, 3);
 	snprintf(p, sizeof(p), "%s/ops.csv", dir);
@@ -252,7 +267,7 @@ static void late_stream(const char *inorder_ops)
 	KT_CHECK(slack > 1200000000 && slack < 1400000000, "slack %lld", (long long)slack);
 
 	snprintf(out, sizeof(out), "%s/fixed", dir);
-	KT_CHECK(kprof_report_build_to(dir, out, &fixed, &res, &err) == 0, "fixed: %s", err.msg);
+	KT_CHECK(report_to(dir, out, &fixed, &res, &err) == 0, "fixed: %s", err.msg);
 	KT_CHECK(param_int(out, "/stats/late_markers") > 0 &&
 		 param_int(out, "/stats/late_lost_markers") == 3,
 		 "a fixed 200 ms slack makes the held records late");
@@ -272,7 +287,7 @@ int main(void)
 					  .version = "test" };
 
 	make_capture(dir, 0);
-	KT_CHECK(kprof_report_build(dir, &opts, &res, &err) == 0, "report: %s", err.msg);
+	KT_CHECK(kprof_report_build(dir, NULL, &opts, &res, &err) == 0, "report: %s", err.msg);
 	KT_EQ_U64(res.ops, NOPS);
 	KT_EQ_U64(res.markers, NOPS * 32);
 	KT_EQ_U64(res.lost_markers, 3);
@@ -384,7 +399,13 @@ int main(void)
 	}
 	/* the device log we write is one tt-metal tools (and we) can read */
 	snprintf(out2, sizeof(out2), "%s/fromlog", dir);
-	KT_CHECK(kprof_report_ttmetal(p, out2, NULL, &res, &err) == 0, "reparse: %s", err.msg);
+	{
+		struct kprof_outdir *od = kprof_outdir_open(out2, 0, (uid_t)-1, (gid_t)-1, &err);
+
+		KT_CHECK(od && kprof_report_ttmetal(p, od, NULL, &res, &err) == 0, "reparse: %s",
+			 err.msg);
+		kprof_outdir_close(od);
+	}
 	KT_EQ_U64(res.ops, NOPS);
 
 	/* params.json: config, fit, device */
@@ -416,7 +437,7 @@ int main(void)
 
 	/* re-made report (no config given: raw/config.json) is byte-identical */
 	snprintf(out2, sizeof(out2), "%s/again", dir);
-	KT_CHECK(kprof_report_build_to(dir, out2, &again, &res, &err) == 0, "again: %s", err.msg);
+	KT_CHECK(report_to(dir, out2, &again, &res, &err) == 0, "again: %s", err.msg);
 	snprintf(p, sizeof(p), "%s/ops.csv", out2);
 	ops2 = kt_slurp(p, NULL);
 	KT_CHECK(ops2 && !strcmp(ops, ops2), "ops.csv differs when re-made");
@@ -447,7 +468,7 @@ int main(void)
 		int x_dev = 0, x_host = 0, fs = 0, ff = 0, names = 0, clocks = 0;
 
 		snprintf(out2, sizeof(out2), "%s/trace%d", dir, g);
-		KT_CHECK(kprof_report_build_to(dir, out2, &to, &res, &err) == 0, "trace: %s", err.msg);
+		KT_CHECK(report_to(dir, out2, &to, &res, &err) == 0, "trace: %s", err.msg);
 		snprintf(p, sizeof(p), "%s/trace.json", out2);
 		root = json_object_from_file(p);
 		KT_CHECK(root && json_object_object_get_ex(root, "traceEvents", &evs),
@@ -501,10 +522,10 @@ int main(void)
 		char *x, *y, *z;
 
 		snprintf(out2, sizeof(out2), "%s/cfg-group", dir);
-		KT_CHECK(kprof_report_build_to(dir, out2, &cg, &res, &err) == 0, "cfg group: %s",
+		KT_CHECK(report_to(dir, out2, &cg, &res, &err) == 0, "cfg group: %s",
 			 err.msg);
 		snprintf(out2, sizeof(out2), "%s/cfg-group1", dir);
-		KT_CHECK(kprof_report_build_to(dir, out2, &c1, &res, &err) == 0, "cfg group 1: %s",
+		KT_CHECK(report_to(dir, out2, &c1, &res, &err) == 0, "cfg group 1: %s",
 			 err.msg);
 		snprintf(p, sizeof(p), "%s/cfg-group/trace.json", dir);
 		x = kt_slurp(p, NULL);
@@ -543,7 +564,7 @@ int main(void)
 		int n = 0;
 
 		snprintf(out2, sizeof(out2), "%s/filtered", dir);
-		KT_CHECK(kprof_report_build_to(dir, out2, &fo, &res, &err) == 0, "filter: %s", err.msg);
+		KT_CHECK(report_to(dir, out2, &fo, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops, NOPS / 2);
 		KT_EQ_U64(res.ops_filtered, NOPS / 2);
 		snprintf(p, sizeof(p), "%s/ops.csv", out2);
@@ -555,15 +576,15 @@ int main(void)
 		free(x);
 		fo.op_filter = NULL;
 		fo.config_json = "{ \"op_filter\": \"mat*\" }";
-		KT_CHECK(kprof_report_build_to(dir, out2, &fo, &res, &err) == 0, "filter: %s", err.msg);
+		KT_CHECK(report_to(dir, out2, &fo, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops_filtered, NOPS / 2);
 		/* a report elsewhere left raw/config.json alone */
-		KT_CHECK(kprof_report_build_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
+		KT_CHECK(report_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops_filtered, 0);
 		/* the capture's own report saves the config; a later report
 		 * (as `kprofctl report DIR -o X`) applies its filter again */
-		KT_CHECK(kprof_report_build(dir, &fo, &res, &err) == 0, "filter: %s", err.msg);
-		KT_CHECK(kprof_report_build_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
+		KT_CHECK(kprof_report_build(dir, NULL, &fo, &res, &err) == 0, "filter: %s", err.msg);
+		KT_CHECK(report_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops_filtered, NOPS / 2);
 		snprintf(p, sizeof(p), "%s/summary.txt", out2);
 		x = kt_slurp(p, NULL);
@@ -602,7 +623,7 @@ int main(void)
 			fwrite(buf, 1, len, fo);
 			fclose(fo);
 			free(buf);
-			if (kprof_report_build_to(dir, fz, &again, &res, &err) == 0)
+			if (report_to(dir, fz, &again, &res, &err) == 0)
 				ok++;
 			else if (err.msg[0])
 				bad++;
@@ -624,7 +645,7 @@ int main(void)
 		KT_CHECK(ftruncate(fd, sz - 12) == 0, "truncate");
 		close(fd);
 		snprintf(out2, sizeof(out2), "%s/cut", dir);
-		KT_CHECK(kprof_report_build_to(dir, out2, NULL, &res, &err) == 0, "cut: %s", err.msg);
+		KT_CHECK(report_to(dir, out2, NULL, &res, &err) == 0, "cut: %s", err.msg);
 		KT_EQ_U64(res.ops + res.ops_filtered, NOPS);
 		KT_CHECK(res.truncated_bytes > 0, "truncation reported");
 		snprintf(p, sizeof(p), "%s/summary.txt", out2);
@@ -633,7 +654,7 @@ int main(void)
 		free(s);
 	}
 	/* no spool: a clear error */
-	KT_CHECK(kprof_report_build("/nonexistent-kprof", NULL, &res, &err) < 0 &&
+	KT_CHECK(kprof_report_build("/nonexistent-kprof", NULL, NULL, &res, &err) < 0 &&
 		 strstr(err.msg, "device.kspool"), "missing spool: %s", err.msg);
 	late_stream(ops);
 	free(ops);

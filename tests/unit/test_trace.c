@@ -9,15 +9,19 @@
  * markers counted, none with core groups.
  */
 #include "kt.h"
+#include "kprof_outdir.h"
 #include "kprof_trace.h"
 
 #include <json.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "kprof_timesync.h"
 
 #define NCORE_MAX	4
+
+static struct kprof_outdir *tod;	/* the test directory, as outputs */
 
 struct op {
 	uint64_t seq;
@@ -120,7 +124,7 @@ static char *write_trace(const char *dir, const char *name, uint32_t group,
 	struct kprof_trace *t;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	t = kprof_trace_open(path, &cfg, &err);
+	t = kprof_trace_open(tod, name, &cfg, &err);
 	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
 	if (!t)
 		return path;
@@ -213,7 +217,7 @@ static char *zone_trace(const char *dir, const char *name, uint32_t group,
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	kprof_tsfit_linear(&fit, 1.0, 0);
-	zr.t = kprof_trace_open(path, &cfg, &err);
+	zr.t = kprof_trace_open(tod, name, &cfg, &err);
 	KT_CHECK(zr.t != NULL, "open %s: %s", path, err.msg);
 	if (!zr.t)
 		return path;
@@ -305,12 +309,12 @@ static void zones(const char *dir)
  */
 #define SPILL_OPS	3000
 
-static struct kprof_trace *spill_feed(const char *path, struct kprof_err *err)
+static struct kprof_trace *spill_feed(const char *name, struct kprof_err *err)
 {
 	struct kprof_trace_cfg cfg = { .device_label = "device 0: test", .num_cores = 1,
 				       .busy_run = 1000 };
 
-	return kprof_trace_open(path, &cfg, err);
+	return kprof_trace_open(tod, name, &cfg, err);
 }
 
 static void spill_ops(struct kprof_trace *t)
@@ -333,13 +337,15 @@ static void spill_ops(struct kprof_trace *t)
 static void spilled(const char *dir)
 {
 	struct kprof_err err = { 0 };
-	char path[600], sub[512], *text;
+	char path[600], *text;
 	static const char busy[] = "\"name\":\"busy\"";
 	struct kprof_trace *t;
+	struct rlimit old, none;
 	size_t n = 0, len = 0;
+	int probe;
 
 	snprintf(path, sizeof(path), "%s/spill.json", dir);
-	t = spill_feed(path, &err);
+	t = spill_feed("spill.json", &err);
 	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
 	if (!t)
 		return;
@@ -353,26 +359,40 @@ static void spilled(const char *dir)
 	KT_EQ_U64(n, 2 * SPILL_OPS);
 	free(text);
 
-	/* the directory is gone before the first spill: no run can be written */
-	snprintf(sub, sizeof(sub), "%s/gone", dir);
-	snprintf(path, sizeof(path), "%s/spill.json", sub);
-	KT_CHECK(mkdir(sub, 0700) == 0, "mkdir %s", sub);
-	t = spill_feed(path, &err);
+	/* no file can be opened any more (the lowest free fd is the limit):
+	 * no run can be written, the file itself still is */
+	snprintf(path, sizeof(path), "%s/spill2.json", dir);
+	t = spill_feed("spill2.json", &err);
 	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
 	if (!t)
 		return;
-	KT_CHECK(unlink(path) == 0 && rmdir(sub) == 0, "remove %s", sub);
+	probe = dup(0);
+	getrlimit(RLIMIT_NOFILE, &old);
+	none = old;
+	none.rlim_cur = (rlim_t)probe;
+	close(probe);
+	KT_CHECK(probe > 0 && setrlimit(RLIMIT_NOFILE, &none) == 0, "fd limit");
 	spill_ops(t);
 	KT_CHECK(kprof_trace_close(t, &err) < 0 && strstr(err.msg, "busy counter left out") &&
 		 strstr(err.msg, "--trace-group"), "spill fails: %s", err.msg);
+	setrlimit(RLIMIT_NOFILE, &old);
+	text = kt_slurp(path, &len);
+	KT_CHECK(text && len > 2 && !strcmp(text + len - 3, "]}\n"), "complete file kept");
+	free(text);
 }
 
 int main(void)
 {
 	char *dir = kt_tmpdir(), *a, *b, *p;
+	struct kprof_err err = { 0 };
 	struct sample s[16];
 	int nclock, nflow;
 	size_t n;
+
+	tod = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	KT_CHECK(tod != NULL, "outdir: %s", err.msg);
+	if (!tod)
+		return kt_done("test_trace");
 
 	/* one track per core */
 	{
@@ -454,6 +474,7 @@ int main(void)
 	KT_EQ_U64(n, 0);
 	KT_EQ_U64(nclock, 1);
 	spilled(dir);
+	kprof_outdir_close(tod);
 	kt_rmrf(dir);
 	return kt_done("test_trace");
 }

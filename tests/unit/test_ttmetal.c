@@ -6,6 +6,7 @@
  * independently with awk over the real files (see docs/formats.md).
  */
 #include "kt.h"
+#include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_ttmetal.h"
 
@@ -15,6 +16,17 @@ struct collect {
 	uint64_t rows, sum_time, last_id;
 	char first_risc[16], first_zone[32], first_type[16];
 };
+
+/* kprof_report_ttmetal into the directory out (created if missing) */
+static int tt_report(const char *log, const char *out, struct kprof_report_result *res,
+		     struct kprof_err *err)
+{
+	struct kprof_outdir *od = kprof_outdir_open(out, 0, (uid_t)-1, (gid_t)-1, err);
+	int ret = od ? kprof_report_ttmetal(log, od, NULL, res, err) : -1;
+
+	kprof_outdir_close(od);
+	return ret;
+}
 
 static int on_row(void *ctx, const struct kprof_tt_info *info, const struct kprof_tt_row *r)
 {
@@ -110,7 +122,7 @@ int main(void)
 	 * FW end over all cores and RISCs per run host ID) */
 	snprintf(path, sizeof(path), "%s/wormhole_b0_profile_log_device.csv", dd);
 	snprintf(out, sizeof(out), "%s/wh", dir);
-	KT_CHECK(kprof_report_ttmetal(path, out, NULL, &res, &err) == 0, "wormhole: %s", err.msg);
+	KT_CHECK(tt_report(path, out, &res, &err) == 0, "wormhole: %s", err.msg);
 	KT_EQ_U64(res.ops, 4);
 	KT_EQ_U64(res.markers, 2704);
 	snprintf(path, sizeof(path), "%s/ops.csv", out);
@@ -161,7 +173,7 @@ int main(void)
 
 		snprintf(p2, sizeof(p2), "%s/device_log.csv", out);
 		snprintf(o2, sizeof(o2), "%s/wh2", dir);
-		KT_CHECK(kprof_report_ttmetal(p2, o2, NULL, &res, &err) == 0, "re-read: %s", err.msg);
+		KT_CHECK(tt_report(p2, o2, &res, &err) == 0, "re-read: %s", err.msg);
 		snprintf(p2, sizeof(p2), "%s/ops.csv", out);
 		a = kt_slurp(p2, NULL);
 		snprintf(p2, sizeof(p2), "%s/ops.csv", o2);
@@ -177,7 +189,7 @@ int main(void)
 	 * complete in the trimmed log (others are not: one core only). */
 	snprintf(path, sizeof(path), "%s/ttnn_visualizer_smoke_profile_log_device.csv", dd);
 	snprintf(out, sizeof(out), "%s/smoke", dir);
-	KT_CHECK(kprof_report_ttmetal(path, out, NULL, &res, &err) == 0, "smoke: %s", err.msg);
+	KT_CHECK(tt_report(path, out, &res, &err) == 0, "smoke: %s", err.msg);
 	KT_EQ_U64(res.ops, 5);
 	KT_EQ_U64(res.markers, 18);
 	snprintf(path, sizeof(path), "%s/ops.csv", out);
@@ -230,7 +242,7 @@ int main(void)
 		fputs(t12, f);
 		fclose(f);
 		snprintf(out, sizeof(out), "%s/o12", dir);
-		KT_CHECK(kprof_report_ttmetal(p12, out, NULL, &res, &err) == 0, "12 report: %s", err.msg);
+		KT_CHECK(tt_report(p12, out, &res, &err) == 0, "12 report: %s", err.msg);
 		snprintf(path, sizeof(path), "%s/ops.csv", out);
 		csv = kt_slurp(path, NULL);
 		if (csv) {

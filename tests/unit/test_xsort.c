@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprof_xsort: external merge sort against qsort, spilled or not. */
 #include "kt.h"
+#include "kprof_outdir.h"
 #include "kprof_xsort.h"
 
 #include <dirent.h>
@@ -46,10 +47,12 @@ static size_t entries(const char *dir)
 }
 
 /* n events (nearly in order when near), sorted with runs of run_len. */
-static void check(const char *dir, size_t n, size_t run_len, int near, unsigned int want_runs)
+static void check(struct kprof_outdir *od, size_t n, size_t run_len, int near,
+		  unsigned int want_runs)
 {
 	struct kprof_err err = { 0 };
-	struct kprof_xsort *x = kprof_xsort_new(sizeof(struct ev), cmp_ev, run_len, dir, &err);
+	struct kprof_xsort *x = kprof_xsort_new(sizeof(struct ev), cmp_ev, run_len, od, &err);
+	const char *dir = kprof_outdir_path(od);
 	struct ev *ref = calloc(n ? n : 1, sizeof(*ref));
 	const void *p;
 	size_t got = 0, bad = 0, add_err = 0;
@@ -84,29 +87,38 @@ out:
 
 int main(void)
 {
-	char dir[] = "/tmp/kprof-test-xsort.XXXXXX";
+	char dir[] = "/tmp/kprof-test-xsort.XXXXXX", gone[64];
+	struct kprof_err err = { 0 };
+	struct kprof_outdir *od;
 
 	KT_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-	check(dir, 0, 16, 0, 0);
-	check(dir, 1000, 4096, 0, 0);		/* all in memory */
-	check(dir, 1000, 1000, 1, 0);		/* exactly one full run: still in memory */
-	check(dir, 1001, 1000, 1, 2);
-	check(dir, 100000, 7, 0, 14286);	/* many tiny runs */
-	check(dir, 100000, 4096, 1, 25);
-	check(dir, 3000, 1, 0, 3000);
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	KT_CHECK(od != NULL, "outdir: %s", err.msg);
+	if (!od)
+		return kt_done("test_xsort");
+	check(od, 0, 16, 0, 0);
+	check(od, 1000, 4096, 0, 0);		/* all in memory */
+	check(od, 1000, 1000, 1, 0);		/* exactly one full run: still in memory */
+	check(od, 1001, 1000, 1, 2);
+	check(od, 100000, 7, 0, 14286);	/* many tiny runs */
+	check(od, 100000, 4096, 1, 25);
+	check(od, 3000, 1, 0, 3000);
+	kprof_outdir_close(od);
 
-	/* a directory that cannot take the spill: a clear error */
-	{
-		struct kprof_err err = { 0 };
-		struct kprof_xsort *x = kprof_xsort_new(sizeof(struct ev), cmp_ev, 2,
-							"/nonexistent/kprof", &err);
+	/* a directory that cannot take the spill (gone): a clear error */
+	snprintf(gone, sizeof(gone), "%s/gone", dir);
+	od = kprof_outdir_open(gone, 0, (uid_t)-1, (gid_t)-1, &err);
+	KT_CHECK(od && rmdir(gone) == 0, "outdir %s: %s", gone, err.msg);
+	if (od) {
+		struct kprof_xsort *x = kprof_xsort_new(sizeof(struct ev), cmp_ev, 2, od, &err);
 		struct ev e = { 0 };
 		int r = 0;
 
 		for (int i = 0; x && i < 3 && !r; i++)
 			r = kprof_xsort_add(x, &e, &err);
-		KT_CHECK(r < 0 && strstr(err.msg, "/nonexistent/kprof"), "spill error: %s", err.msg);
+		KT_CHECK(r < 0 && strstr(err.msg, gone), "spill error: %s", err.msg);
 		kprof_xsort_free(x);
+		kprof_outdir_close(od);
 	}
 	KT_CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
 	return kt_done("test_xsort");

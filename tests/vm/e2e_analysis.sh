@@ -125,7 +125,8 @@ tap $? "report.md verdict is the label with the most op time ($verdict)"
 awk -F, -v e="$ce" -v t="$ct" 'NR > 1 && $e != "" { g[$2] += $t * (1 - $e / 100) }
 	END { for (k in g) print k, g[k] }' "$R" | sort -k2,2 -g -r >"$OUT/gains.txt"
 sed 's/^/# gain /' "$OUT/gains.txt"
-grep -E '^[123]\. \*\*' "$M" | sed 's/^[123]\. \*\*\([^*]*\)\*\*.*/\1/' >"$OUT/top.txt"
+# names in report.md are Markdown-escaped (eltwise\_add): undone here
+grep -E '^[123]\. \*\*' "$M" | sed 's/^[123]\. \*\*\([^*]*\)\*\*.*/\1/; s/\\\(.\)/\1/g' >"$OUT/top.txt"
 ntop=$(wc -l <"$OUT/top.txt")
 [ "$ntop" -ge 1 ] && [ "$ntop" -le 3 ]
 tap $? "report.md lists 1-3 top opportunities ($ntop)"

@@ -9,15 +9,18 @@
  * so nothing it does goes unseen.
  */
 #include "kprofctl.h"
+#include "capture_child.h"
+#include "capture_nvidia.h"
 #include "capture_perf.h"
 #include "kprof.h"
 #include "kprof_bpf.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
-#include "kprof_fs.h"
+#include "kprof_outdir.h"
 #include "kprof_profile.h"
 #include "kprof_peaks.h"
 #include "kprof_progress.h"
+#include "kprof_user.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,8 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -76,10 +81,21 @@ static void capture_usage(FILE *f)
 		"device_log.csv, host_events.csv, params.json and summary.txt are\n"
 		"written to DIR. The exit status is CMD's (128+signal if it was killed).\n"
 		"\n"
-		"  -d, --device N        device number (/dev/kprofN)\n"
+		"CMD runs as --user's user if given; else, when kprofctl runs as root\n"
+		"under sudo, as the user who ran sudo (SUDO_UID/SUDO_GID); else as\n"
+		"kprofctl's own user: as root without sudo or --user, CMD runs as root.\n"
+		"CMD runs in its own process group, without the terminal (give it input\n"
+		"with < FILE), and is ended with everything in that group when the\n"
+		"capture ends (docs/security.md).\n"
+		"\n"
+		"  -d, --device N        device number (/dev/kprofN); nvidia:N for an NVIDIA\n"
+		"                        GPU, with options of its own: see kprofctl capture\n"
+		"                        --device nvidia:0 --help\n"
 		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS);\n"
-		"                        a non-empty DIR is refused without --force\n"
-		"  -f, --force           write into a non-empty DIR\n"
+		"                        a non-empty DIR is refused without --force; an\n"
+		"                        existing DIR must be yours, not writable by others\n"
+		"  -f, --force           write into a non-empty DIR: its raw/ and kprof's\n"
+		"                        own output files are removed first\n"
 		"  -e, --events LIST     host perf events for CMD, libpfm4 names, comma\n"
 		"                        separated (default " DEFAULT_EVENTS "; 'none'). Without a\n"
 		"                        hardware PMU, perf::task-clock is counted instead.\n"
@@ -88,7 +104,11 @@ static void capture_usage(FILE *f)
 		"      --ring-size S     device ring size (power of two, 64K..256M; K/M/G)\n"
 		"      --paused          start paused; send SIGUSR1 to kprofctl to resume\n"
 		"      --duration SEC    capture for SEC seconds with no command\n"
-		"      --no-bpf          no host ioctl timestamps (when BPF is not allowed)\n"
+		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
+		"                        the sudo user; without sudo 'root' keeps root)\n"
+		"      --no-bpf          no host ioctl timestamps (without root: BPF\n"
+		"                        tracing sees every process using the device, so\n"
+		"                        kprofctl loads it only as root)\n"
 		"      --no-device-log   skip device_log.csv (one row per marker: large)\n"
 		"      --progress        show progress (ops, markers/s, lost) even when\n"
 		"                        stderr is not a terminal (by default only on one)\n"
@@ -109,9 +129,13 @@ static void capture_usage(FILE *f)
 		"                        (0xc060bb81 or _IOWR('d', 0x40, 64))\n"
 		"      --sync-ioctl C    ... and the sync ioctl (optional)\n"
 		"\n"
-		"Signals: Ctrl-C or SIGTERM stops cleanly (CMD gets the signal too) and\n"
-		"the results are still written; a second one stops at once. SIGUSR1\n"
-		"toggles pause/resume of the device capture.\n");
+		"Signals: Ctrl-C, SIGTERM or SIGHUP stops cleanly: CMD's process group\n"
+		"gets the signal too, and the results are still written. If CMD has not\n"
+		"ended 3 s later, or on a second signal, or when the capture fails\n"
+		"(device removed, ring or spool error), CMD's group gets SIGTERM, then\n"
+		"SIGKILL 2 s later. If kprofctl itself is killed, CMD gets SIGKILL (its\n"
+		"own children may survive that). SIGUSR1 toggles pause/resume of the\n"
+		"device capture.\n");
 }
 
 enum {
@@ -120,6 +144,8 @@ enum {
 	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY, OPT_PEAKS,
 	OPT_TRACE_GROUP, OPT_PROGRESS,
 };
+
+#define STOP_GRACE_S	(STOP_GRACE_MS / 1000)
 
 struct capture_opts {
 	int progress;			/* 1: progress on any stderr */
@@ -141,6 +167,7 @@ struct capture_opts {
 	const char *launch_ioctl, *sync_ioctl;
 	const char *profile;
 	const char *peaks;
+	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
 };
@@ -148,6 +175,7 @@ struct capture_opts {
 struct capture {
 	struct capture_opts *o;
 	char dir[4096];
+	struct kprof_outdir *od;	/* dir, held open from check_dir on */
 	struct kprof_dev dev;
 	struct kprof_device_info info;
 	struct kprof_counter_info cinfo;
@@ -157,10 +185,9 @@ struct capture {
 	struct capture_perf perf;
 	uint8_t *buf;
 	int epfd, sigfd, timerfd, durfd;
-	pid_t child;
-	int child_status;		/* waitpid status, valid when exited */
-	int child_exited;
-	int exec_errno;			/* CMD could not be executed */
+	struct kprof_user run_as;	/* CMD's user, the outputs' owner */
+	struct capture_child child;	/* CMD; child.pid -1: none */
+	char stop_why[128];		/* why CMD's group is ended, if it is */
 	int stop_sig;			/* signal that asked us to stop */
 	int paused;
 	int device_gone;
@@ -207,6 +234,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		{ "peaks", required_argument, NULL, OPT_PEAKS },
 		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "user", required_argument, NULL, 'u' },
 		{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -222,7 +250,7 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at CMD, so that its own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+d:o:fe:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:o:fe:u:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &o->dev_id))
@@ -239,6 +267,11 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 			break;
 		case 'e':
 			o->events = optarg;
+			break;
+		case 'u':
+			if (!*optarg)
+				return kprofctl_usage_error("capture", "empty --user");
+			o->user = optarg;
 			break;
 		case OPT_OP_FILTER:
 			if (!*optarg)
@@ -289,15 +322,10 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 		case OPT_NO_DEVLOG:
 			o->no_devlog = 1;
 			break;
-		case OPT_PEAKS: {
-			struct kprof_peaks pk;
-
-			/* checked now, not after a long capture */
-			if (kprof_peaks_load(optarg, &pk, &err))
-				return kprofctl_usage_error("capture", "--peaks: %s", err.msg);
+		case OPT_PEAKS:
+			/* checked once the workload's user is known (check_peaks) */
 			o->peaks = optarg;
 			break;
-		}
 		case OPT_TRACE_GROUP:
 			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
 				return kprofctl_usage_error("capture",
@@ -643,6 +671,14 @@ static int setup_bpf(struct capture *c)
 
 	if (c->o->no_bpf)
 		return 0;
+	/*
+	 * The programs see every process that uses the device, not only
+	 * CMD: that is root's to allow, whatever capabilities we hold.
+	 */
+	if (geteuid() != 0) {
+		kprofctl_err("host ioctl tracing needs root: its BPF programs see every process using the device, not only CMD. Run kprofctl as root (`sudo kprofctl capture ... -- CMD` still runs CMD as you), or give --no-bpf");
+		return -1;
+	}
 	if (pick_profile(c, &prof) || profile_node(c, &prof, node, sizeof(node)))
 		return -1;
 	r = kprof_profile_target(&prof, node, &t, &err);
@@ -687,42 +723,56 @@ static int default_dir(struct capture *c)
 	return 0;
 }
 
-static int check_dir(struct capture *c)
+/*
+ * --peaks, read now rather than after a long capture, and as the
+ * workload's user: under sudo, root must not read for the user a file the
+ * user could not (its numbers would reach params.json).
+ */
+static int check_peaks(struct capture *c)
 {
+	struct kprof_err err = { 0 };
+	struct kprof_peaks pk;
+	struct kprof_fsid ofs;
 	int r;
 
+	if (!c->o->peaks)
+		return 0;
+	if (c->run_as.drop)
+		kprof_fsid_enter(c->run_as.uid, c->run_as.gid, &ofs);
+	r = kprof_peaks_load(c->o->peaks, &pk, &err);
+	if (c->run_as.drop)
+		kprof_fsid_leave(&ofs);
+	if (r)
+		kprofctl_err("--peaks: %s", err.msg);
+	return r ? -1 : 0;
+}
+
+/* Opens the output directory: a new capture starts from an empty raw/. */
+static int check_dir(struct capture *c)
+{
 	if (c->o->outdir)
 		snprintf(c->dir, sizeof(c->dir), "%s", c->o->outdir);
 	else
 		default_dir(c);
-	r = kprofctl_dir_usable(c->dir, c->o->force);
-	if (r == -EEXIST) {
-		kprofctl_err("%s is not empty; use --force to write into it, or -o another directory",
-			     c->dir);
-		return -1;
-	}
-	if (r) {
-		kprofctl_err("%s: %s", c->dir, strerror(-r));
-		return -1;
-	}
-	return 0;
+	/* the workload's user owns what it made: the sudo user, --user */
+	c->od = kprofctl_outdir(c->dir, KPROF_OUTDIR_EMPTY |
+				(c->o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
+				c->run_as.drop ? c->run_as.uid : (uid_t)-1,
+				c->run_as.drop ? c->run_as.gid : (gid_t)-1);
+	return c->od ? 0 : -1;
 }
 
 static int open_spools(struct capture *c)
 {
 	struct kprof_err err = { 0 };
 
-	if (kprof_mkdir_p(c->dir, &err)) {
-		kprofctl_err("cannot create the output directory %s: %s", c->dir, err.msg);
-		return -1;
-	}
-	c->dspool = kprof_spool_create(c->dir, KPROF_SPOOL_DEVICE, &c->info, &c->cinfo, &err);
+	c->dspool = kprof_spool_create(c->od, KPROF_SPOOL_DEVICE, &c->info, &c->cinfo, &err);
 	if (!c->dspool) {
 		kprofctl_err("cannot create the device spool in %s: %s", c->dir, err.msg);
 		return -1;
 	}
 	if (c->bpf) {
-		c->hspool = kprof_spool_create(c->dir, KPROF_SPOOL_HOST, NULL, NULL, &err);
+		c->hspool = kprof_spool_create(c->od, KPROF_SPOOL_HOST, NULL, NULL, &err);
 		if (!c->hspool) {
 			kprofctl_err("cannot create the host spool in %s: %s", c->dir, err.msg);
 			return -1;
@@ -731,90 +781,9 @@ static int open_spools(struct capture *c)
 	return 0;
 }
 
-/*
- * Fork CMD, held on a pipe until released. A second, close-on-exec pipe
- * reports an exec failure (errno) to the parent.
- */
-static int fork_cmd(struct capture *c, const sigset_t *oldmask, int *go_fd)
-{
-	int go[2], ex[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
-		kprofctl_err("pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		kprofctl_err("fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		char b;
-		int e;
-		ssize_t n;
-
-		close(go[1]);
-		close(ex[0]);
-		sigprocmask(SIG_SETMASK, oldmask, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		do {
-			n = read(go[0], &b, 1);
-		} while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(125);	/* kprofctl gave up before releasing us */
-		execvp(c->o->cmd[0], c->o->cmd);
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	close(go[0]);
-	close(ex[1]);
-	c->child = pid;
-	*go_fd = go[1];
-	return ex[0];
-}
-
-/* Let CMD exec; returns 0, or the exec errno. */
-static int release_cmd(struct capture *c, int go_fd, int ex_fd)
-{
-	ssize_t n;
-	int e = 0;
-
-	if (write(go_fd, "g", 1) != 1)
-		kprofctl_err("cannot release the command: %s", strerror(errno));
-	close(go_fd);
-	do {
-		n = read(ex_fd, &e, sizeof(e));
-	} while (n < 0 && errno == EINTR);
-	close(ex_fd);
-	if (n == sizeof(e)) {
-		c->exec_errno = e;
-		return e;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Event loop                                                          */
 /* ------------------------------------------------------------------ */
-
-static void reap_child(struct capture *c)
-{
-	int st;
-	pid_t p;
-
-	while (c->child > 0 && !c->child_exited) {
-		p = waitpid(c->child, &st, WNOHANG);
-		if (p == c->child) {
-			c->child_status = st;
-			c->child_exited = 1;
-		} else {
-			break;
-		}
-	}
-}
 
 static void toggle_pause(struct capture *c)
 {
@@ -862,23 +831,89 @@ static int64_t ms_since(const struct timespec *t0)
 	       (now.tv_nsec - t0->tv_nsec) / 1000000LL;
 }
 
+/* "SIGINT" */
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+	const char *a = sigabbrev_np(sig);
+
+	if (a)
+		snprintf(buf, len, "SIG%s", a);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+/* Say why CMD's process group is to be ended (the first reason wins). */
+static void stop_because(struct capture *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void stop_because(struct capture *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->stop_why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->stop_why, sizeof(c->stop_why), fmt, ap);
+	va_end(ap);
+}
+
+/* Ctrl-C, SIGTERM, SIGHUP: the first asks CMD's group to stop, a second ends it. */
+static int on_stop_signal(struct capture *c, int sig, int stopping)
+{
+	char name[32];
+
+	if (stopping) {
+		stop_because(c, "second %s", sig_name(sig, name, sizeof(name)));
+		fprintf(stderr, "kprofctl: stopping now\n");
+		return 1;
+	}
+	c->stop_sig = sig;
+	/* CMD has its own process group: a terminal's Ctrl-C reaches only us. */
+	if (c->child.pid > 0 && !c->child.exited) {
+		capture_child_signal(&c->child, sig);
+		capture_child_signal(&c->child, SIGCONT);
+	}
+	fprintf(stderr, "kprofctl: %s: stopping the capture, writing results\n",
+		strsignal(sig));
+	return 0;
+}
+
 static void run_loop(struct capture *c)
 {
 	struct epoll_event evs[8];
 	struct timespec sig_at = { 0 };
 	int stopping = 0, i, n;
+	char name[32];
 
 	for (;;) {
-		if (c->child > 0 && c->child_exited)
+		if (c->child.pid > 0 && c->child.exited) {
+			stop_because(c, "the command exited, leaving processes in its process group");
 			break;
-		if (c->device_gone || c->ring_error || c->spool_error ||
-		    (c->kernel_stopped && c->child <= 0))
+		}
+		if (c->device_gone) {
+			stop_because(c, "device %u was removed", c->o->dev_id);
 			break;
-		if (stopping && (c->child <= 0 || ms_since(&sig_at) > STOP_GRACE_MS))
+		}
+		if (c->ring_error) {
+			stop_because(c, "reading the device ring failed");
 			break;
+		}
+		if (c->spool_error) {
+			stop_because(c, "writing the raw spool failed");
+			break;
+		}
+		if (c->kernel_stopped && c->child.pid <= 0)
+			break;
+		if (stopping && (c->child.pid <= 0 || ms_since(&sig_at) > STOP_GRACE_MS)) {
+			stop_because(c, "still running %d s after %s", STOP_GRACE_S,
+				     sig_name(c->stop_sig, name, sizeof(name)));
+			break;
+		}
 		n = epoll_wait(c->epfd, evs, 8, TICK_MS);
 		if (n < 0 && errno != EINTR) {
 			kprofctl_err("epoll_wait: %s", strerror(errno));
+			stop_because(c, "kprofctl failed (epoll_wait)");
 			break;
 		}
 		for (i = 0; i < n; i++) {
@@ -911,30 +946,27 @@ static void run_loop(struct capture *c)
 				if (read(c->sigfd, &si, sizeof(si)) != sizeof(si))
 					continue;
 				if (si.ssi_signo == SIGCHLD) {
-					reap_child(c);
+					capture_child_reap(&c->child);
 				} else if (si.ssi_signo == SIGUSR1) {
 					toggle_pause(c);
-				} else if (stopping) {
-					fprintf(stderr, "kprofctl: stopping now\n");
-					return;
 				} else {
-					c->stop_sig = (int)si.ssi_signo;
+					if (on_stop_signal(c, (int)si.ssi_signo, stopping))
+						return;
 					stopping = 1;
 					clock_gettime(CLOCK_MONOTONIC, &sig_at);
-					/*
-					 * A terminal's Ctrl-C reaches CMD by
-					 * itself (same process group); a kill
-					 * aimed at kprofctl alone is passed on.
-					 */
-					if (c->child > 0 && !c->child_exited &&
-					    si.ssi_code == SI_USER)
-						kill(c->child, (int)si.ssi_signo);
-					fprintf(stderr, "kprofctl: %s: stopping the capture, writing results\n",
-						strsignal((int)si.ssi_signo));
 				}
 			}
 		}
 	}
+}
+
+/* Keeps the ring drained while CMD's group is being stopped. */
+static void drain_tick(void *ctx)
+{
+	struct capture *c = ctx;
+
+	drain_device(c);
+	drain_bpf(c);
 }
 
 /*
@@ -978,7 +1010,7 @@ static void final_drain(struct capture *c)
 
 	if (c->dev.fd < 0)
 		return;
-	if (!c->device_gone && c->child > 0 && c->child_exited && !c->stop_sig)
+	if (!c->device_gone && c->child.pid > 0 && c->child.exited && !c->stop_sig)
 		settle(c);
 	if (!c->device_gone) {
 		r = kprof_dev_capture_stop(&c->dev);
@@ -1031,10 +1063,8 @@ static struct json_object *host_clock_json(void)
 	char path[512];
 	int n = kprof_cpufreq_policies(kprof_cpufreq_root());
 
-	snprintf(path, sizeof(path), "%s/host-clock.json", kprof_run_dir());
 	json_object_object_add(o, "cpufreq", json_object_new_boolean(n > 0));
-	memset(&st, 0, sizeof(st));
-	if (!kprof_clockstate_read(path, &st, &err)) {
+	if (!kprof_host_clock_saved(kprof_run_dir(), &st, path, sizeof(path), &err)) {
 		json_object_object_add(o, "locked_by_kprofctl", json_object_new_boolean(1));
 		json_object_object_add(o, "saved_state", json_object_new_string(path));
 		kprof_clockstate_free(&st);
@@ -1152,16 +1182,17 @@ static char *config_json(struct capture *c)
 	json_object_object_add(o, "ring", x);
 
 	x = json_object_new_object();
-	if (c->child > 0 && c->child_exited) {
-		if (WIFEXITED(c->child_status))
+	if (c->child.pid > 0 && c->child.exited) {
+		if (WIFEXITED(c->child.status))
 			json_object_object_add(x, "exit_status",
-					       json_object_new_int(WEXITSTATUS(c->child_status)));
-		else if (WIFSIGNALED(c->child_status))
+					       json_object_new_int(WEXITSTATUS(c->child.status)));
+		else if (WIFSIGNALED(c->child.status))
 			json_object_object_add(x, "signal",
-					       json_object_new_int(WTERMSIG(c->child_status)));
+					       json_object_new_int(WTERMSIG(c->child.status)));
 	}
-	if (c->exec_errno)
-		json_object_object_add(x, "exec_error", json_object_new_string(strerror(c->exec_errno)));
+	if (c->child.exec_errno)
+		json_object_object_add(x, "exec_error",
+				       json_object_new_string(strerror(c->child.exec_errno)));
 	if (c->stop_sig)
 		json_object_object_add(x, "stopped_by_signal", json_object_new_int(c->stop_sig));
 	json_object_object_add(x, "wall_s",
@@ -1200,6 +1231,7 @@ static int write_results(struct capture *c)
 	struct kprof_report_result res;
 	struct kprof_err err = { 0 };
 	char *cfg = config_json(c);
+	struct kprof_fsid ofs;
 	unsigned int i;
 	int r;
 
@@ -1213,7 +1245,12 @@ static int write_results(struct capture *c)
 	if (c->o->no_devlog)
 		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
 	memset(&res, 0, sizeof(res));
-	r = kprof_report_build(c->dir, &ro, &res, &err);
+	/* what the report reads (--peaks, raw/) it reads as the workload's user */
+	if (c->run_as.drop)
+		kprof_fsid_enter(c->run_as.uid, c->run_as.gid, &ofs);
+	r = kprof_report_build(NULL, c->od, &ro, &res, &err);
+	if (c->run_as.drop)
+		kprof_fsid_leave(&ofs);
 	kprof_progress_done(&c->prog);
 	free(cfg);
 	if (r) {
@@ -1259,13 +1296,15 @@ static int write_results(struct capture *c)
 
 static int exit_status(const struct capture *c)
 {
-	if (c->exec_errno)
-		return c->exec_errno == ENOENT ? 127 : 126;
-	if (c->child > 0 && c->child_exited) {
-		if (WIFEXITED(c->child_status))
-			return WEXITSTATUS(c->child_status);
-		if (WIFSIGNALED(c->child_status))
-			return 128 + WTERMSIG(c->child_status);
+	if (c->child.exec_errno)
+		return c->child.exec_errno == ENOENT ? 127 : 126;
+	if (c->child.setup_errno)
+		return 126;
+	if (c->child.pid > 0 && c->child.exited) {
+		if (WIFEXITED(c->child.status))
+			return WEXITSTATUS(c->child.status);
+		if (WIFSIGNALED(c->child.status))
+			return 128 + WTERMSIG(c->child.status);
 	}
 	if (c->stop_sig)
 		return 128 + c->stop_sig;
@@ -1280,8 +1319,11 @@ int cmd_capture(int argc, char **argv)
 	struct capture c;
 	sigset_t mask, oldmask;
 	char msg[1024];
-	int r, rc = KPROFCTL_EXIT_FAIL, go_fd = -1, ex_fd = -1, started = 0;
+	struct kprof_err err = { 0 };
+	int r, rc = KPROFCTL_EXIT_FAIL, started = 0;
 
+	if (capture_nvidia_wanted(argc, argv))
+		return capture_nvidia(argc, argv);
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -1291,13 +1333,20 @@ int cmd_capture(int argc, char **argv)
 	kprof_progress_init(&c.prog, stderr, "capture", o.progress);
 	c.dev.fd = -1;
 	c.epfd = c.sigfd = c.timerfd = c.durfd = -1;
-	c.child = -1;
+	c.child.pid = -1;
+	c.child.go_fd = c.child.ex_fd = -1;
 
-	if (check_dir(&c))
+	/* Who CMD runs as; the outputs are to be that user's too. */
+	if (kprof_user_for_workload(o.user, &c.run_as, &err)) {
+		kprofctl_err("%s", err.msg);
+		return KPROFCTL_EXIT_FAIL;
+	}
+	if (check_peaks(&c) || check_dir(&c))
 		return KPROFCTL_EXIT_FAIL;
 	c.buf = malloc(DRAIN_BUF);
 	if (!c.buf) {
 		kprofctl_err("out of memory");
+		kprof_outdir_close(c.od);
 		return KPROFCTL_EXIT_FAIL;
 	}
 
@@ -1317,12 +1366,9 @@ int cmd_capture(int argc, char **argv)
 	if (setup_bpf(&c) || open_spools(&c))
 		goto out;
 	if (o.cmd_argc) {
-		ex_fd = fork_cmd(&c, &oldmask, &go_fd);
-		if (ex_fd < 0)
+		if (capture_child_fork(&c.child, o.cmd, &c.run_as, &oldmask))
 			goto out;
-	}
-	if (o.cmd_argc) {
-		r = capture_perf_open(&c.perf, o.events, c.child, msg, sizeof(msg));
+		r = capture_perf_open(&c.perf, o.events, c.child.pid, msg, sizeof(msg));
 		if (r) {
 			kprofctl_err("%s", msg);
 			goto out;
@@ -1372,25 +1418,16 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "kprofctl: capture starts paused; 'kill -USR1 %d' resumes it\n",
 			(int)getpid());
 	clock_gettime(CLOCK_MONOTONIC, &c.t_start);
-	if (o.cmd_argc) {
-		r = release_cmd(&c, go_fd, ex_fd);
-		go_fd = ex_fd = -1;
-		if (r) {
-			if (r == ENOENT)
-				kprofctl_err("%s: command not found", o.cmd[0]);
-			else
-				kprofctl_err("%s: cannot execute: %s", o.cmd[0], strerror(r));
-		}
-	}
-	if (!c.exec_errno)
+	r = o.cmd_argc ? capture_child_release(&c.child, o.cmd[0]) : 0;
+	if (!r)
 		run_loop(&c);
 	clock_gettime(CLOCK_MONOTONIC, &c.t_end);
+	/* Whatever ended the loop, nothing of CMD outlives the capture. */
+	capture_child_stop(&c.child, c.stop_why[0] ? c.stop_why : "the capture ended",
+			   drain_tick, &c);
 
 	final_drain(&c);
 	kprof_progress_done(&c.prog);
-	/* The command may still run (stopped by a second signal): reap it
-	 * if it has finished, never wait for it. */
-	reap_child(&c);
 	capture_perf_read(&c.perf);
 	if (kprof_dev_clock_get(&c.dev, &c.clk_end))
 		c.clk_end = c.clk_start;
@@ -1406,14 +1443,10 @@ int cmd_capture(int argc, char **argv)
 		rc = rc ? rc : KPROFCTL_EXIT_FAIL;
 
 out:
-	if (go_fd >= 0) {
-		/* Set-up failed before CMD was released: it exits 125 unrun. */
-		close(go_fd);
-		if (c.child > 0)
-			waitpid(c.child, NULL, 0);
-	}
-	if (ex_fd >= 0)
-		close(ex_fd);
+	if (c.child.go_fd >= 0)
+		capture_child_abandon(&c.child);	/* set-up failed: never ran */
+	else
+		capture_child_stop(&c.child, "kprofctl is exiting", NULL, NULL);
 	if (!started && c.dev.fd >= 0)
 		kprof_dev_capture_stop(&c.dev);
 	close_spools(&c);
@@ -1429,6 +1462,8 @@ out:
 	if (c.durfd >= 0)
 		close(c.durfd);
 	kprof_dev_close(&c.dev);
+	kprof_outdir_drop_new(c.od);	/* failed before the first spool */
+	kprof_outdir_close(c.od);
 	free(c.buf);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return rc;

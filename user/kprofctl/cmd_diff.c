@@ -5,6 +5,8 @@
  */
 #include "kprofctl.h"
 #include "kprof_diff.h"
+#include "kprof_outdir.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +32,8 @@ static void diff_usage(FILE *f)
 		"  --csv FILE         also write the comparison as CSV ('-': stdout)\n"
 		"  --threshold PCT    smallest change flagged, in %% (default %.0f)\n"
 		"  -k K               noise multiple (default %.0f)\n"
+		"Needs no privileges. Run as root on captures of another user, it\n"
+		"works as that user (also for --csv FILE).\n"
 		"Exit status: 0 (also when changes are flagged), 1 error, 2 usage.\n",
 		KPROF_DIFF_THRESHOLD_PCT, KPROF_DIFF_K);
 }
@@ -41,6 +45,28 @@ static int parse_pos(const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	return (errno || end == s || *end || !(*v > 0) || *v > 1e9) ? -1 : 0;
+}
+
+/* FILE written whole, then renamed into place (a link there is replaced) */
+static int write_csv(const char *path, const struct kprof_diff_row *rows, size_t n)
+{
+	struct kprof_err err = { 0 };
+	struct kprof_outfile of;
+	struct kprof_outdir *od;
+	const char *name;
+	int r;
+
+	/* kprofctl is the files' owner by now (kprofctl_run_as_owner) */
+	od = kprof_outdir_of_file(path, (uid_t)-1, (gid_t)-1, &name, &err);
+	r = od ? kprof_outfile_create(od, name, &of, &err) : -1;
+	if (!r) {
+		kprof_diff_write_csv(of.f, rows, n);	/* the commit sees a write error */
+		r = kprof_outfile_commit(&of, 0, &err);
+	}
+	kprof_outdir_close(od);
+	if (r)
+		kprofctl_err("--csv %s: %s", path, err.msg);
+	return r;
 }
 
 enum { OPT_CSV = 256, OPT_THRESHOLD };
@@ -87,6 +113,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return kprofctl_usage_error("diff", "give two capture directories: A (baseline) and B");
+	{
+		/* as root: compared as the captures' owner (docs/security.md) */
+		const char *paths[] = { argv[optind], argv[optind + 1], csv };
+
+		if (kprofctl_run_as_owner("diff", paths, csv && strcmp(csv, "-") ? 3 : 2))
+			return KPROFCTL_EXIT_FAIL;
+	}
 	d = kprof_diff_new();
 	if (!d) {
 		kprofctl_err("out of memory");
@@ -110,21 +143,20 @@ int cmd_diff(int argc, char **argv)
 		kprofctl_err("out of memory");
 		goto out;
 	}
-	if (csv) {
-		FILE *f = strcmp(csv, "-") ? fopen(csv, "we") : stdout;
-
-		if (!f) {
-			kprofctl_err("%s: %s", csv, strerror(errno));
+	if (csv && !strcmp(csv, "-")) {
+		if (kprof_diff_write_csv(stdout, rows, n) | fflush(stdout)) {
+			kprofctl_err("writing the CSV to stdout failed");
 			goto out;
 		}
-		if (kprof_diff_write_csv(f, rows, n) | (f != stdout && fclose(f))) {
-			kprofctl_err("%s: write failed", csv);
-			goto out;
-		}
-		if (f == stdout)
-			goto ok;
+		goto ok;
 	}
-	printf("A: %s\nB: %s\n", argv[optind], argv[optind + 1]);
+	if (csv && write_csv(csv, rows, n))
+		goto out;
+	fputs("A: ", stdout);
+	kprof_text_put(stdout, argv[optind]);
+	fputs("\nB: ", stdout);
+	kprof_text_put(stdout, argv[optind + 1]);
+	putchar('\n');
 	kprof_diff_print(stdout, rows, n);
 ok:
 	ret = 0;

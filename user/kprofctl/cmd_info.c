@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* kprofctl info --device N [--json]: one device in detail. */
+/* kprofctl info --device NAME [--json]: one device in detail. */
 #include "kprofctl.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
+#include "kprof_device.h"
+#include "kprof_nvclock.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,43 +16,19 @@
 static void info_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kprofctl info --device N [--json]\n"
+		"usage: kprofctl info --device NAME [--json]\n"
 		"       kprofctl info --host [--json]\n"
 		"Show device N (/dev/kprofN): backend, core grid, RISCs, PMU counters,\n"
 		"clock (current, locked, saved pre-lock state), capture holder and\n"
 		"markers dropped. Needs read access to /dev/kprofN only.\n"
-		"  -d, --device N   device number\n"
+		"An NVIDIA GPU (nvidia:N): name, UUID, PCI bus id, driver, SM and memory\n"
+		"clocks (now, max, default applications, supported SM range), clock\n"
+		"event reasons, and kprof's own clock lock (NVML cannot read back a\n"
+		"lock another tool set).\n"
+		"  -d, --device NAME  " KPROF_DEVICE_NAME_HELP "\n"
 		"      --host       host CPU clocks (cpufreq) and the state saved by\n"
 		"                   lock-clock --host, if any\n"
 		"  -j, --json       machine-readable output\n");
-}
-
-void kprofctl_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
-			      size_t len)
-{
-	if (!(cs->flags & KPROF_CLOCK_SAVED))
-		snprintf(buf, len, "none");
-	else
-		kprof_dev_clock_str(cs->saved_flags, cs->saved_mhz, buf, len);
-}
-
-const char *kprofctl_clock_error(int err)
-{
-	switch (err) {
-	case -EPERM:
-	case -EACCES:
-		return "changing clocks needs CAP_SYS_ADMIN (run as root)";
-	case -EBADF:
-		return "changing clocks needs CAP_SYS_ADMIN (run as root) and the device opened read-write";
-	case -ERANGE:
-		return "frequency outside the device's range (kprofctl info shows min/max)";
-	case -EOPNOTSUPP:
-		return "this device's backend cannot change its clock";
-	case -ENODEV:
-		return "device was removed";
-	default:
-		return strerror(-err);
-	}
 }
 
 struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
@@ -59,8 +38,13 @@ struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 	struct json_object *o = json_object_new_object();
 	struct json_object *clk = json_object_new_object();
 	struct json_object *saved, *cap, *arr;
+	char id[16];
 	unsigned int i;
 
+	snprintf(id, sizeof(id), "%u", info->device_id);
+
+	json_object_object_add(o, "kind", json_object_new_string("kprof"));
+	json_object_object_add(o, "id", json_object_new_string(id));
 	json_object_object_add(o, "device", json_object_new_int(info->device_id));
 	json_object_object_add(o, "name", json_object_new_string(info->name));
 	json_object_object_add(o, "backend", json_object_new_string(info->backend));
@@ -127,15 +111,22 @@ static void print_text(const struct kprof_device_info *info,
 		       const struct kprof_counter_info *ci,
 		       const struct kprof_clock_state *cs)
 {
-	char buf[64];
+	char buf[64], name[KPROF_NAME_LEN + 1], backend[KPROF_NAME_LEN + 1],
+	     text[KPROF_NAME_LEN + 1], unit[17];
 	unsigned int i;
 
+	/* names come from the driver: no control characters (kprof_text.h) */
+	kprof_text_safen(name, sizeof(name), info->name, sizeof(info->name));
+	kprof_text_safen(backend, sizeof(backend), info->backend, sizeof(info->backend));
 	printf("device %u: %s (backend %s, uapi %u)\n", info->device_id,
-	       info->name, info->backend, info->version);
+	       name, backend, info->version);
 	printf("  cores:        %u (grid %ux%u), %u RISCs per core:", info->num_cores,
 	       info->grid_x, info->grid_y, info->riscs_per_core);
-	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++)
-		printf(" %.8s", info->risc_names[i]);
+	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++) {
+		kprof_text_safen(text, sizeof(text), info->risc_names[i],
+				 sizeof(info->risc_names[i]));
+		printf(" %s", text);
+	}
 	printf("\n  ref clock:    %llu Hz\n", (unsigned long long)info->ref_clock_hz);
 	printf("  L1 ring:      %u markers per RISC\n", info->l1_ring_entries);
 	printf("  clock:        %s (min %u, base %u, max %u MHz)\n",
@@ -144,20 +135,136 @@ static void print_text(const struct kprof_device_info *info,
 	if (cs->flags & KPROF_CLOCK_LOCKED)
 		printf("  locked:       at %u MHz by pid %d\n", cs->locked_mhz,
 		       cs->locked_by_pid);
-	kprofctl_clock_saved_str(cs, buf, sizeof(buf));
+	kprof_dev_clock_saved_str(cs, buf, sizeof(buf));
 	printf("  saved state:  %s%s\n", buf,
 	       (cs->flags & KPROF_CLOCK_SAVED) ? " (reset-clock restores it)" : "");
-	if (info->capture_pid)
-		printf("  capture:      held by pid %d (%.16s)\n", info->capture_pid,
-		       info->capture_comm);
-	else
+	if (info->capture_pid) {
+		kprof_text_safen(text, sizeof(text), info->capture_comm,
+				 sizeof(info->capture_comm));
+		printf("  capture:      held by pid %d (%s)\n", info->capture_pid, text);
+	} else {
 		printf("  capture:      idle\n");
+	}
 	printf("  dropped:      %llu markers (device lifetime)\n",
 	       (unsigned long long)info->markers_dropped);
 	printf("  counters:     %u\n", ci->num_counters);
-	for (i = 0; i < ci->num_counters; i++)
-		printf("    %2u %-32.32s %.16s\n", i, ci->desc[i].name,
-		       ci->desc[i].unit);
+	for (i = 0; i < ci->num_counters && i < KPROF_MAX_COUNTERS; i++) {
+		kprof_text_safen(text, sizeof(text), ci->desc[i].name, sizeof(ci->desc[i].name));
+		kprof_text_safen(unit, sizeof(unit), ci->desc[i].unit, sizeof(ci->desc[i].unit));
+		printf("    %2u %-32s %s\n", i, text, unit);
+	}
+}
+
+static struct json_object *mhz_json(uint32_t mhz)
+{
+	return mhz ? json_object_new_int64(mhz) : NULL;
+}
+
+struct json_object *kprofctl_nvidia_json(const struct kprof_device_desc *desc)
+{
+	const struct kprof_nvml_info *ni = &desc->nvidia;
+	struct json_object *o = json_object_new_object();
+	struct json_object *clk = json_object_new_object();
+	struct json_object *sup, *ev, *names, *lock;
+	unsigned int b;
+
+	json_object_object_add(o, "kind", json_object_new_string("nvidia"));
+	json_object_object_add(o, "id", json_object_new_string(desc->name));
+	json_object_object_add(o, "device", json_object_new_int64(ni->index));
+	json_object_object_add(o, "name", json_object_new_string(ni->name));
+	json_object_object_add(o, "uuid", json_object_new_string(ni->uuid));
+	json_object_object_add(o, "pci_bus_id", ni->pci_bus_id[0] ?
+			       json_object_new_string(ni->pci_bus_id) : NULL);
+	json_object_object_add(o, "driver_version", ni->driver[0] ?
+			       json_object_new_string(ni->driver) : NULL);
+	json_object_object_add(clk, "sm_mhz", mhz_json(ni->sm_mhz));
+	json_object_object_add(clk, "mem_mhz", mhz_json(ni->mem_mhz));
+	json_object_object_add(clk, "max_sm_mhz", mhz_json(ni->max_sm_mhz));
+	json_object_object_add(clk, "max_mem_mhz", mhz_json(ni->max_mem_mhz));
+	json_object_object_add(clk, "app_sm_mhz", mhz_json(ni->app_sm_mhz));
+	json_object_object_add(clk, "app_mem_mhz", mhz_json(ni->app_mem_mhz));
+	json_object_object_add(clk, "default_app_sm_mhz", mhz_json(ni->def_app_sm_mhz));
+	json_object_object_add(clk, "default_app_mem_mhz", mhz_json(ni->def_app_mem_mhz));
+	if (ni->sup_sm_count) {
+		sup = json_object_new_object();
+		json_object_object_add(sup, "min_mhz", json_object_new_int64(ni->sup_sm_min));
+		json_object_object_add(sup, "max_mhz", json_object_new_int64(ni->sup_sm_max));
+		json_object_object_add(sup, "count", json_object_new_int64(ni->sup_sm_count));
+		json_object_object_add(clk, "supported_sm", sup);
+	} else {
+		json_object_object_add(clk, "supported_sm", NULL);
+	}
+	if (ni->has_reasons) {
+		ev = json_object_new_object();
+		names = json_object_new_array();
+		json_object_object_add(ev, "mask", json_object_new_int64((int64_t)ni->reasons));
+		for (b = 0; b < 64; b++) {
+			const char *n = kprof_nvclock_reason_name(b);
+			char other[16];
+
+			if (!(ni->reasons & (1ULL << b)))
+				continue;
+			snprintf(other, sizeof(other), "bit %u", b);
+			json_object_array_add(names, json_object_new_string(n ? n : other));
+		}
+		json_object_object_add(ev, "reasons", names);
+		json_object_object_add(clk, "event_reasons", ev);
+	} else {
+		json_object_object_add(clk, "event_reasons", NULL);
+	}
+	lock = json_object_new_object();
+	json_object_object_add(lock, "by", json_object_new_string(ni->held ? "kprof" : "unknown"));
+	if (ni->held) {
+		json_object_object_add(lock, "sm_mhz", mhz_json(ni->state.sm_locked_mhz));
+		json_object_object_add(lock, "mem_mhz", mhz_json(ni->state.mem_locked_mhz));
+		json_object_object_add(lock, "pid", json_object_new_int(ni->state_pid));
+	} else {
+		json_object_object_add(lock, "note", json_object_new_string(
+			"NVML cannot read a lock set by another tool"));
+	}
+	json_object_object_add(lock, "state_file", json_object_new_string(ni->state_path));
+	json_object_object_add(clk, "lock", lock);
+	json_object_object_add(o, "clock", clk);
+	return o;
+}
+
+static const char *mhz_str(uint32_t mhz, char *buf, size_t len)
+{
+	if (mhz)
+		snprintf(buf, len, "%u MHz", mhz);
+	else
+		snprintf(buf, len, "n/a");
+	return buf;
+}
+
+static void print_nvidia(const struct kprof_device_desc *desc)
+{
+	const struct kprof_nvml_info *ni = &desc->nvidia;
+	char a[32], b[32], c[32], d[32], txt[512];
+
+	printf("%s: %s\n", desc->name, ni->name);
+	printf("  uuid:          %s\n", ni->uuid);
+	printf("  pci bus id:    %s\n", ni->pci_bus_id[0] ? ni->pci_bus_id : "n/a");
+	printf("  driver:        %s\n", ni->driver[0] ? ni->driver : "n/a");
+	printf("  SM clock:      %s now; max %s, default applications %s, applications %s\n",
+	       mhz_str(ni->sm_mhz, a, sizeof(a)), mhz_str(ni->max_sm_mhz, b, sizeof(b)),
+	       mhz_str(ni->def_app_sm_mhz, c, sizeof(c)), mhz_str(ni->app_sm_mhz, d, sizeof(d)));
+	if (ni->sup_sm_count)
+		printf("  supported SM:  %u..%u MHz (%u clocks at memory %s)\n", ni->sup_sm_min,
+		       ni->sup_sm_max, ni->sup_sm_count, mhz_str(ni->mem_mhz, a, sizeof(a)));
+	else
+		printf("  supported SM:  n/a\n");
+	printf("  memory clock:  %s now; max %s, default applications %s, applications %s\n",
+	       mhz_str(ni->mem_mhz, a, sizeof(a)), mhz_str(ni->max_mem_mhz, b, sizeof(b)),
+	       mhz_str(ni->def_app_mem_mhz, c, sizeof(c)), mhz_str(ni->app_mem_mhz, d, sizeof(d)));
+	if (ni->has_reasons)
+		printf("  clock events:  %s (0x%llx)\n",
+		       kprof_nvclock_reasons_str(ni->reasons, txt, sizeof(txt)),
+		       (unsigned long long)ni->reasons);
+	else
+		printf("  clock events:  n/a\n");
+	printf("  lock:          %s\n", kprof_nvclock_lock_str(ni->held ? &ni->state : NULL,
+							  ni->state_path, txt, sizeof(txt)));
 }
 
 /* Host cpufreq state now, and what lock-clock --host saved. */
@@ -171,10 +278,8 @@ static int host_info(int json)
 	int have_now, have_saved;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/host-clock.json", kprof_run_dir());
 	have_now = !kprof_cpufreq_snapshot(root, &now);
-	memset(&saved, 0, sizeof(saved));
-	have_saved = !kprof_clockstate_read(path, &saved, &err);
+	have_saved = !kprof_host_clock_saved(kprof_run_dir(), &saved, path, sizeof(path), &err);
 	if (json) {
 		o = json_object_new_object();
 		json_object_object_add(o, "cpufreq", json_object_new_boolean(have_now));
@@ -216,6 +321,9 @@ static int host_info(int json)
 		if (have_saved)
 			printf("saved state: %s (by pid %d; reset-clock --host restores it)\n",
 			       path, saved.pid);
+		else if (err.code != ENOENT)
+			printf("saved state: unusable: %s (reset-clock --host --forget discards it)\n",
+			       err.msg);
 		else
 			printf("saved state: none (not locked by kprofctl)\n");
 	}
@@ -237,21 +345,20 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kprof_device_info info;
-	struct kprof_counter_info ci;
-	struct kprof_clock_state cs;
-	struct kprof_dev dev;
-	uint32_t id = 0;
+	struct kprof_device_desc desc;
+	struct kprof_device_id id;
+	struct kprof_device dev;
+	struct kprof_err err = { 0 };
 	int have_dev = 0, json = 0, host = 0, c, r;
-	char msg[256];
+	char why[256];
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &id))
-				return kprofctl_usage_error("info", "bad device number '%s'", optarg);
+			if (kprof_device_parse_name(optarg, &id, why, sizeof(why)))
+				return kprofctl_usage_error("info", "%s", why);
 			have_dev = 1;
 			break;
 		case 'j':
@@ -275,30 +382,28 @@ int cmd_info(int argc, char **argv)
 	if (host)
 		return host_info(json);
 	if (!have_dev)
-		return kprofctl_usage_error("info", "--device N (or --host) is required");
+		return kprofctl_usage_error("info", "--device NAME (or --host) is required");
 
-	r = kprof_dev_open(&dev, (int)id, O_RDONLY);
-	if (r) {
-		kprofctl_err("%s", kprof_dev_open_error((int)id, r, msg, sizeof(msg)));
-		return KPROFCTL_EXIT_FAIL;
+	r = kprof_device_open(&dev, &id, 0, &err);
+	if (!r) {
+		r = kprof_device_describe(&dev, &desc, &err);
+		kprof_device_close(&dev);
 	}
-	r = kprof_dev_info(&dev, &info);
-	if (!r)
-		r = kprof_dev_counter_info(&dev, &ci);
-	if (!r)
-		r = kprof_dev_clock_get(&dev, &cs);
-	kprof_dev_close(&dev);
 	if (r) {
-		kprofctl_err("%s: query failed: %s", dev.path, strerror(-r));
+		kprofctl_err("%s", err.msg);
 		return KPROFCTL_EXIT_FAIL;
 	}
 	if (json) {
-		struct json_object *o = kprofctl_device_json(&info, &ci, &cs);
+		struct json_object *o = desc.kind == KPROF_DEVICE_NVIDIA ?
+			kprofctl_nvidia_json(&desc) :
+			kprofctl_device_json(&desc.kprof.info, &desc.kprof.ci, &desc.kprof.cs);
 
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 		json_object_put(o);
+	} else if (desc.kind == KPROF_DEVICE_NVIDIA) {
+		print_nvidia(&desc);
 	} else {
-		print_text(&info, &ci, &cs);
+		print_text(&desc.kprof.info, &desc.kprof.ci, &desc.kprof.cs);
 	}
 	return 0;
 }

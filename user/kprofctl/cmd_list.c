@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* kprofctl list [--json]: every /dev/kprofN, one line each. */
+/* kprofctl list [--json]: every /dev/kprofN and NVIDIA GPU, one line each. */
 #include "kprofctl.h"
 #include "kprof_dev.h"
+#include "kprof_device.h"
+#include "kprof_env.h"
+#include "kprof_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,20 +21,23 @@ static void list_usage(FILE *f)
 	fprintf(f,
 		"usage: kprofctl list [--json]\n"
 		"List kprof devices: backend, cores/grid, RISCs, counters, clock,\n"
-		"capture holder (pid comm) and markers dropped.\n"
+		"capture holder (pid comm) and markers dropped; then NVIDIA GPUs\n"
+		"(through NVML, where the NVIDIA driver is installed): name, UUID,\n"
+		"PCI bus id, SM and memory clocks, and kprof's clock lock if any.\n"
+		"--device takes the name in the first column.\n"
 		"  -j, --json   machine-readable output (an array of devices)\n");
 }
 
 /* One sysfs attribute of /sys/class/kprof/kprofN, newline stripped. */
 static int sysfs_attr(int id, const char *attr, char *buf, size_t len)
 {
-	const char *root = getenv("KPROF_SYSFS_ROOT");
+	const char *root = kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 	char path[512];
 	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "%s/class/kprof/kprof%d/%s",
-		 root && *root ? root : "/sys", id, attr);
+		 root, id, attr);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -62,9 +68,9 @@ static int count_words(const char *s)
  */
 static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 {
-	char backend[64], cores[32], grid[32], riscs[128], cnt[1024], clk[128],
+	char backend[64], cores[32], grid[32], cg[72], riscs[128], cnt[1024], clk[128],
 	     holder[64], dropped[32], name[64], link[512], path[512];
-	const char *root = getenv("KPROF_SYSFS_ROOT");
+	const char *root = kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 	ssize_t l;
 
 	if (sysfs_attr(id, "backend", backend, sizeof(backend)))
@@ -84,7 +90,7 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 	if (sysfs_attr(id, "markers_dropped", dropped, sizeof(dropped)))
 		snprintf(dropped, sizeof(dropped), "?");
 	snprintf(path, sizeof(path), "%s/class/kprof/kprof%d/device",
-		 root && *root ? root : "/sys", id);
+		 root, id);
 	l = readlink(path, link, sizeof(link) - 1);
 	if (l > 0) {
 		link[l] = '\0';
@@ -95,6 +101,11 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 	if (json) {
 		struct json_object *o = json_object_new_object();
 
+		char idstr[16];
+
+		snprintf(idstr, sizeof(idstr), "%d", id);
+		json_object_object_add(o, "kind", json_object_new_string("kprof"));
+		json_object_object_add(o, "id", json_object_new_string(idstr));
 		json_object_object_add(o, "device", json_object_new_int(id));
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "backend", json_object_new_string(backend));
@@ -112,11 +123,44 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 		printf("%-4s %-14s %-8s %-10s %-5s %-5s %-20s %-24s %s\n", "DEV",
 		       "NAME", "BACKEND", "CORES", "RISCS", "CNTRS", "CLOCK",
 		       "CAPTURE", "DROPPED");
+	/* the holder's comm is any process's name: no control characters */
+	kprof_text_safe(name, sizeof(name), name);
+	kprof_text_safe(backend, sizeof(backend), backend);
+	kprof_text_safe(cores, sizeof(cores), cores);
+	kprof_text_safe(grid, sizeof(grid), grid);
+	kprof_text_safe(clk, sizeof(clk), clk);
+	kprof_text_safe(holder, sizeof(holder), holder);
+	kprof_text_safe(dropped, sizeof(dropped), dropped);
+	snprintf(cg, sizeof(cg), "%s(%s)", cores, grid);	/* more than cores[] holds */
 	printf("%-4d %-14s %-8s %-10s %-5d %-5d %-20s %-24s %s   (sysfs: no access to %s/kprof%d)\n",
-	       id, name, backend, strcat(strcat(cores, "("), strcat(grid, ")")),
+	       id, name, backend, cg,
 	       count_words(riscs), count_words(cnt), clk,
 	       strcmp(holder, "none") ? holder : "idle", dropped, kprof_dev_dir(), id);
 	return 0;
+}
+
+/* One NVIDIA GPU: a row, or an element of arr. */
+static void nvidia_row(const struct kprof_device_desc *desc, struct json_object *arr,
+		       int *rows)
+{
+	const struct kprof_nvml_info *ni = &desc->nvidia;
+	char sm[16], mem[16], lock[32];
+
+	if (arr) {
+		json_object_array_add(arr, kprofctl_nvidia_json(desc));
+		return;
+	}
+	if (!(*rows)++)
+		printf("%-10s %-28s %-40s %-16s %-8s %-8s %s\n", "DEV", "NAME", "UUID",
+		       "PCI", "SM MHZ", "MEM MHZ", "LOCK");
+	snprintf(sm, sizeof(sm), ni->sm_mhz ? "%u" : "n/a", ni->sm_mhz);
+	snprintf(mem, sizeof(mem), ni->mem_mhz ? "%u" : "n/a", ni->mem_mhz);
+	if (ni->held)
+		snprintf(lock, sizeof(lock), "kprof %u MHz", ni->state.sm_locked_mhz);
+	else
+		snprintf(lock, sizeof(lock), "unknown");
+	printf("%-10s %-28s %-40s %-16s %-8s %-8s %s\n", desc->name, ni->name, ni->uuid,
+	       ni->pci_bus_id[0] ? ni->pci_bus_id : "n/a", sm, mem, lock);
 }
 
 int cmd_list(int argc, char **argv)
@@ -127,8 +171,9 @@ int cmd_list(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct json_object *arr = NULL;
-	int ids[KPROF_DEV_MAX];
-	int json = 0, c, n, i, failed = 0, rows = 0;
+	struct kprof_device_id ids[KPROF_DEV_MAX], gpus[KPROF_DEVICE_INDEX_MAX + 1];
+	struct kprof_err err = { 0 };
+	int json = 0, c, n, ngpus, i, failed = 0, rows = 0, gpu_rows = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -148,10 +193,17 @@ int cmd_list(int argc, char **argv)
 	if (optind < argc)
 		return kprofctl_usage_error("list", "unexpected argument '%s'", argv[optind]);
 
-	n = kprof_dev_list(ids, KPROF_DEV_MAX);
+	n = kprof_device_kprof_ops.enumerate(ids, KPROF_DEV_MAX, &err);
 	if (n < 0)
 		n = 0;
-	if (!n && !kprof_dev_module_loaded()) {
+	/* No NVIDIA driver: no GPUs, and nothing to say about it here. */
+	ngpus = kprof_device_nvidia_ops.enumerate(gpus, KPROF_DEVICE_INDEX_MAX + 1, &err);
+	if (ngpus < 0) {
+		kprofctl_err("%s", err.msg);
+		failed = 1;
+		ngpus = 0;
+	}
+	if (!n && !ngpus && !failed && !kprof_dev_module_loaded()) {
 		kprofctl_err("%s/kprof* missing and /sys/class/kprof absent: load the module: insmod kprof.ko",
 			     kprof_dev_dir());
 		return KPROFCTL_EXIT_FAIL;
@@ -159,58 +211,80 @@ int cmd_list(int argc, char **argv)
 	if (json)
 		arr = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		struct kprof_device_info info;
-		struct kprof_counter_info ci;
-		struct kprof_clock_state cs;
-		struct kprof_dev dev;
-		char clk[48], cores[32], cap[48], msg[256];
+		const struct kprof_device_info *info;
+		const struct kprof_counter_info *ci;
+		const struct kprof_clock_state *cs;
+		struct kprof_device_desc desc;
+		struct kprof_device dev;
+		char clk[48], cores[32], cap[48], comm[KPROF_COMM_LEN + 1],
+		     name[KPROF_NAME_LEN + 1], backend[KPROF_NAME_LEN + 1];
 		int r;
 
-		r = kprof_dev_open(&dev, ids[i], O_RDONLY);
-		if ((r == -EACCES || r == -EPERM) && !sysfs_row(ids[i], json, arr, &rows))
+		r = kprof_device_open(&dev, &ids[i], 0, &err);
+		if ((r == -EACCES || r == -EPERM) &&
+		    !sysfs_row((int)ids[i].index, json, arr, &rows))
 			continue;
+		if (!r) {
+			r = kprof_device_describe(&dev, &desc, &err);
+			kprof_device_close(&dev);
+		}
 		if (r) {
-			kprofctl_err("%s", kprof_dev_open_error(ids[i], r, msg, sizeof(msg)));
+			kprofctl_err("%s", err.msg);
 			failed = 1;
 			continue;
 		}
-		r = kprof_dev_info(&dev, &info);
-		if (!r)
-			r = kprof_dev_counter_info(&dev, &ci);
-		if (!r)
-			r = kprof_dev_clock_get(&dev, &cs);
-		kprof_dev_close(&dev);
-		if (r) {
-			kprofctl_err("%s: query failed: %s", dev.path, strerror(-r));
-			failed = 1;
-			continue;
-		}
+		info = &desc.kprof.info;
+		ci = &desc.kprof.ci;
+		cs = &desc.kprof.cs;
 		if (json) {
-			json_object_array_add(arr, kprofctl_device_json(&info, &ci, &cs));
+			json_object_array_add(arr, kprofctl_device_json(info, ci, cs));
 			continue;
 		}
 		if (!rows++)
 			printf("%-4s %-14s %-8s %-10s %-5s %-5s %-20s %-24s %s\n", "DEV",
 			       "NAME", "BACKEND", "CORES", "RISCS", "CNTRS", "CLOCK",
 			       "CAPTURE", "DROPPED");
-		kprof_dev_clock_str(cs.flags, cs.mhz, clk, sizeof(clk));
-		snprintf(cores, sizeof(cores), "%u(%ux%u)", info.num_cores,
-			 info.grid_x, info.grid_y);
-		if (info.capture_pid)
-			snprintf(cap, sizeof(cap), "pid %d (%.16s)",
-				 info.capture_pid, info.capture_comm);
+		kprof_dev_clock_str(cs->flags, cs->mhz, clk, sizeof(clk));
+		snprintf(cores, sizeof(cores), "%u(%ux%u)", info->num_cores,
+			 info->grid_x, info->grid_y);
+		/* names come from the driver and any process: no control
+		 * characters (kprof_text.h) */
+		kprof_text_safen(comm, sizeof(comm), info->capture_comm, sizeof(info->capture_comm));
+		kprof_text_safen(name, sizeof(name), info->name, sizeof(info->name));
+		kprof_text_safen(backend, sizeof(backend), info->backend, sizeof(info->backend));
+		if (info->capture_pid)
+			snprintf(cap, sizeof(cap), "pid %d (%s)", info->capture_pid, comm);
 		else
 			snprintf(cap, sizeof(cap), "idle");
-		printf("%-4u %-14.32s %-8.32s %-10s %-5u %-5u %-20s %-24s %llu\n",
-		       info.device_id, info.name, info.backend, cores,
-		       info.riscs_per_core, ci.num_counters, clk, cap,
-		       (unsigned long long)info.markers_dropped);
+		printf("%-4u %-14s %-8s %-10s %-5u %-5u %-20s %-24s %llu\n",
+		       info->device_id, name, backend, cores,
+		       info->riscs_per_core, ci->num_counters, clk, cap,
+		       (unsigned long long)info->markers_dropped);
+	}
+	if (!json && !n && kprof_dev_module_loaded())
+		printf("no kprof devices (the module is loaded; add one with sim_devices=N or the sim's new_device)\n");
+	for (i = 0; i < ngpus; i++) {
+		struct kprof_device_desc desc;
+		struct kprof_device dev;
+		int r;
+
+		r = kprof_device_open(&dev, &gpus[i], 0, &err);
+		if (!r) {
+			r = kprof_device_describe(&dev, &desc, &err);
+			kprof_device_close(&dev);
+		}
+		if (r) {
+			kprofctl_err("%s", err.msg);
+			failed = 1;
+			continue;
+		}
+		if (!json && rows && !gpu_rows)
+			printf("\n");
+		nvidia_row(&desc, arr, &gpu_rows);
 	}
 	if (json) {
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
 		json_object_put(arr);
-	} else if (!n) {
-		printf("no kprof devices (the module is loaded; add one with sim_devices=N or the sim's new_device)\n");
 	}
 	return failed ? KPROFCTL_EXIT_FAIL : 0;
 }

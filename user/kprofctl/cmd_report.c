@@ -6,11 +6,11 @@
  */
 #include "kprofctl.h"
 #include "kprof.h"
-#include "kprof_html.h"
+#include "kprof_outdir.h"
 #include "kprof_progress.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,9 +31,13 @@ static void report_usage(FILE *f)
 		"per run host ID, converted with the file's CHIP_FREQ), device_log.csv,\n"
 		"trace.json, summary.txt, params.json and report.html to OUTDIR (no\n"
 		"host data: a tt-metal device log has none).\n"
+		"An existing output directory must be yours and not writable by\n"
+		"others; inputs are read only from regular files, never through a\n"
+		"symbolic link (docs/formats.md, \"Output directories\").\n"
 		"  -o, --output DIR       where the outputs go\n"
 		"      --from-ttmetal F   input is a tt-metal device log\n"
-		"  -f, --force            write into a non-empty OUTDIR\n"
+		"  -f, --force            write into a non-empty OUTDIR (kprof's own\n"
+		"                         output files there are removed first)\n"
 		"      --op-filter GLOB   keep only ops whose OP CODE matches (fnmatch);\n"
 		"                         default: the capture's own --op-filter, if any\n"
 		"                         ('*' keeps everything)\n"
@@ -45,46 +49,36 @@ static void report_usage(FILE *f)
 		"      --trace-group N    trace.json: one device track per N cores\n"
 		"                         (default: the capture's --trace-group, else 1:\n"
 		"                         per core, with zone slices); bounds the file for\n"
-		"                         devices with many cores, without zone slices\n");
+		"                         devices with many cores, without zone slices\n"
+		"Needs no privileges. Run as root on files of another user (DIR, FILE,\n"
+		"OUTDIR or the directory OUTDIR is made in), it works as that user.\n");
 }
 
-int kprofctl_dir_usable(const char *dir, int force)
+struct kprof_outdir *kprofctl_outdir(const char *dir, unsigned int flags, uid_t uid,
+				     gid_t gid)
 {
-	struct dirent *de;
-	int empty = 1;
-	DIR *d = opendir(dir);
+	struct kprof_err err = { 0 };
+	struct kprof_outdir *od;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			empty = 0;
-			break;
-		}
-	}
-	closedir(d);
-	return empty || force ? 0 : -EEXIST;
+	od = kprof_outdir_open(dir, flags, uid, gid, &err);
+	if (!od)
+		kprofctl_err("%s", err.msg);
+	return od;
 }
 
 /* "outputs: DIR/{a,b,...}" for the output files that exist. */
 static void print_outputs(const char *dir)
 {
-	static const char *const names[] = {
-		"ops.csv", "counters.csv", "device_log.csv", "host_events.csv",
-		"params.json", "summary.txt", "trace.json", "bubbles.csv", "roofline.csv",
-		"report.md", "report.html",
-	};
 	char path[4096];
 	struct stat st;
-	size_t i;
 	int first = 1;
 
 	printf("outputs:    %s/{", dir);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (stat(path, &st))
+	for (int i = 0; i < KPROF_OUTDIR_NOUTPUTS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, kprof_outdir_outputs[i]);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
-		printf("%s%s", first ? "" : ",", names[i]);
+		printf("%s%s", first ? "" : ",", kprof_outdir_outputs[i]);
 		first = 0;
 	}
 	printf("}\n");
@@ -111,6 +105,14 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 	print_outputs(dir);
 }
 
+/* 1 when a and b name the same existing directory */
+static int same_dir(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 enum {
 	OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS, OPT_TRACE_GROUP,
 	OPT_PROGRESS,
@@ -134,7 +136,9 @@ int cmd_report(int argc, char **argv)
 	struct kprof_report_result res;
 	struct kprof_err err = { 0 };
 	struct kprof_progress prog;
+	struct kprof_outdir *od;
 	const char *out = NULL, *tt = NULL, *dir = NULL;
+	unsigned int flags = KPROF_OUTDIR_EMPTY;
 	int force = 0, progress = 0, c, r;
 
 	optind = 1;
@@ -190,41 +194,50 @@ int cmd_report(int argc, char **argv)
 			return kprofctl_usage_error("report", "one capture directory at a time");
 		dir = argv[optind];
 	}
+	{
+		/* as root: the owner's report, made as the owner (docs/security.md) */
+		const char *paths[] = { tt ? tt : dir, out };
 
-	if (out && (r = kprofctl_dir_usable(out, force || (dir && !strcmp(out, dir))))) {
-		if (r == -EEXIST)
-			kprofctl_err("%s is not empty; use --force to write into it", out);
-		else
-			kprofctl_err("%s: %s", out, strerror(-r));
-		return KPROFCTL_EXIT_FAIL;
+		if (kprofctl_run_as_owner("report", paths, out ? 2 : 1))
+			return KPROFCTL_EXIT_FAIL;
 	}
-	memset(&res, 0, sizeof(res));
-	if (tt) {
-		r = kprof_report_ttmetal(tt, out, &ro, &res, &err);
-		/* last, as for captures: the page is made from the files above */
-		if (!r)
-			r = kprof_html_write(out, &err);
-	} else {
+
+	if (dir) {
 		char spool[4096];
 		struct stat st;
 
 		snprintf(spool, sizeof(spool), "%s/" KPROF_SPOOL_DEVICE_FILE, dir);
-		if (stat(spool, &st)) {
+		if (lstat(spool, &st)) {
 			kprofctl_err("%s: no raw device spool (%s): not a kprof capture directory",
 				     dir, spool);
 			return KPROFCTL_EXIT_FAIL;
 		}
+		/* into the capture directory itself: its outputs are re-made */
+		if (!out || same_dir(out, dir)) {
+			out = dir;
+			flags = 0;
+		}
+	}
+	if (force)
+		flags |= KPROF_OUTDIR_FORCE;
+	od = kprofctl_outdir(out, flags, (uid_t)-1, (gid_t)-1);
+	if (!od)
+		return KPROFCTL_EXIT_FAIL;
+	memset(&res, 0, sizeof(res));
+	if (tt) {
+		r = kprof_report_ttmetal(tt, od, &ro, &res, &err);
+	} else {
 		kprof_progress_init(&prog, stderr, "report", progress);
 		ro.progress = kprof_progress_report_cb;
 		ro.progress_ctx = &prog;
-		r = out ? kprof_report_build_to(dir, out, &ro, &res, &err)
-			: kprof_report_build(dir, &ro, &res, &err);
+		r = kprof_report_build(dir, od, &ro, &res, &err);
 		kprof_progress_done(&prog);
 	}
+	kprof_outdir_close(od);
 	if (r) {
 		kprofctl_err("report failed: %s", err.msg[0] ? err.msg : strerror(-r));
 		return KPROFCTL_EXIT_FAIL;
 	}
-	kprofctl_print_result(out ? out : dir, &res, !!tt);
+	kprofctl_print_result(out, &res, !!tt);
 	return 0;
 }

@@ -5,10 +5,12 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/kprof.h>
 
+/* From packaging/debian/changelog, by user/Makefile (scripts/version.sh). */
 #ifndef KPROF_VERSION
-#define KPROF_VERSION "0.1.0"
+#error "KPROF_VERSION is not defined: build kprofctl with user/Makefile"
 #endif
 
 /* Exit codes beside a command's own status. */
@@ -41,15 +43,30 @@ struct kprof_dev;
 struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 					 const struct kprof_counter_info *ci,
 					 const struct kprof_clock_state *cs);
-void kprofctl_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
-			      size_t len);
-/* 0 if dir is missing or empty (or force), -EEXIST if it holds files. */
-int kprofctl_dir_usable(const char *dir, int force);
+struct kprof_device_desc;
+/* An NVIDIA GPU for list and info --json. */
+struct json_object *kprofctl_nvidia_json(const struct kprof_device_desc *desc);
+/*
+ * The output directory dir (kprof_outdir_open with flags), or NULL after
+ * printing why. uid/gid: who the outputs belong to, (uid_t)-1/(gid_t)-1
+ * for kprofctl's own user (report and diff, which have already become
+ * the files' owner); capture passes the workload's user.
+ */
+struct kprof_outdir;
+struct kprof_outdir *kprofctl_outdir(const char *dir, unsigned int flags, uid_t uid,
+				     gid_t gid);
 struct kprof_report_result;
 /* The few lines printed after a report or capture. */
 void kprofctl_print_result(const char *dir, const struct kprof_report_result *res,
 			   int ttmetal);
-/* Message for a failed clock ioctl. */
-const char *kprofctl_clock_error(int err);
+/*
+ * report and diff need no privileges. As root, before reading or writing
+ * anything: under sudo become the sudo user; else become the one
+ * non-root user who owns paths (inputs, and outputs or the directories
+ * they go in). Nothing to do when not root, or as root (no sudo) on
+ * root's files. 0, or -1 after saying why (files of two users, or the
+ * drop failed).
+ */
+int kprofctl_run_as_owner(const char *cmd, const char *const *paths, size_t n);
 
 #endif /* _KPROFCTL_H */

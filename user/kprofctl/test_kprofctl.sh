@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kprofctl end-to-end checks. Host part (always): usage errors, host clock
-# lock/reset against a fake cpufreq tree, tt-metal report. Device part
+# lock/reset/--forget against a fake cpufreq tree, tt-metal report; as
+# root also the privilege rules (docs/security.md): KPROF_* ignored
+# without --trust-env, report working as the files' owner, set-id refused.
+# Device part
 # (when /dev/kprof0 exists, as root, e.g. in the VM:
 # `tests/vm/run --exec user/kprofctl/test_kprofctl.sh`): list/info,
-# lock/reset, capture row counts and exit status, --op-filter, --paused +
-# SIGUSR1, report byte-identity, EBUSY, command not found.
+# lock/reset, capture row counts and exit status, --force starting from an
+# empty raw/, --op-filter, --paused + SIGUSR1, report byte-identity, EBUSY,
+# command not found.
 #
 # Env: KPROFCTL (default: kprofctl on PATH, else $BUILD/kprofctl),
-# WORKLOAD (default $BUILD/examples/sim_workload), TTMETAL_LOG.
+# WORKLOAD (default $BUILD/examples/sim_workload), TTMETAL_LOG,
+# HOST_ONLY=1 (the host part only, as `make check-unit` runs it).
 # Prints "ok N - what" / "not ok N - what"; exit status 1 if any failed.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,17 +86,49 @@ for p in 0 4; do
 done
 printf '1\n' >"$cf/boost"
 cp -a "$sys" "$tmp/sys.orig"
+# As root KPROF_* count only with --trust-env (this fake tree is the test's own).
+KT() { "$K" --trust-env "$@"; }
 export KPROF_SYSFS_ROOT=$sys KPROF_RUN_DIR=$tmp/run
-check "host lock" status_is 0 "$K" lock-clock --host --mhz 2000
+check "host lock" status_is 0 KT lock-clock --host --mhz 2000
 check "host lock pins min=max" grep -qx 2000000 "$cf/policy4/scaling_min_freq"
 check "host lock turns boost off" grep -qx 0 "$cf/boost"
-check "info --host shows the saved state" sh -c "'$K' info --host | grep -q 'saved state: $tmp/run/host-clock.json'"
-check "host reset" status_is 0 "$K" reset-clock --host
+check "info --host shows the saved state" sh -c "'$K' --trust-env info --host | grep -q 'saved state: $tmp/run/host-clock.json'"
+if [ "$(id -u)" = 0 ]; then
+	# sudo -E must not point root at another run directory or sysfs
+	check "as root, KPROF_RUN_DIR is ignored without --trust-env" \
+		sh -c "'$K' info --host 2>'$tmp/env.err' | grep -q 'saved state' && ! '$K' info --host 2>/dev/null | grep -q '$tmp/run'"
+	check "... and says so" grep -q 'KPROF_RUN_DIR is ignored.*--trust-env' "$tmp/env.err"
+fi
+check "host reset" status_is 0 KT reset-clock --host
 check "host reset restores every file" diff -r "$tmp/sys.orig" "$sys"
-check "host lock out of range refused" status_is 1 "$K" lock-clock --host --mhz 9000
+check "host lock out of range refused" status_is 1 KT lock-clock --host --mhz 9000
 check "refused lock leaves the tree" diff -r "$tmp/sys.orig" "$sys"
 check "no cpufreq is reported, not fatal" status_is 0 \
-	env KPROF_SYSFS_ROOT="$tmp/nosys" KPROF_RUN_DIR="$tmp/run2" "$K" lock-clock --host
+	env KPROF_SYSFS_ROOT="$tmp/nosys" KPROF_RUN_DIR="$tmp/run2" "$K" --trust-env lock-clock --host
+# A state that cannot be restored any more is discarded by --forget,
+# which changes no clock.
+check "host lock (to forget)" status_is 0 KT lock-clock --host --mhz 2000
+printf '{ "version": 1' >"$tmp/run/host-clock.json"	# damaged
+check "a damaged state fails reset, naming --forget" status_is 1 KT reset-clock --host
+check "... the message names --forget" grep -q -- '--forget' "$tmp/out"
+check "reset-clock --host --forget" status_is 0 KT reset-clock --host --forget
+check "... removes the state" [ ! -e "$tmp/run/host-clock.json" ]
+check "... changes no clock" grep -qx 2000000 "$cf/policy4/scaling_min_freq"
+check "reset after --forget: nothing to restore" status_is 0 KT reset-clock --host
+check "reset-clock --device N --forget is a usage error" status_is 2 KT reset-clock --device 0 --forget
+check "... saying the device's state is the kernel's" grep -q "state is the kernel's" "$tmp/out"
+cp -a "$tmp/sys.orig/." "$sys/"
+# The kernel may show other values than restored (rounded, limited): said,
+# and the state is gone, so that later resets do not fail on it for ever.
+check "host lock (to adjust)" status_is 0 KT lock-clock --host --mhz 2000
+rm "$cf/policy4/scaling_max_freq"
+ln -s /dev/null "$cf/policy4/scaling_max_freq"	# keeps nothing written
+check "a restore the kernel adjusts succeeds with a warning" status_is 0 KT reset-clock --host
+check "... naming what differs" grep -q 'warning: .*adjusted.*policy4 scaling_max_freq' "$tmp/out"
+check "... and the next reset has nothing to restore" status_is 0 KT reset-clock --host
+check "... (said so)" grep -q 'nothing to restore' "$tmp/out"
+rm "$cf/policy4/scaling_max_freq"
+cp -a "$tmp/sys.orig/." "$sys/"
 unset KPROF_SYSFS_ROOT KPROF_RUN_DIR
 
 if [ -f "$TT" ]; then
@@ -100,7 +137,52 @@ if [ -f "$TT" ]; then
 	check "report refuses a non-empty -o" status_is 1 "$K" report --from-ttmetal "$TT" -o "$tmp/tt"
 fi
 
+# Privileges (as root, with user nobody): report needs none, and set-id or
+# file capabilities are refused. $pub: a directory nobody can reach.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	pub=$(mktemp -d /tmp/kprofctl-pub.XXXXXX)
+	chmod 755 "$pub"
+	nuid=$(id -u nobody)
+	if [ -f "$TT" ]; then
+		mkdir "$pub/nb"
+		cp "$TT" "$pub/nb/log.csv"
+		chown -R nobody "$pub/nb"
+		check "report as root on nobody's files" status_is 0 \
+			"$K" report --from-ttmetal "$pub/nb/log.csv" -o "$pub/nb/out"
+		check "... runs as nobody (says so)" grep -q 'running as nobody' "$tmp/out"
+		check "... its outputs are nobody's" \
+			[ "$(stat -c %u "$pub/nb/out/ops.csv" 2>/dev/null)" = "$nuid" ]
+	fi
+	# Under sudo report runs as the sudo user whoever owns the files, and
+	# neither --trust-env nor another --user is accepted.
+	if [ -f "$TT" ]; then
+		mkdir -m 1777 "$pub/open"
+		check "report under sudo (SUDO_UID=nobody)" status_is 0 env SUDO_UID="$nuid" \
+			"$K" report --from-ttmetal "$TT" -o "$pub/open/out"
+		check "... runs as the sudo user: its outputs are nobody's" \
+			[ "$(stat -c %u "$pub/open/out/ops.csv" 2>/dev/null)" = "$nuid" ]
+	fi
+	check "--trust-env under sudo is refused" status_is 1 env SUDO_UID="$nuid" "$K" --trust-env --version
+	check "... saying why" grep -q 'trust-env is refused under sudo' "$tmp/out"
+	check "capture --user root under sudo is refused" status_is 1 env SUDO_UID="$nuid" \
+		"$K" capture --device 0 --user root -- true
+	check "... saying why" grep -q 'under sudo the command runs as the user who ran sudo' "$tmp/out"
+	# a group nobody is not in, owning nothing: set-group-ID to it gains nothing
+	cp "$K" "$pub/kprofctl-sgid"
+	chown 0:4000003 "$pub/kprofctl-sgid"
+	chmod 2755 "$pub/kprofctl-sgid"
+	check "set-group-ID kprofctl refuses to run" status_is 1 \
+		su -s /bin/sh nobody -c "'$pub/kprofctl-sgid' --version"
+	check "... saying why" grep -q 'set-user-ID, set-group-ID or with file capabilities' "$tmp/out"
+	rm -rf "$pub"
+fi
+
 # ---- device part ----
+if [ "${HOST_ONLY:-0}" = 1 ]; then
+	rm -rf "$tmp"
+	echo "1..$n"
+	exit $failed
+fi
 if [ ! -c /dev/kprof0 ] || [ "$(id -u)" != 0 ] || [ ! -x "$W" ]; then
 	echo "# device part skipped (needs /dev/kprof0, root and $W)"
 	rm -rf "$tmp"
@@ -121,6 +203,17 @@ cp "$tmp/c1/ops.csv" "$tmp/ops1.csv"
 check "report DIR" status_is 0 "$K" report "$tmp/c1"
 check "report DIR gives the same ops.csv" cmp -s "$tmp/ops1.csv" "$tmp/c1/ops.csv"
 check "non-empty -o refused" status_is 1 "$K" capture -d 0 -o "$tmp/c1" -- true
+
+# --force starts from an empty raw/: an older capture's host spool and
+# peaks are neither merged into a --no-bpf capture nor reused.
+cp -r "$tmp/c1" "$tmp/cf"
+cp "$root/tests/fuzz/corpus/spool/demo_host.kspool" "$tmp/cf/raw/host.kspool"
+sed 's/"device": *"[^"]*"/"device": "STALE-PEAKS"/' "$tmp/c1/raw/peaks.json" >"$tmp/cf/raw/peaks.json"
+check "capture --force --no-bpf into an older capture" \
+	status_is 0 "$K" capture -d 0 -o "$tmp/cf" --force --no-bpf -- "$W" --ops 5 --quiet
+check "--force: the older host spool is gone" [ ! -e "$tmp/cf/raw/host.kspool" ]
+check "--force: no host events of the older capture" eq "$(rows "$tmp/cf/host_events.csv")" 0
+check "--force: the older peaks are not reused" sh -c "! grep -rq STALE-PEAKS '$tmp/cf'"
 
 check "exit status is the command's" status_is 3 "$K" capture -d 0 -o "$tmp/c2" -- sh -c "'$W' --ops 5 --quiet; exit 3"
 check "command not found is 127" status_is 127 "$K" capture -d 0 -o "$tmp/c3" -- /nonexistent/cmd

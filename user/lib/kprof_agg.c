@@ -5,6 +5,7 @@
  * (retirement rule: kprof_agg.h, docs/formats.md).
  */
 #include "kprof_agg.h"
+#include "kprof_hash.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,8 +23,14 @@
 struct core_span {
 	uint64_t ks, ke;	/* first KERNEL_START, last KERNEL_END */
 	uint64_t fs, fe;	/* first FW_START, last FW_END */
+	uint32_t core;
 	uint8_t riscs;		/* bitmap of RISCs with markers */
 };
+
+/* an op's cores found by hash past this many (linear search below) */
+#define CORE_SCAN	8
+/* levels of the in-flight list's skip index (1/4 of the ops per level up) */
+#define SKIP_LEVELS	12
 
 /* A ZONE_START / ZONE_END marker, held until the op is written. */
 struct zmark {
@@ -36,16 +43,24 @@ struct op {
 	uint64_t seq;
 	struct op *hnext;		/* hash chain */
 	struct op *prev, *next;		/* in-flight list, by seq */
-	char name[KPROF_NAME_LEN];
+	/* skip index over that list: up[l] is the next op of level > l
+	 * (l >= 1), so that an op out of seq order is placed in O(log n) */
+	struct op *up[SKIP_LEVELS];
+	int level;
+	char name[KPROF_OP_CODE_LEN];
 	uint32_t clock_mhz;
 	uint64_t fw_s, fw_e, k_s, k_e;
 	uint64_t rks[KPROF_MAX_RISCS], rke[KPROF_MAX_RISCS];
-	struct core_span *cores;	/* indexed by core */
-	uint32_t ncap;			/* cores[] entries */
-	uint32_t max_core_p1;		/* highest core with markers + 1 */
+	/* the cores with markers, in first-marker order: memory follows
+	 * the cores the op used, not the highest core id (foreign input
+	 * can give every op a different core) */
+	struct core_span *cores;
+	uint32_t ncores, ncap;
+	int unsorted;			/* cores[] not in core order */
+	struct kprof_hidx ch;		/* core -> index, when ncores > CORE_SCAN */
 	struct zmark *zm;		/* zone markers, in arrival order */
 	uint32_t nzm, zmcap;
-	uint64_t markers, lost, zones;
+	uint64_t markers, zones;
 	double last;			/* watermark at last input for it */
 	int have_launch;
 	uint64_t h_enter, h_exit;
@@ -59,12 +74,19 @@ struct sync_ev {
 	uint64_t seq, enter, exit;
 };
 
+/* A LOST record's count starts (delta) or stops (-delta) counting at seq. */
+struct lost_pt {
+	uint64_t seq, delta;	/* delta modulo 2^64: -count stops */
+};
+
 struct kprof_agg {
 	struct kprof_agg_config cfg;
 	struct kprof_agg_stats st;
 	struct op **bucket;
 	size_t nbuckets, inflight;
 	struct op *head, *tail;		/* in-flight list, ascending seq */
+	struct op *uhead[SKIP_LEVELS], *utail[SKIP_LEVELS];	/* skip levels >= 1 */
+	uint64_t rnd;			/* xorshift state for skip levels */
 	struct op *last_op;		/* lookup cache */
 	struct op *free_ops;		/* recycled, with their cores[] */
 	int emitted_any;
@@ -79,6 +101,9 @@ struct kprof_agg {
 	double next_check_wm;		/* watermark at the last check + slack / 2 */
 	/* per (core, risc): highest op seq with a marker, + 1 (0 = none) */
 	uint64_t *cr_seq;
+	/* per core: where its span was in the op that last had a marker
+	 * there (a hint: checked against the op's entry) */
+	uint32_t *chint;
 	uint32_t cr_cores;
 	struct kprof_core_time *ctimes;	/* scratch for kprof_op_row.cores */
 	uint32_t ctimes_cap;
@@ -88,6 +113,13 @@ struct kprof_agg {
 	uint32_t zstack_cap;
 	struct sync_ev *syncs;		/* FIFO of sync ioctls */
 	size_t sync_head, sync_n, sync_cap;
+	/* LOST records as a min-heap of range ends by seq: ops are written
+	 * in seq order, so the markers lost of an op are the sum of the
+	 * deltas up to its seq; a record costs O(log n), not a step per op
+	 * in its range */
+	struct lost_pt *lost;
+	size_t nlost, lost_cap;
+	uint64_t lost_run;
 };
 
 static size_t hslot(const struct kprof_agg *a, uint64_t seq)
@@ -120,6 +152,7 @@ struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
 	if (a->cfg.timeout_ns < a->cfg.slack_ns)
 		a->cfg.timeout_ns = a->cfg.slack_ns;
 	a->nbuckets = NBUCKETS_MIN;
+	a->rnd = 0x9E3779B97F4A7C15ULL;
 	a->wm = -INFINITY;
 	a->next_check_wm = -INFINITY;
 	a->prev_fw_end_ns = NAN;
@@ -132,6 +165,7 @@ static void op_free_list(struct op *o)
 		struct op *n = o->next;
 
 		free(o->cores);
+		kprof_hidx_free(&o->ch);
 		free(o->zm);
 		free(o);
 		o = n;
@@ -146,10 +180,12 @@ void kprof_agg_free(struct kprof_agg *a)
 	op_free_list(a->free_ops);
 	free(a->bucket);
 	free(a->cr_seq);
+	free(a->chint);
 	free(a->ctimes);
 	free(a->zspans);
 	free(a->zstack);
 	free(a->syncs);
+	free(a->lost);
 	free(a);
 }
 
@@ -209,11 +245,84 @@ static int is_retired(const struct kprof_agg *a, uint64_t seq)
 	return a->emitted_any && seq <= a->emitted_upto;
 }
 
+/*
+ * The last in-flight op with a seq below seq (NULL: none), and in upd[l]
+ * the same on each skip level l >= 1.
+ */
+static struct op *find_pred(struct kprof_agg *a, uint64_t seq, struct op **upd)
+{
+	struct op *x = NULL, *n;
+
+	for (int l = SKIP_LEVELS - 1; l >= 1; l--) {
+		for (n = x ? x->up[l] : a->uhead[l]; n && n->seq < seq; n = n->up[l])
+			x = n;
+		upd[l] = x;
+	}
+	for (n = x ? x->next : a->head; n && n->seq < seq; n = n->next)
+		x = n;
+	return x;
+}
+
+static void link_op(struct kprof_agg *a, struct op *o)
+{
+	struct op *upd[SKIP_LEVELS], *p;
+
+	o->level = 1;
+	while (o->level < SKIP_LEVELS) {
+		a->rnd ^= a->rnd << 13;
+		a->rnd ^= a->rnd >> 7;
+		a->rnd ^= a->rnd << 17;
+		if (a->rnd & 3)
+			break;
+		o->level++;
+	}
+	/* new ops are nearly always the highest: no search */
+	if (!a->tail || a->tail->seq < o->seq) {
+		p = a->tail;
+		memcpy(upd, a->utail, sizeof(upd));
+	} else {
+		p = find_pred(a, o->seq, upd);
+	}
+	o->prev = p;
+	o->next = p ? p->next : a->head;
+	if (o->next)
+		o->next->prev = o;
+	else
+		a->tail = o;
+	if (p)
+		p->next = o;
+	else
+		a->head = o;
+	for (int l = 1; l < o->level; l++) {
+		struct op **pp = upd[l] ? &upd[l]->up[l] : &a->uhead[l];
+
+		o->up[l] = *pp;
+		*pp = o;
+		if (!o->up[l])
+			a->utail[l] = o;
+	}
+}
+
+static void unlink_skip(struct kprof_agg *a, struct op *o)
+{
+	struct op *upd[SKIP_LEVELS];
+
+	if (o->level > 1)
+		find_pred(a, o->seq, upd);	/* o is nearly always the head: O(levels) */
+	for (int l = 1; l < o->level; l++) {
+		struct op **pp = upd[l] ? &upd[l]->up[l] : &a->uhead[l];
+
+		*pp = o->up[l];
+		if (a->utail[l] == o)
+			a->utail[l] = upd[l];
+	}
+}
+
 /* Op for seq, created if new; NULL with *late set if already written. */
 static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 			 struct kprof_err *err)
 {
-	struct op *o = find(a, seq), *p;
+	struct op *o = find(a, seq);
 	size_t h;
 
 	*late = 0;
@@ -252,19 +361,7 @@ static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 	h = hslot(a, seq);
 	o->hnext = a->bucket[h];
 	a->bucket[h] = o;
-	/* insert by seq; new ops are nearly always the highest */
-	for (p = a->tail; p && p->seq > seq; p = p->prev)
-		;
-	o->prev = p;
-	o->next = p ? p->next : a->head;
-	if (o->next)
-		o->next->prev = o;
-	else
-		a->tail = o;
-	if (p)
-		p->next = o;
-	else
-		a->head = o;
+	link_op(a, o);
 	a->inflight++;
 	if (a->inflight > a->st.max_in_flight)
 		a->st.max_in_flight = a->inflight;
@@ -281,6 +378,7 @@ static void unlink_op(struct kprof_agg *a, struct op *o)
 	while (*pp != o)
 		pp = &(*pp)->hnext;
 	*pp = o->hnext;
+	unlink_skip(a, o);
 	if (o->prev)
 		o->prev->next = o->next;
 	else
@@ -292,6 +390,8 @@ static void unlink_op(struct kprof_agg *a, struct op *o)
 	if (a->last_op == o)
 		a->last_op = NULL;
 	a->inflight--;
+	/* a recycled op builds its core table anew past CORE_SCAN cores */
+	kprof_hidx_free(&o->ch);
 	o->next = a->free_ops;
 	a->free_ops = o;
 }
@@ -312,6 +412,7 @@ static int sync_covers(const struct sync_ev *s, const struct op *o)
 	return !o->have_launch || s->enter >= o->h_enter;
 }
 
+/* by core, RISC and zone id: only markers of one such run pair */
 static int cmp_zmark(const void *x, const void *y)
 {
 	const struct zmark *p = x, *q = y;
@@ -320,6 +421,8 @@ static int cmp_zmark(const void *x, const void *y)
 		return p->core < q->core ? -1 : 1;
 	if (p->risc != q->risc)
 		return p->risc < q->risc ? -1 : 1;
+	if (p->zone_id != q->zone_id)
+		return p->zone_id < q->zone_id ? -1 : 1;
 	if (p->ts != q->ts)
 		return p->ts < q->ts ? -1 : 1;
 	return (p->idx > q->idx) - (p->idx < q->idx);
@@ -345,7 +448,9 @@ static int cmp_zspan(const void *x, const void *y)
  * Pairs the op's zone markers per core and RISC, in time order (arrival
  * order at equal times): a ZONE_END closes the innermost open ZONE_START
  * with its zone id. Markers left without a partner are counted in
- * zone_unpaired.
+ * zone_unpaired. Zones of other ids do not take part, so each (core,
+ * RISC, zone id) run is paired on its own with a plain stack: a search
+ * of the open zones for the id made a storm of unmatched ends quadratic.
  */
 static int zone_spans(struct kprof_agg *a, struct op *o, struct kprof_op_row *row,
 		      struct kprof_err *err)
@@ -376,34 +481,64 @@ static int zone_spans(struct kprof_agg *a, struct op *o, struct kprof_op_row *ro
 	qsort(o->zm, o->nzm, sizeof(*o->zm), cmp_zmark);
 	for (uint32_t i = 0; i < o->nzm; i++) {
 		const struct zmark *m = &o->zm[i];
-		uint32_t j;
 
-		if (i && (m->core != o->zm[i - 1].core || m->risc != o->zm[i - 1].risc)) {
-			a->st.zone_unpaired += top;	/* still open at the RISC's end */
+		if (i && (m->core != o->zm[i - 1].core || m->risc != o->zm[i - 1].risc ||
+			  m->zone_id != o->zm[i - 1].zone_id)) {
+			a->st.zone_unpaired += top;	/* still open at the run's end */
 			top = 0;
 		}
 		if (m->kind == KPROF_MARK_ZONE_START) {
 			a->zstack[top++] = i;
 			continue;
 		}
-		for (j = top; j > 0 && o->zm[a->zstack[j - 1]].zone_id != m->zone_id; j--)
-			;
-		if (!j) {
+		if (!top) {
 			a->st.zone_unpaired++;
 			continue;
 		}
+		top--;
 		a->zspans[n++] = (struct kprof_zone_time){
 			.core = m->core, .zone_id = m->zone_id, .risc = m->risc,
-			.start_ns = kprof_tsfit_to_host(a->cfg.fit, o->zm[a->zstack[j - 1]].ts),
+			.start_ns = kprof_tsfit_to_host(a->cfg.fit, o->zm[a->zstack[top]].ts),
 			.end_ns = kprof_tsfit_to_host(a->cfg.fit, m->ts),
 		};
-		memmove(&a->zstack[j - 1], &a->zstack[j], (top - j) * sizeof(*a->zstack));
-		top--;
 	}
 	a->st.zone_unpaired += top;
 	qsort(a->zspans, n, sizeof(*a->zspans), cmp_zspan);
 	row->nzone_spans = n;
 	return 0;
+}
+
+/* Markers lost of the op seq (ops are written in seq order). */
+static uint64_t lost_upto(struct kprof_agg *a, uint64_t seq)
+{
+	while (a->nlost && a->lost[0].seq <= seq) {
+		struct lost_pt last = a->lost[--a->nlost];
+		size_t i = 0;
+
+		a->lost_run += a->lost[0].delta;
+		for (;;) {	/* sift the last one down from the root */
+			size_t c = 2 * i + 1;
+
+			if (c >= a->nlost)
+				break;
+			if (c + 1 < a->nlost && a->lost[c + 1].seq < a->lost[c].seq)
+				c++;
+			if (a->lost[c].seq >= last.seq)
+				break;
+			a->lost[i] = a->lost[c];
+			i = c;
+		}
+		if (a->nlost)
+			a->lost[i] = last;
+	}
+	return a->lost_run;
+}
+
+static int cmp_core_span(const void *x, const void *y)
+{
+	const struct core_span *p = x, *q = y;
+
+	return (p->core > q->core) - (p->core < q->core);
 }
 
 static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
@@ -429,7 +564,11 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	row.fw_start_ns = row.fw_start_cycle != KPROF_AGG_NONE ?
 			  kprof_tsfit_to_host(a->cfg.fit, o->fw_s) : NAN;
 	row.kernel_core_min_ns = row.kernel_core_max_ns = row.kernel_core_avg_ns = NAN;
-	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+	/* by core id, as rows and timelines list them; the op's hash is
+	 * not used again (the op is written and recycled below) */
+	if (o->unsorted)
+		qsort(o->cores, o->ncores, sizeof(*o->cores), cmp_core_span);
+	for (uint32_t c = 0; c < o->ncores; c++) {
 		const struct core_span *cs = &o->cores[c];
 		double d;
 
@@ -449,22 +588,22 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	if (n)
 		row.kernel_core_avg_ns = sum / n;
 	/* per-core FW spans in host time, for timelines (trace.json) */
-	if (o->max_core_p1 > a->ctimes_cap) {
-		void *p = realloc(a->ctimes, o->max_core_p1 * sizeof(*a->ctimes));
+	if (o->ncores > a->ctimes_cap) {
+		void *p = realloc(a->ctimes, o->ncores * sizeof(*a->ctimes));
 
 		if (!p)
 			return kprof_err_set(err, ENOMEM, "out of memory");
 		a->ctimes = p;
-		a->ctimes_cap = o->max_core_p1;
+		a->ctimes_cap = o->ncores;
 	}
 	row.cores = a->ctimes;
-	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+	for (uint32_t c = 0; c < o->ncores; c++) {
 		const struct core_span *cs = &o->cores[c];
 
 		if (cs->fs == NO_TS || cs->fe < cs->fs)
 			continue;
 		a->ctimes[row.ncores++] = (struct kprof_core_time){
-			.core = c,
+			.core = cs->core,
 			.fw_start_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fs),
 			.fw_end_ns = kprof_tsfit_to_host(a->cfg.fit, cs->fe),
 		};
@@ -503,7 +642,7 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 		row.sync_end_ns = KPROF_AGG_NONE;
 	}
 	row.markers = o->markers;
-	row.markers_lost = o->lost;
+	row.markers_lost = lost_upto(a, o->seq);
 	row.zones = o->zones;
 	row.counter_mask = o->cmask;
 	memcpy(row.counter_cores, o->ccores, sizeof(row.counter_cores));
@@ -527,11 +666,12 @@ static int cores_moved_on(const struct kprof_agg *a, const struct op *o)
 {
 	if (!o->markers)
 		return a->have_marker_seq && a->max_marker_seq > o->seq;
-	for (uint32_t c = 0; c < o->max_core_p1; c++) {
+	for (uint32_t c = 0; c < o->ncores; c++) {
 		uint8_t m = o->cores[c].riscs;
+		size_t core = o->cores[c].core;
 
 		for (int r = 0; m; r++, m >>= 1)
-			if ((m & 1) && a->cr_seq[(size_t)c * KPROF_MAX_RISCS + r] <= o->seq + 1)
+			if ((m & 1) && a->cr_seq[core * KPROF_MAX_RISCS + r] <= o->seq + 1)
 				return 0;
 	}
 	return 1;
@@ -582,44 +722,106 @@ static uint64_t widen_seq(const struct kprof_agg *a, uint32_t lo)
 	return c;
 }
 
-static int grow_cores(struct kprof_agg *a, struct op *o, uint32_t core,
-		      struct kprof_err *err)
-{
-	if (core >= o->ncap) {
-		uint32_t n = o->ncap ? o->ncap : 16;
-		struct core_span *c;
+struct core_key {
+	const struct core_span *cores;
+	uint32_t core;
+};
 
-		while (n <= core)
-			n *= 2;
-		c = realloc(o->cores, n * sizeof(*c));
+static int core_eq(const void *key, size_t i)
+{
+	const struct core_key *k = key;
+
+	return k->cores[i].core == k->core;
+}
+
+static size_t core_hash(const void *arr, size_t i)
+{
+	return kprof_hash_u64(((const struct core_span *)arr)[i].core);
+}
+
+/* op_core() when the core's hint does not name the op's entry. */
+static __attribute__((noinline)) struct core_span *
+op_core_slow(struct kprof_agg *a, struct op *o, uint32_t core, struct kprof_err *err)
+{
+	struct core_key key = { o->cores, core };
+	struct core_span *cs;
+	size_t pos = 0;
+
+	if (o->ncores > CORE_SCAN) {
+		pos = kprof_hidx_slot(&o->ch, kprof_hash_u64(core), core_eq, &key);
+		if (o->ch.slot[pos]) {
+			a->chint[core] = (uint32_t)(o->ch.slot[pos] - 1);
+			return &o->cores[a->chint[core]];
+		}
+	} else {
+		for (uint32_t i = 0; i < o->ncores; i++)
+			if (o->cores[i].core == core) {
+				a->chint[core] = i;
+				return &o->cores[i];
+			}
+	}
+	if (o->ncores == o->ncap) {
+		uint32_t n = o->ncap ? o->ncap * 2 : 16;
+		struct core_span *c = realloc(o->cores, n * sizeof(*c));
+
 		if (!c)
-			return kprof_err_set(err, ENOMEM, "out of memory");
+			goto nomem;
 		o->cores = c;
 		o->ncap = n;
 	}
-	while (o->max_core_p1 <= core) {
-		struct core_span *cs = &o->cores[o->max_core_p1++];
-
-		cs->ks = NO_TS;
-		cs->ke = 0;
-		cs->fs = NO_TS;
-		cs->fe = 0;
-		cs->riscs = 0;
+	if (o->ncores >= CORE_SCAN) {
+		if (kprof_hidx_reserve(&o->ch, o->ncores, core_hash, o->cores))
+			goto nomem;
+		key.cores = o->cores;
+		pos = kprof_hidx_slot(&o->ch, kprof_hash_u64(core), core_eq, &key);
+		o->ch.slot[pos] = o->ncores + 1;
 	}
-	if (core >= a->cr_cores) {
-		uint32_t n = a->cr_cores ? a->cr_cores : 16;
-		uint64_t *t;
+	if (o->ncores && core < o->cores[o->ncores - 1].core)
+		o->unsorted = 1;
+	cs = &o->cores[o->ncores];
+	*cs = (struct core_span){ .ks = NO_TS, .fs = NO_TS, .core = core };
+	a->chint[core] = o->ncores++;
+	return cs;
+nomem:
+	kprof_err_set(err, ENOMEM, "out of memory");
+	return NULL;
+}
 
-		while (n <= core)
-			n *= 2;
-		t = realloc(a->cr_seq, (size_t)n * KPROF_MAX_RISCS * sizeof(*t));
-		if (!t)
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		memset(t + (size_t)a->cr_cores * KPROF_MAX_RISCS, 0,
-		       (size_t)(n - a->cr_cores) * KPROF_MAX_RISCS * sizeof(*t));
-		a->cr_seq = t;
-		a->cr_cores = n;
-	}
+/*
+ * The op's span of core (core < a->cr_cores), added if new; NULL: out of
+ * memory. A core appears once in an op's list, so a hint that points at
+ * an entry of this core is right whatever op set it.
+ */
+static inline struct core_span *op_core(struct kprof_agg *a, struct op *o, uint32_t core,
+					struct kprof_err *err)
+{
+	uint32_t h = a->chint[core];
+
+	if (h < o->ncores && o->cores[h].core == core)
+		return &o->cores[h];
+	return op_core_slow(a, o, core, err);
+}
+
+/* cr_seq (all RISCs) and chint cover core. */
+static int grow_cr(struct kprof_agg *a, uint32_t core, struct kprof_err *err)
+{
+	uint32_t n = a->cr_cores ? a->cr_cores : 16, *h;
+	uint64_t *t;
+
+	while (n <= core)
+		n *= 2;
+	h = realloc(a->chint, (size_t)n * sizeof(*h));
+	if (!h)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	a->chint = h;
+	t = realloc(a->cr_seq, (size_t)n * KPROF_MAX_RISCS * sizeof(*t));
+	if (!t)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	memset(t + (size_t)a->cr_cores * KPROF_MAX_RISCS, 0,
+	       (size_t)(n - a->cr_cores) * KPROF_MAX_RISCS * sizeof(*t));
+	memset(h + a->cr_cores, 0, (size_t)(n - a->cr_cores) * sizeof(*h));
+	a->cr_seq = t;
+	a->cr_cores = n;
 	return 0;
 }
 
@@ -656,11 +858,11 @@ static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, doub
 		a->st.late_markers++;
 		return tick(a, t, err);
 	}
-	if (m->core >= o->max_core_p1 && grow_cores(a, o, m->core, err))
+	if (m->core >= a->cr_cores && grow_cr(a, m->core, err))
 		return -ENOMEM;
-	if (m->core >= a->cr_cores && grow_cores(a, o, m->core, err))
+	cs = op_core(a, o, m->core, err);
+	if (!cs)
 		return -ENOMEM;
-	cs = &o->cores[m->core];
 	cs->riscs |= (uint8_t)(1U << m->risc);
 	crs = &a->cr_seq[(size_t)m->core * KPROF_MAX_RISCS + m->risc];
 	if (m->op_seq + 1 > *crs)
@@ -738,10 +940,31 @@ int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
 	return 0;
 }
 
-static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
+static int lost_push(struct kprof_agg *a, uint64_t seq, uint64_t delta,
+		     struct kprof_err *err)
+{
+	size_t i;
+
+	if (a->nlost == a->lost_cap) {
+		size_t n = a->lost_cap ? a->lost_cap * 2 : 64;
+		struct lost_pt *p = realloc(a->lost, n * sizeof(*p));
+
+		if (!p)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		a->lost = p;
+		a->lost_cap = n;
+	}
+	for (i = a->nlost++; i && a->lost[(i - 1) / 2].seq > seq; i = (i - 1) / 2)
+		a->lost[i] = a->lost[(i - 1) / 2];
+	a->lost[i] = (struct lost_pt){ seq, delta };
+	return 0;
+}
+
+static int add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l,
+		    struct kprof_err *err)
 {
 	uint64_t first = l->first_op_seq, last = l->last_op_seq;
-	int counted_late = 0;
+	int ret;
 
 	if (last < first) {
 		uint64_t t = first;
@@ -758,16 +981,18 @@ static void add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l)
 		if (!a->st.device_records_lost || last > a->st.device_records_lost_last)
 			a->st.device_records_lost_last = last;
 		a->st.device_records_lost += l->count;
-		return;
+		return 0;
 	}
 	a->st.lost_markers += l->count;
-	for (struct op *o = a->head; o && o->seq <= last; o = o->next)
-		if (o->seq >= first)
-			o->lost += l->count;
-	if (is_retired(a, first) && !counted_late) {
+	if (is_retired(a, first))
 		a->st.late_lost_markers += l->count;
-		counted_late = 1;
-	}
+	/* every op of the range not written yet, whenever it arrives */
+	if (is_retired(a, last))
+		return 0;
+	ret = lost_push(a, first, l->count, err);
+	if (!ret && last != UINT64_MAX)
+		ret = lost_push(a, last + 1, -(uint64_t)l->count, err);
+	return ret;
 }
 
 int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
@@ -814,8 +1039,13 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 		o = get_op(a, r->op_seq, &late, err);
 		if (!o)
 			return late ? tick(a, t, err) : -ENOMEM;
-		memcpy(o->name, r->name, sizeof(o->name));
-		o->name[sizeof(o->name) - 1] = '\0';
+		if (rec->size > sizeof(*r) &&
+		    memchr(r + 1, '\0', rec->size - sizeof(*r)))
+			/* a longer name follows the record (kprof_gpu.h) */
+			snprintf(o->name, sizeof(o->name), "%s", (const char *)(r + 1));
+		else
+			snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(r->name),
+				 r->name);
 		o->clock_mhz = r->clock_mhz;
 		o->last = a->wm;
 		return tick(a, t, err);
@@ -854,7 +1084,8 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 	case KPROF_REC_LOST: {
 		const struct kprof_rec_lost *r = (const void *)rec;
 
-		add_lost(a, r);
+		if (add_lost(a, r, err))
+			return -ENOMEM;
 		return tick(a, rec_time(a, host_ns, r->timestamp), err);
 	}
 	case KPROF_REC_SYNC: {

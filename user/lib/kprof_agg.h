@@ -47,6 +47,14 @@ struct kprof_agg_marker {
 
 #define KPROF_AGG_NONE	UINT64_MAX	/* "no value" in op rows */
 
+/*
+ * OP CODE bytes kept per op, NUL included: an OP record's own name
+ * (KPROF_NAME_LEN), or the longer name that follows the record when the
+ * record is bigger than struct kprof_rec_op (GPU kernel names: the
+ * NVIDIA path, kprof_gpu.h). Longer names are cut.
+ */
+#define KPROF_OP_CODE_LEN	512
+
 /* One core's FW span within an op, host ns. */
 struct kprof_core_time {
 	uint32_t core;
@@ -68,7 +76,7 @@ struct kprof_zone_time {
  * or cycles / CHIP_FREQ (tt-metal logs); KPROF_AGG_NONE / NAN = absent. */
 struct kprof_op_row {
 	uint64_t seq;
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 	uint32_t device_id;
 	uint32_t core_count;		/* cores with markers */
 	uint32_t clock_mhz;		/* from the OP record, 0 if none */

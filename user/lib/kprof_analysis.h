@@ -13,18 +13,28 @@
 #ifndef KPROF_ANALYSIS_H
 #define KPROF_ANALYSIS_H
 
+#include <stdio.h>
+
 #include "kprof_agg.h"
 #include "kprof_err.h"
 #include "kprof_spool.h"
 
 struct kprof_analysis;
+struct kprof_outdir;
 
-struct kprof_analysis *kprof_analysis_new(const char *capture_dir, const char *outdir,
-					  const char *peaks_file,
+/*
+ * capfd/capture_dir: the capture directory (its raw/peaks.json is read
+ * relative to capfd); outputs go to od. When od is the capture directory
+ * itself, the peaks used are saved as raw/peaks.json.
+ */
+struct kprof_analysis *kprof_analysis_new(int capfd, const char *capture_dir,
+					  struct kprof_outdir *od, const char *peaks_file,
 					  const struct kprof_spool_hdr *hdr,
 					  struct kprof_err *err);
 int kprof_analysis_op(struct kprof_analysis *an, const struct kprof_op_row *row);
-int kprof_analysis_finish(struct kprof_analysis *an, struct kprof_err *err);
+/* Writes bubbles.csv, roofline.csv and report.md, and the bubbles section
+ * of summary.txt to summary. */
+int kprof_analysis_finish(struct kprof_analysis *an, FILE *summary, struct kprof_err *err);
 void kprof_analysis_free(struct kprof_analysis *an);
 
 #endif /* KPROF_ANALYSIS_H */

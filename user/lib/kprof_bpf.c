@@ -10,6 +10,7 @@
  * would load either.
  */
 #include "kprof_bpf.h"
+#include "kprof_env.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -52,7 +53,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	char line[256];
 	size_t n;
 
-	if (getenv("KPROF_BPF_DEBUG"))
+	if (kprof_env("KPROF_BPF_DEBUG"))
 		return vfprintf(stderr, fmt, ap);
 	if (level != LIBBPF_WARN)
 		return 0;
@@ -129,7 +130,8 @@ static int eperm_error(struct kprof_err *err)
 	return kprof_err_set(err, EPERM,
 		"loading the BPF tracing programs is not permitted: they need CAP_BPF and "
 		"CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN (older kernels); this process "
-		"lacks%s. Run kprofctl as root or `setcap cap_bpf,cap_perfmon+ep kprofctl`%s",
+		"lacks%s. Run kprofctl as root: `sudo kprofctl capture ... -- CMD` still runs CMD "
+		"as you (kprofctl does not support file capabilities: docs/security.md)%s",
 		missing[0] ? missing : " none of them (a security module or "
 		"kernel.unprivileged_bpf_disabled may forbid it)",
 		has_cap(CAP_BPF) && has_cap(CAP_PERFMON) && !has_cap(CAP_SYS_ADMIN)

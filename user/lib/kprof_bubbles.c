@@ -371,15 +371,10 @@ static void num(FILE *f, double v)
 		fprintf(f, ",%.0f", v);
 }
 
-int kprof_bubbles_write_csv(const struct kprof_bubbles *b, const char *path,
-			    struct kprof_err *err)
+int kprof_bubbles_write_csv(const struct kprof_bubbles *b, FILE *f)
 {
 	const struct kprof_bub_totals *t = &b->t;
-	FILE *f = fopen(path, "we");
-	int bad;
 
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
 	fputs("CORE,OPS,WORK [ns],WAIT LAUNCH [ns],WAIT PREDECESSOR [ns],WAIT UNKNOWN [ns],"
 	      "IDLE OTHER [ns],WINDOW [ns],BUBBLE RATE,UTILIZATION,UNORDERED SPANS\n", f);
 	for (size_t i = 0; i < kprof_bubbles_ncores(b); i++) {
@@ -397,7 +392,5 @@ int kprof_bubbles_write_csv(const struct kprof_bubbles *b, const char *path,
 			w > 0 ? (c->wait_launch_ns + c->wait_pred_ns + c->wait_unknown_ns) / w : 0.0,
 			w > 0 ? c->work_ns / w : 0.0, c->unordered);
 	}
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
+	return ferror(f) ? -EIO : 0;
 }

@@ -73,8 +73,8 @@ size_t kprof_bubbles_ncores(const struct kprof_bubbles *b);
 /* i-th listed core, ascending core id (after finish) */
 const struct kprof_bub_core *kprof_bubbles_core(const struct kprof_bubbles *b, size_t i);
 
-int kprof_bubbles_write_csv(const struct kprof_bubbles *b, const char *path,
-			    struct kprof_err *err);
+/* bubbles.csv to f; -EIO if f has a write error. */
+int kprof_bubbles_write_csv(const struct kprof_bubbles *b, FILE *f);
 /* The summary.txt section: figures, rating, suggestions. */
 void kprof_bubbles_summary(const struct kprof_bubbles *b, FILE *f);
 /* Suggestions as one-line strings; returns how many (<= max). */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json.h>
@@ -18,6 +19,29 @@
 static json_object *str_or_null(int present, const char *val)
 {
 	return present ? json_object_new_string(val) : NULL;
+}
+
+static json_object *mhz_or_null(uint32_t mhz)
+{
+	return mhz ? json_object_new_int64(mhz) : NULL;
+}
+
+static json_object *gpu_to_json(const struct kprof_gpu_clock *g)
+{
+	json_object *o = json_object_new_object(), *b = json_object_new_object();
+
+	json_object_object_add(o, "uuid", json_object_new_string(g->uuid));
+	json_object_object_add(o, "index", json_object_new_int64(g->index));
+	json_object_object_add(o, "sm_locked_mhz", mhz_or_null(g->sm_locked_mhz));
+	json_object_object_add(o, "mem_locked_mhz", mhz_or_null(g->mem_locked_mhz));
+	json_object_object_add(b, "sm_mhz", mhz_or_null(g->before_sm_mhz));
+	json_object_object_add(b, "mem_mhz", mhz_or_null(g->before_mem_mhz));
+	json_object_object_add(b, "app_sm_mhz", mhz_or_null(g->before_app_sm_mhz));
+	json_object_object_add(b, "app_mem_mhz", mhz_or_null(g->before_app_mem_mhz));
+	json_object_object_add(b, "clocks_event_reasons", g->has_before_reasons ?
+			       json_object_new_int64((int64_t)g->before_reasons) : NULL);
+	json_object_object_add(o, "before", b);
+	return o;
 }
 
 static char *clockstate_to_json(const struct kprof_clockstate *st)
@@ -42,27 +66,53 @@ static char *clockstate_to_json(const struct kprof_clockstate *st)
 		json_object_array_add(cpus, j);
 	}
 	json_object_object_add(o, "cpus", cpus);
+	if (st->has_gpu)
+		json_object_object_add(o, "gpu", gpu_to_json(&st->gpu));
 	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_SPACED));
 	json_object_put(o);
 	return out;
 }
 
-int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
-			   struct kprof_err *err)
+int kprof_clockstate_trusted(const struct stat *sb, const char *path,
+			     struct kprof_err *err)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	if (sb->st_uid != 0 && sb->st_uid != geteuid())
+		return kprof_err_set(err, EPERM,
+				     "%s belongs to uid %u, neither root nor this user: its contents cannot be trusted; remove it if you know where it came from",
+				     path, (unsigned int)sb->st_uid);
+	if (sb->st_mode & (S_IWGRP | S_IWOTH))
+		return kprof_err_set(err, EPERM,
+				     "%s is writable by group or others (mode %04o): anyone could have changed it; `chmod go-w %s` if it is right, or remove it",
+				     path, (unsigned int)(sb->st_mode & 07777), path);
+	return 0;
+}
+
+/* The temporary file, made only by us (O_EXCL); a stale one of a dead run with our pid goes. */
+static int create_tmp(int dirfd, const char *tmp)
+{
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0 && errno == EEXIST && !unlinkat(dirfd, tmp, 0))
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return fd;
+}
+
+int kprof_clockstate_write_at(int dirfd, const char *name, const struct kprof_clockstate *st,
+			      struct kprof_err *err)
+{
+	char tmp[NAME_MAX + 1];
 	char *json = clockstate_to_json(st);
 	size_t len, off = 0;
-	int fd, dfd, ret = 0;
+	int fd, ret = 0;
 
 	if (!json)
 		return kprof_err_set(err, ENOMEM, "out of memory");
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", name, (int)getpid()) >= (int)sizeof(tmp)) {
 		free(json);
-		return kprof_err_set(err, ENAMETOOLONG, "state file name too long: %s", path);
+		return kprof_err_set(err, ENAMETOOLONG, "state file name too long: %s", name);
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_tmp(dirfd, tmp);
 	if (fd < 0) {
 		ret = kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
 		free(json);
@@ -86,21 +136,45 @@ int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
 		ret = kprof_err_set(err, errno, "fsync %s: %s", tmp, strerror(errno));
 	if (close(fd) && !ret)
 		ret = kprof_err_set(err, errno, "close %s: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, path))
-		ret = kprof_err_set(err, errno, "rename %s to %s: %s", tmp, path,
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = kprof_err_set(err, errno, "rename %s to %s: %s", tmp, name,
 				    strerror(errno));
 	if (ret) {
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return ret;
 	}
 	/* the rename is durable only once the directory is synced */
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
+	fsync(dirfd);
 	return 0;
+}
+
+/* The directory of path, opened; *base points into path. */
+static int open_parent(const char *path, const char **base, struct kprof_err *err)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return kprof_err_set(err, ENAMETOOLONG, "path too long: %s", path);
+	*base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return kprof_err_set(err, errno, "cannot open the directory of %s: %s", path,
+				     strerror(errno));
+	return fd;
+}
+
+int kprof_clockstate_write(const char *path, const struct kprof_clockstate *st,
+			   struct kprof_err *err)
+{
+	const char *base;
+	int dfd = open_parent(path, &base, err), ret;
+
+	if (dfd < 0)
+		return dfd;
+	ret = kprof_clockstate_write_at(dfd, base, st, err);
+	close(dfd);
+	return ret;
 }
 
 static int get_key(json_object *o, const char *key, json_type type, int nullable,
@@ -160,10 +234,70 @@ static int get_int(json_object *o, const char *key, int64_t lo, int64_t hi,
 	return 0;
 }
 
+/* MHz: a positive int, or null (stored as 0). */
+static int get_mhz(json_object *o, const char *key, uint32_t *out, struct kprof_err *err)
+{
+	json_object *v;
+	int ret = get_key(o, key, json_type_int, 1, &v, err);
+	int64_t n;
+
+	if (ret)
+		return ret;
+	*out = 0;
+	if (!v)
+		return 0;
+	errno = 0;
+	n = json_object_get_int64(v);
+	if (errno || n < 1 || n > 1000000)
+		return kprof_err_set(err, EBADMSG, "clock state: \"%s\" out of range", key);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_gpu(json_object *o, struct kprof_gpu_clock *g, struct kprof_err *err)
+{
+	static const char *const gpu_keys[] = { "uuid", "index", "sm_locked_mhz",
+		"mem_locked_mhz", "before", NULL };
+	static const char *const before_keys[] = { "sm_mhz", "mem_mhz", "app_sm_mhz",
+		"app_mem_mhz", "clocks_event_reasons", NULL };
+	json_object *v, *b;
+	int64_t n;
+	int ret;
+
+	if (!json_object_is_type(o, json_type_object))
+		return kprof_err_set(err, EBADMSG, "clock state: \"gpu\" is not an object");
+	if ((ret = check_keys(o, gpu_keys, "gpu", err)) ||
+	    (ret = get_key(o, "uuid", json_type_string, 0, &v, err)) ||
+	    (ret = copy_str(g->uuid, sizeof(g->uuid), v, "uuid", err)) ||
+	    (ret = get_int(o, "index", 0, UINT32_MAX, &n, err)))
+		return ret;
+	g->index = (uint32_t)n;
+	if ((ret = get_mhz(o, "sm_locked_mhz", &g->sm_locked_mhz, err)) ||
+	    (ret = get_mhz(o, "mem_locked_mhz", &g->mem_locked_mhz, err)) ||
+	    (ret = get_key(o, "before", json_type_object, 0, &b, err)) ||
+	    (ret = check_keys(b, before_keys, "gpu.before", err)) ||
+	    (ret = get_mhz(b, "sm_mhz", &g->before_sm_mhz, err)) ||
+	    (ret = get_mhz(b, "mem_mhz", &g->before_mem_mhz, err)) ||
+	    (ret = get_mhz(b, "app_sm_mhz", &g->before_app_sm_mhz, err)) ||
+	    (ret = get_mhz(b, "app_mem_mhz", &g->before_app_mem_mhz, err)) ||
+	    (ret = get_key(b, "clocks_event_reasons", json_type_int, 1, &v, err)))
+		return ret;
+	g->has_before_reasons = v != NULL;
+	if (v) {
+		errno = 0;
+		n = json_object_get_int64(v);
+		if (errno || n < 0)
+			return kprof_err_set(err, EBADMSG,
+					     "clock state: \"clocks_event_reasons\" out of range");
+		g->before_reasons = (uint64_t)n;
+	}
+	return 0;
+}
+
 static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_err *err)
 {
 	static const char *const top_keys[] = { "version", "sysfs_root", "pid", "saved_at",
-		"boost", "no_turbo", "cpus", NULL };
+		"boost", "no_turbo", "cpus", "gpu", NULL };
 	static const char *const cpu_keys[] = { "cpu", "scaling_governor",
 		"scaling_min_freq", "scaling_max_freq", NULL };
 	json_object *v, *cpus;
@@ -224,6 +358,10 @@ static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_e
 		    (ret = copy_str(cc->max_freq, sizeof(cc->max_freq), v, "scaling_max_freq", err)))
 			return ret;
 	}
+	/* optional: only GPU state files have it */
+	st->has_gpu = json_object_object_get_ex(o, "gpu", &v);
+	if (st->has_gpu && (ret = parse_gpu(v, &st->gpu, err)))
+		return ret;
 	return 0;
 }
 
@@ -265,42 +403,75 @@ int kprof_clockstate_parse(const char *json, struct kprof_clockstate *st,
 	return ret;
 }
 
-int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
-			  struct kprof_err *err)
+int kprof_clockstate_read_at(int dirfd, const char *name, const char *shown,
+			     struct kprof_clockstate *st, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
+	struct stat sb;
 	char *buf;
-	long n;
-	int ret;
+	ssize_t n;
+	size_t off = 0;
+	int fd, ret;
 
 	memset(st, 0, sizeof(*st));
-	if (!f)
-		return kprof_err_set(err, errno, "cannot open clock state %s: %s", path,
-				     strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return kprof_err_set(err, EIO, "cannot read %s", path);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return kprof_err_set(err, errno, "cannot open clock state %s: %s", shown,
+				     errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return kprof_err_set(err, EINVAL, "%s: not a regular file", shown);
 	}
-	if (n > (1L << 24)) {
-		fclose(f);
-		return kprof_err_set(err, EFBIG, "%s: too big for a clock state file", path);
+	ret = kprof_clockstate_trusted(&sb, shown, err);
+	if (ret) {
+		close(fd);
+		return ret;
 	}
-	buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+	if (sb.st_size > (1L << 24)) {
+		close(fd);
+		return kprof_err_set(err, EFBIG, "%s: too big for a clock state file", shown);
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	while (off < (size_t)sb.st_size) {
+		n = read(fd, buf + off, (size_t)sb.st_size - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	if (off != (size_t)sb.st_size) {
 		free(buf);
-		fclose(f);
-		return kprof_err_set(err, EIO, "cannot read %s", path);
+		return kprof_err_set(err, EIO, "cannot read %s", shown);
 	}
-	fclose(f);
-	buf[n] = '\0';
-	if (strlen(buf) != (size_t)n) {
+	buf[off] = '\0';
+	if (strlen(buf) != off) {
 		free(buf);
-		return kprof_err_set(err, EBADMSG, "%s: NUL byte in clock state file", path);
+		return kprof_err_set(err, EBADMSG, "%s: NUL byte in clock state file", shown);
 	}
 	ret = kprof_clockstate_parse(buf, st, err);
 	free(buf);
 	if (ret)
-		kprof_err_prefix(err, path);
+		kprof_err_prefix(err, shown);
+	return ret;
+}
+
+int kprof_clockstate_read(const char *path, struct kprof_clockstate *st,
+			  struct kprof_err *err)
+{
+	const char *base;
+	int dfd, ret;
+
+	memset(st, 0, sizeof(*st));
+	dfd = open_parent(path, &base, err);
+	if (dfd < 0)
+		return dfd;
+	ret = kprof_clockstate_read_at(dfd, base, path, st, err);
+	close(dfd);
 	return ret;
 }
 

@@ -6,6 +6,7 @@
  * then min/max ordered so that min never exceeds max in between).
  */
 #include "kprof_cpufreq.h"
+#include "kprof_env.h"
 #include "kprof_fs.h"
 
 #include <dirent.h>
@@ -26,16 +27,12 @@
 
 const char *kprof_cpufreq_root(void)
 {
-	const char *r = getenv("KPROF_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
+	return kprof_env_or("KPROF_SYSFS_ROOT", "/sys");
 }
 
 const char *kprof_run_dir(void)
 {
-	const char *r = getenv("KPROF_RUN_DIR");
-
-	return r && *r ? r : "/run/kprof";
+	return kprof_env_or("KPROF_RUN_DIR", "/run/kprof");
 }
 
 static int read_rel(const char *root, const char *rel, char *buf, size_t len)
@@ -391,31 +388,74 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 #define LOCK_FILE	"clock.lock"
 #define LOCK_WAIT_MS	2000
 
-/* Take <run_dir>/clock.lock; waits a little for a concurrent run to end. */
-static int take_lock(const char *run_dir, char *msg, size_t msg_len)
+/*
+ * The run directory, opened for *at() calls: a real directory (not a
+ * symbolic link) owned by root or us and writable by nobody else, since
+ * what it holds is written back to sysfs as root. Made (0755) if missing
+ * and create is set. A descriptor, or -errno with msg.
+ */
+static int open_run_dir(const char *run_dir, int create, char *msg, size_t msg_len)
 {
 	struct kprof_err err = { 0 };
-	char path[512];
-	int fd, r, waited = 0;
+	struct stat sb;
+	int fd, r;
 
-	r = kprof_mkdir_p(run_dir, &err);
-	if (r) {
-		snprintf(msg, msg_len, "%s", err.msg);
-		return r;
+	if (create) {
+		r = kprof_mkdir_p(run_dir, &err);
+		if (r) {
+			snprintf(msg, msg_len, "%s", err.msg);
+			return r;
+		}
 	}
-	snprintf(path, sizeof(path), "%s/" LOCK_FILE, run_dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(run_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(msg, msg_len, "cannot open %s: %s", path, strerror(-r));
+		snprintf(msg, msg_len, "cannot open the run directory %s: %s", run_dir,
+			 !lstat(run_dir, &sb) && S_ISLNK(sb.st_mode)
+			 ? "it is a symbolic link (remove it; kprofctl makes the directory)"
+			 : strerror(-r));
+		return r;
+	}
+	r = fstat(fd, &sb) ? -errno : kprof_clockstate_trusted(&sb, run_dir, &err);
+	if (r) {
+		snprintf(msg, msg_len, "%s", err.msg[0] ? err.msg : strerror(-r));
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Take clock.lock in the run directory; waits a little for a concurrent run to end. */
+static int take_lock(int dirfd, const char *run_dir, char *msg, size_t msg_len)
+{
+	struct kprof_err err = { 0 };
+	struct stat sb;
+	int fd, r, waited = 0;
+
+	fd = openat(dirfd, LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(msg, msg_len, "cannot open %s/" LOCK_FILE ": %s", run_dir,
+			 r == -ELOOP ? "it is a symbolic link; remove it" : strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		snprintf(msg, msg_len, "%s/" LOCK_FILE " is not a regular file; remove it", run_dir);
+		close(fd);
+		return -EINVAL;
+	}
+	r = kprof_clockstate_trusted(&sb, LOCK_FILE, &err);
+	if (r) {
+		snprintf(msg, msg_len, "in %s: %s", run_dir, err.msg);
+		close(fd);
 		return r;
 	}
 	while (flock(fd, LOCK_EX | LOCK_NB)) {
 		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS) {
 			r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 			snprintf(msg, msg_len,
-				 "another kprofctl lock-clock/reset-clock holds %s; try again when it ends",
-				 path);
+				 "another kprofctl lock-clock/reset-clock holds %s/" LOCK_FILE "; try again when it ends",
+				 run_dir);
 			close(fd);
 			return r;
 		}
@@ -436,11 +476,58 @@ static int perm_error(int r)
 	return r == -EPERM || r == -EACCES || r == -EROFS;
 }
 
+/* The run directory, locked: *lock gets the lock's fd. A dir fd or -errno. */
+static int open_locked(const char *run_dir, int create, int *lock, char *msg, size_t msg_len)
+{
+	int dfd = open_run_dir(run_dir, create, msg, msg_len);
+
+	if (dfd < 0) {
+		if (perm_error(dfd) && geteuid() != 0)
+			snprintf(msg, msg_len,
+				 "changing clocks needs CAP_SYS_ADMIN (run as root): cannot write %s",
+				 run_dir);
+		return dfd;
+	}
+	*lock = take_lock(dfd, run_dir, msg, msg_len);
+	if (*lock < 0) {
+		if (perm_error(*lock) && geteuid() != 0)
+			snprintf(msg, msg_len,
+				 "changing clocks needs CAP_SYS_ADMIN (run as root): cannot write %s",
+				 run_dir);
+		close(dfd);
+		return *lock;
+	}
+	return dfd;
+}
+
+static int state_exists(int dirfd)
+{
+	struct stat sb;
+
+	return !fstatat(dirfd, STATE_FILE, &sb, AT_SYMLINK_NOFOLLOW);
+}
+
 static void no_cpufreq_msg(const char *root, char *msg, size_t msg_len)
 {
 	snprintf(msg, msg_len,
 		 "host cpufreq not available (no %s/" CPUFREQ_DIR "/policy*; usual in VMs): host clock not changed",
 		 root);
+}
+
+int kprof_host_clock_saved(const char *run_dir, struct kprof_clockstate *st,
+			   char *path, size_t path_len, struct kprof_err *err)
+{
+	char msg[512];
+	int dfd, r;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, path_len, "%s/" STATE_FILE, run_dir);
+	dfd = open_run_dir(run_dir, 0, msg, sizeof(msg));
+	if (dfd < 0)
+		return kprof_err_set(err, -dfd, "%s", msg);
+	r = kprof_clockstate_read_at(dfd, STATE_FILE, path, st, err);
+	close(dfd);
+	return r;
 }
 
 int kprof_host_clock_lock(const char *root, const char *run_dir,
@@ -451,36 +538,30 @@ int kprof_host_clock_lock(const char *root, const char *run_dir,
 	struct kprof_err err = { 0 };
 	char path[512];
 	uint32_t locked = 0;
-	struct stat sb;
-	int fd, r, n, created = 0;
+	int dfd, fd = -1, r, n, created = 0;
 
 	n = kprof_cpufreq_policies(root);
 	if (n < 0) {
 		no_cpufreq_msg(root, msg, msg_len);
 		return n;
 	}
-	fd = take_lock(run_dir, msg, msg_len);
-	if (fd < 0) {
-		if (perm_error(fd))
-			snprintf(msg, msg_len,
-				 "changing clocks needs CAP_SYS_ADMIN (run as root): cannot write %s",
-				 run_dir);
-		return fd;
-	}
+	dfd = open_locked(run_dir, 1, &fd, msg, msg_len);
+	if (dfd < 0)
+		return dfd;
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, run_dir);
 	/*
 	 * Save before touching sysfs, and only if nothing is saved yet: a
 	 * second lock must not overwrite the pre-first-lock state, and a
 	 * kill -9 mid-lock leaves a state file that reset can use.
 	 */
-	if (stat(path, &sb)) {
+	if (!state_exists(dfd)) {
 		r = kprof_cpufreq_snapshot(root, &st);
 		if (r) {
 			snprintf(msg, msg_len, "cannot read host cpufreq state under %s: %s",
 				 root, strerror(-r));
 			goto out;
 		}
-		r = kprof_clockstate_write(path, &st, &err);
+		r = kprof_clockstate_write_at(dfd, STATE_FILE, &st, &err);
 		kprof_clockstate_free(&st);
 		if (r) {
 			if (perm_error(r))
@@ -488,8 +569,8 @@ int kprof_host_clock_lock(const char *root, const char *run_dir,
 					 "changing clocks needs CAP_SYS_ADMIN (run as root): %s",
 					 err.msg);
 			else
-				snprintf(msg, msg_len, "cannot save host clock state: %s",
-					 err.msg);
+				snprintf(msg, msg_len, "cannot save host clock state in %s: %s",
+					 run_dir, err.msg);
 			goto out;
 		}
 		created = 1;
@@ -510,9 +591,9 @@ int kprof_host_clock_lock(const char *root, const char *run_dir,
 			snprintf(msg, msg_len, "host: cpufreq lock failed: %s",
 				 strerror(-r));
 		/* Undo a half-done lock so the host is left as found. */
-		if (created && !kprof_clockstate_read(path, &st, &err)) {
+		if (created && !kprof_clockstate_read_at(dfd, STATE_FILE, path, &st, &err)) {
 			if (!kprof_cpufreq_restore(root, &st))
-				unlink(path);
+				unlinkat(dfd, STATE_FILE, 0);
 			kprof_clockstate_free(&st);
 		}
 		goto out;
@@ -522,7 +603,46 @@ int kprof_host_clock_lock(const char *root, const char *run_dir,
 		 n, locked / 1000, path);
 out:
 	release_lock(fd);
+	close(dfd);
 	return r;
+}
+
+/* "policy0 scaling_max_freq: wrote 3200000, reads 3100000; ..." for what differs. */
+static void describe_diff(const struct kprof_clockstate *want,
+			  const struct kprof_clockstate *now, char *buf, size_t len)
+{
+	size_t off = 0;
+
+#define DIFF(what, id, w, n) do {						\
+	if (strcmp((w), (n)) && off < len)					\
+		off += (size_t)snprintf(buf + off, len - off,			\
+					"%s" what ": wrote '%s', reads '%s'",	\
+					off ? "; " : "", id, (w), (n));		\
+} while (0)
+	buf[0] = '\0';
+	if (want->has_boost && now->has_boost)
+		DIFF("%sboost", "", want->boost, now->boost);
+	if (want->has_no_turbo && now->has_no_turbo)
+		DIFF("%sno_turbo", "", want->no_turbo, now->no_turbo);
+	for (size_t i = 0; i < want->ncpus; i++) {
+		const struct kprof_cpu_clock *w = &want->cpus[i], *n = NULL;
+		char id[32];
+
+		for (size_t j = 0; j < now->ncpus; j++)
+			if (now->cpus[j].cpu == w->cpu)
+				n = &now->cpus[j];
+		snprintf(id, sizeof(id), "policy%u ", w->cpu);
+		if (!n) {
+			if (off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s%sis gone",
+							off ? "; " : "", id);
+			continue;
+		}
+		DIFF("%sscaling_governor", id, w->governor, n->governor);
+		DIFF("%sscaling_min_freq", id, w->min_freq, n->min_freq);
+		DIFF("%sscaling_max_freq", id, w->max_freq, n->max_freq);
+	}
+#undef DIFF
 }
 
 int kprof_host_clock_reset(const char *root, const char *run_dir,
@@ -530,13 +650,14 @@ int kprof_host_clock_reset(const char *root, const char *run_dir,
 {
 	struct kprof_clockstate st, now;
 	struct kprof_err err = { 0 };
-	char path[512];
-	struct stat sb;
-	int fd, r;
-	size_t i;
+	char path[512], diff[384];
+	int dfd, fd = -1, r;
 
 	snprintf(path, sizeof(path), "%s/" STATE_FILE, run_dir);
-	if (stat(path, &sb)) {
+	dfd = open_run_dir(run_dir, 0, msg, msg_len);
+	if (dfd == -ENOENT || (dfd >= 0 && !state_exists(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
 		if (kprof_cpufreq_policies(root) < 0)
 			no_cpufreq_msg(root, msg, msg_len);
 		else
@@ -545,58 +666,51 @@ int kprof_host_clock_reset(const char *root, const char *run_dir,
 				 path);
 		return 0;
 	}
-	fd = take_lock(run_dir, msg, msg_len);
-	if (fd < 0) {
-		if (perm_error(fd))
-			snprintf(msg, msg_len,
-				 "changing clocks needs CAP_SYS_ADMIN (run as root): cannot write %s",
-				 run_dir);
-		return fd;
-	}
-	r = kprof_clockstate_read(path, &st, &err);
+	if (dfd >= 0)
+		close(dfd);
+	dfd = open_locked(run_dir, 0, &fd, msg, msg_len);
+	if (dfd < 0)
+		return dfd;
+	r = kprof_clockstate_read_at(dfd, STATE_FILE, path, &st, &err);
 	if (r) {
-		snprintf(msg, msg_len, "host: cannot read saved state: %s", err.msg);
+		snprintf(msg, msg_len,
+			 "host: cannot read the saved state: %s; `kprofctl reset-clock --host --forget` discards it",
+			 err.msg);
 		goto out;
 	}
 	if (strcmp(st.sysfs_root, root)) {
 		snprintf(msg, msg_len,
-			 "host: %s was saved for sysfs root %s, not %s; set KPROF_SYSFS_ROOT to match",
-			 path, st.sysfs_root, root);
+			 "host: %s was saved for sysfs root %s, not %s; run `kprofctl --trust-env reset-clock --host` with KPROF_SYSFS_ROOT=%s, or discard it with `kprofctl reset-clock --host --forget`",
+			 path, st.sysfs_root, root, st.sysfs_root);
 		r = -EXDEV;
 		goto free_st;
 	}
 	r = kprof_cpufreq_restore(root, &st);
 	if (r) {
-		snprintf(msg, msg_len, "%s%s (state kept in %s)",
+		snprintf(msg, msg_len, "%s%s (state kept in %s; `kprofctl reset-clock --host --forget` discards it)",
 			 perm_error(r) ? "changing clocks needs CAP_SYS_ADMIN (run as root)"
 				       : "host: restore failed: ",
 			 perm_error(r) ? "" : strerror(-r), path);
 		goto free_st;
 	}
-	/* Check that what is there now is what was saved. */
-	r = kprof_cpufreq_snapshot(root, &now);
-	if (!r) {
-		int same = now.ncpus == st.ncpus &&
-			   now.has_boost == st.has_boost &&
-			   !strcmp(now.boost, st.boost) &&
-			   now.has_no_turbo == st.has_no_turbo &&
-			   !strcmp(now.no_turbo, st.no_turbo);
-
-		for (i = 0; same && i < st.ncpus; i++)
-			same = now.cpus[i].cpu == st.cpus[i].cpu &&
-			       !strcmp(now.cpus[i].governor, st.cpus[i].governor) &&
-			       !strcmp(now.cpus[i].min_freq, st.cpus[i].min_freq) &&
-			       !strcmp(now.cpus[i].max_freq, st.cpus[i].max_freq);
+	/*
+	 * What the kernel shows now may differ from what was written (a
+	 * frequency rounded to a step it supports, a limit from firmware):
+	 * writing again would give the same, so the state is done with.
+	 */
+	diff[0] = '\0';
+	if (!kprof_cpufreq_snapshot(root, &now)) {
+		describe_diff(&st, &now, diff, sizeof(diff));
 		kprof_clockstate_free(&now);
-		if (!same) {
-			snprintf(msg, msg_len,
-				 "host: restored values read back differently (kernel adjusted them); state kept in %s",
-				 path);
-			r = -EIO;
-			goto free_st;
-		}
 	}
-	unlink(path);
+	unlinkat(dfd, STATE_FILE, 0);
+	if (diff[0]) {
+		snprintf(msg, msg_len,
+			 "host: restored, but the kernel adjusted what was written (%s); the saved state is removed since writing it again gives the same; check the values under %s/" CPUFREQ_DIR " and set any that matter by hand",
+			 diff, root);
+		r = KPROF_HOST_RESET_ADJUSTED;
+		goto free_st;
+	}
 	snprintf(msg, msg_len,
 		 "host: %zu cpufreq policies restored (governor %s, min %s, max %s kHz on policy%u)",
 		 st.ncpus, st.ncpus ? st.cpus[0].governor : "-",
@@ -608,5 +722,74 @@ free_st:
 	kprof_clockstate_free(&st);
 out:
 	release_lock(fd);
+	close(dfd);
 	return r;
+}
+
+int kprof_host_clock_forget(const char *run_dir, char *msg, size_t msg_len)
+{
+	struct kprof_clockstate st;
+	struct kprof_err err = { 0 };
+	char path[512], what[1024], when[64];
+	int dfd, fd = -1, r;
+
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, run_dir);
+	dfd = open_run_dir(run_dir, 0, msg, msg_len);
+	if (dfd == -ENOENT || (dfd >= 0 && !state_exists(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		snprintf(msg, msg_len, "host: no saved state in %s: nothing to forget", path);
+		return 0;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	dfd = open_locked(run_dir, 0, &fd, msg, msg_len);
+	if (dfd < 0)
+		return dfd;
+	/* Say what is being thrown away, so that it can still be set by hand. */
+	if (!kprof_clockstate_read_at(dfd, STATE_FILE, path, &st, &err)) {
+		time_t t = (time_t)st.saved_at;
+		struct tm tm;
+
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		else
+			snprintf(when, sizeof(when), "%llu", (unsigned long long)st.saved_at);
+		snprintf(what, sizeof(what),
+			 "saved by pid %d at %s for sysfs root %s: %zu policies, policy%u governor %s, min %s, max %s kHz%s%s",
+			 (int)st.pid, when, st.sysfs_root, st.ncpus,
+			 st.ncpus ? st.cpus[0].cpu : 0, st.ncpus ? st.cpus[0].governor : "-",
+			 st.ncpus ? st.cpus[0].min_freq : "-", st.ncpus ? st.cpus[0].max_freq : "-",
+			 st.has_boost ? ", boost " : "", st.has_boost ? st.boost : "");
+		kprof_clockstate_free(&st);
+	} else {
+		snprintf(what, sizeof(what), "unreadable: %s", err.msg);
+	}
+	if (unlinkat(dfd, STATE_FILE, 0)) {
+		r = -errno;
+		snprintf(msg, msg_len, "host: cannot remove %s: %s", path, strerror(-r));
+	} else {
+		r = 0;
+		snprintf(msg, msg_len,
+			 "host: forgot the saved clock state %s (%s); no clock was changed: the host keeps its current settings",
+			 path, what);
+	}
+	release_lock(fd);
+	close(dfd);
+	return r;
+}
+
+int kprof_clock_run_lock(const char *run_dir, char *msg, size_t msg_len)
+{
+	int lock, dfd = open_locked(run_dir, 1, &lock, msg, msg_len);
+
+	if (dfd < 0)
+		return dfd;
+	close(dfd);
+	return lock;
+}
+
+void kprof_clock_run_unlock(int fd)
+{
+	release_lock(fd);
 }

@@ -53,7 +53,9 @@ int kprof_cpufreq_restore(const char *root, const struct kprof_clockstate *s);
 /*
  * The whole host lock / reset, with the saved state in
  * <run_dir>/host-clock.json and <run_dir>/clock.lock held with flock()
- * so that two runs cannot race. Lock saves the state only if none is
+ * so that two runs cannot race. The run directory must be root's (or
+ * this user's) and writable by nobody else; the files in it are opened
+ * O_NOFOLLOW and checked the same way (kprof_clockstate_trusted()). Lock saves the state only if none is
  * saved (reset returns to the state before the first lock); reset
  * restores it and removes the file. *msg gets a line for the user.
  */
@@ -62,8 +64,36 @@ int kprof_host_clock_lock(const char *root, const char *run_dir,
 			  char *msg, size_t msg_len);
 int kprof_host_clock_reset(const char *root, const char *run_dir,
 			   char *msg, size_t msg_len);
+/*
+ * reset's return when the restore was written but the kernel shows other
+ * values (*msg lists them): the state file is removed all the same, since
+ * writing it again would give the same; not an error.
+ */
+#define KPROF_HOST_RESET_ADJUSTED	1
+
+/*
+ * Discard the saved state without touching any clock (a state that can
+ * no longer be restored: unreadable, another sysfs root, values the
+ * kernel refuses). *msg says what it recorded. 0 or -errno.
+ */
+int kprof_host_clock_forget(const char *run_dir, char *msg, size_t msg_len);
+
+/*
+ * The saved state, for display (info, params.json): 0, -ENOENT when
+ * nothing is saved, or -errno with err; *path gets the file's name.
+ * The run directory and the file are checked as for lock and reset.
+ */
+int kprof_host_clock_saved(const char *run_dir, struct kprof_clockstate *st,
+			   char *path, size_t path_len, struct kprof_err *err);
 
 /* $KPROF_RUN_DIR or "/run/kprof". */
 const char *kprof_run_dir(void);
+
+/*
+ * <run_dir>/clock.lock, the lock every clock change (host and GPU) holds
+ * while it reads and writes its state file: an fd, or -errno with *msg.
+ */
+int kprof_clock_run_lock(const char *run_dir, char *msg, size_t msg_len);
+void kprof_clock_run_unlock(int fd);
 
 #endif /* _KPROF_CPUFREQ_H */

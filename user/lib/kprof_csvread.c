@@ -1,194 +1,308 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one CSV reader (see kprof_csvread.h). */
 #include "kprof_csvread.h"
+#include "kprof_fs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-int kprof_csv_split(char *s, char **f, int max)
+void kprof_csv_src_init(struct kprof_csv_src *s, FILE *f, const char *name)
 {
-	int n = 0;
-
-	for (;;) {
-		char *out, *start;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		start = out = s;
-		if (*s == '"') {
-			s++;
-			for (;;) {
-				if (*s == '\0')
-					return -1;
-				if (*s == '"') {
-					if (s[1] == '"') {
-						*out++ = '"';
-						s += 2;
-						continue;
-					}
-					s++;
-					break;
-				}
-				*out++ = *s++;
-			}
-			while (*s == ' ' || *s == '\t')
-				s++;
-			if (*s != ',' && *s != '\0')
-				return -1;
-		} else {
-			while (*s != ',' && *s != '\0')
-				*out++ = *s++;
-			while (out > start && (out[-1] == ' ' || out[-1] == '\t'))
-				out--;
-		}
-		if (n < max)
-			f[n] = start;
-		n++;
-		if (*s == '\0') {
-			*out = '\0';
-			return n;
-		}
-		s++;
-		*out = '\0';
-	}
+	memset(s, 0, sizeof(*s));
+	s->f = f;
+	s->name = name;
 }
 
-/* Counts the fields of a line without changing it (quotes respected). */
-static int count_fields(const char *s, int *open_quote)
+void kprof_csv_src_free(struct kprof_csv_src *s)
 {
-	int n = 1, q = 0;
-
-	for (; *s; s++) {
-		if (*s == '"')
-			q = !q;
-		else if (*s == ',' && !q)
-			n++;
-	}
-	*open_quote = q;
-	return n;
+	free(s->in);
+	s->in = NULL;
+	free(s->buf);
+	free(s->off);
+	free(s->fld);
+	s->buf = NULL;
+	s->off = NULL;
+	s->fld = NULL;
+	s->cap = s->offcap = s->fldcap = 0;
 }
 
-static void chomp(char *line, size_t *len)
+/* Doubles *arr (n elements of elem bytes) until it holds need. */
+static int grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
-	while (*len && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
-		line[--*len] = '\0';
+	void **a = arr;
+	size_t c = *cap ? *cap : 64;
+	void *p;
+
+	while (c < need)
+		c *= 2;
+	if (c == *cap)
+		return 0;
+	p = realloc(*a, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*a = p;
+	*cap = c;
+	return 0;
+}
+
+enum { S_START, S_PLAIN, S_QUOTED, S_QUOTE, S_AFTER };
+
+static inline int is_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Bytes that end a run of field bytes copied at once (any state). */
+static const unsigned char special[256] = {
+	['\0'] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, [' '] = 1, [','] = 1, ['"'] = 1,
+};
+
+#define IN_SIZE	(64 * 1024)
+
+/* More input: bytes now buffered, 0 at the end (or an error: ferror). */
+static size_t refill(struct kprof_csv_src *s)
+{
+	if (!s->in && !(s->in = malloc(IN_SIZE)))
+		return 0;
+	s->inpos = 0;
+	s->inlen = fread(s->in, 1, IN_SIZE, s->f);
+	return s->inlen;
 }
 
 /*
- * Reads one logical record (a quoted field may span lines) into r->rec:
- * 1 with r->nf fields counted, 0 at the end, -errno with err set.
- * Blank lines are skipped.
+ * One pass over the bytes of one record: each byte moves the state
+ * machine and is stored at most once, so time and memory are linear in
+ * the record whatever it holds, and the field count and the fields come
+ * from the same decisions.
  */
-static int next_record(struct kprof_csv_reader *r, struct kprof_err *err)
+int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 {
-	size_t reclen = 0;
-	ssize_t got;
+	size_t max = s->max_record ? s->max_record : KPROF_CSV_MAX_RECORD;
+	int state, quoted, any, c;
+	size_t keep;
 
-	free(r->rec);
-	r->rec = NULL;
-	while ((got = getline(&r->line, &r->linecap, r->f)) >= 0) {
-		size_t len = (size_t)got;
-		int open;
-		char *p;
+	if (grow(&s->off, &s->offcap, 2, sizeof(*s->off)))
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	for (;;) {
+		state = S_START;
+		quoted = any = 0;
+		keep = 0;
+		s->len = 0;
+		s->nf = 0;
+		s->line = s->lines + 1;
+		s->off[0] = 0;
+		for (;;) {
+			if (s->inpos == s->inlen && !refill(s)) {
+				if (!s->in)
+					return kprof_err_set(err, ENOMEM, "out of memory");
+				c = EOF;
+				goto got;
+			}
+			/* a run of ordinary bytes in a field: copied at once (at
+			 * a field's start it starts an unquoted field) */
+			if (state == S_START || state == S_PLAIN || state == S_QUOTED) {
+				const unsigned char *b = s->in + s->inpos, *e = s->in + s->inlen, *q = b;
+				size_t n;
 
-		r->lineno++;
-		if (strlen(r->line) != len)
-			return kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte in line",
-					     r->path, r->lineno);
-		if (!r->rec)
-			r->recline = r->lineno;
-		/* a quoted field spanning lines: keep the line break, read on */
-		p = realloc(r->rec, reclen + len + 1);
-		if (!p)
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		r->rec = p;
-		memcpy(r->rec + reclen, r->line, len + 1);
-		reclen += len;
-		r->nf = count_fields(r->rec, &open);
-		if (open)
+				while (q < e && !special[*q])
+					q++;
+				n = (size_t)(q - b);
+				if (n) {
+					if (s->len + n > max)
+						goto too_long;
+					if (grow(&s->buf, &s->cap, s->len + n, 1))
+						return kprof_err_set(err, ENOMEM, "out of memory");
+					memcpy(s->buf + s->len, b, n);
+					s->len += n;
+					keep = s->len;
+					s->inpos += n;
+					any = 1;
+					if (state == S_START)
+						state = S_PLAIN;
+					continue;
+				}
+			}
+			c = s->in[s->inpos++];
+got:
+			if (c == '\0')
+				return kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte",
+						     s->name, s->lines + 1);
+			if (c == EOF) {
+				if (ferror(s->f))
+					return kprof_err_set(err, EIO, "%s: read error: %s",
+							     s->name, strerror(errno));
+				if (state == S_QUOTED)
+					return kprof_err_set(err, EBADMSG,
+							     "%s:%lu: unterminated quoted field (the file ends inside the record that starts here)",
+							     s->name, s->line);
+				if (!any)
+					return 0;
+				c = '\n';	/* a last line without its line break */
+			} else {
+				any = 1;
+			}
+			if (c == '\n')
+				s->lines++;
+			switch (state) {
+			case S_START:
+				if (is_blank(c))
+					continue;
+				if (c == '"') {
+					state = S_QUOTED;
+					quoted = 1;
+					continue;
+				}
+				if (c == ',' || c == '\n')
+					break;
+				state = S_PLAIN;
+				goto store;
+			case S_PLAIN:
+				if (c == ',' || c == '\n') {
+					s->len = keep;	/* trailing blanks */
+					break;
+				}
+				goto store;
+			case S_QUOTED:
+				if (c == '"') {
+					state = S_QUOTE;
+					continue;
+				}
+				goto store;
+			case S_QUOTE:
+				if (c == '"') {
+					state = S_QUOTED;
+					goto store;
+				}
+				state = S_AFTER;
+				/* fall through */
+			case S_AFTER:
+				if (is_blank(c))
+					continue;
+				if (c == ',' || c == '\n')
+					break;
+				return kprof_err_set(err, EBADMSG,
+						     "%s:%lu: '%c' after the closing quote of a field (a quote inside a quoted field is written \"\")",
+						     s->name, s->lines + 1,
+						     c >= 0x20 && c < 0x7f ? c : '?');
+			}
+			/* the end of a field: ',' or '\n' outside quotes */
+			if (s->len >= max)
+				goto too_long;
+			if ((s->len == s->cap && grow(&s->buf, &s->cap, s->len + 1, 1)) ||
+			    ((size_t)s->nf + 2 > s->offcap &&
+			     grow(&s->off, &s->offcap, (size_t)s->nf + 2, sizeof(*s->off))))
+				return kprof_err_set(err, ENOMEM, "out of memory");
+			s->buf[s->len++] = '\0';
+			s->nf++;
+			s->off[s->nf] = s->len;
+			keep = s->len;
+			state = S_START;
+			if (c == '\n')
+				break;
 			continue;
-		chomp(r->rec, &reclen);
-		if (reclen)
-			return 1;
-		free(r->rec);
-		r->rec = NULL;
+store:
+			if (s->len >= max)
+				goto too_long;
+			if (s->len == s->cap && grow(&s->buf, &s->cap, s->len + 1, 1))
+				return kprof_err_set(err, ENOMEM, "out of memory");
+			s->buf[s->len++] = (char)c;
+			if (state != S_PLAIN || !is_blank(c))
+				keep = s->len;
+		}
+		/* a line of blanks only: skipped (a quoted "" is a field) */
+		if (s->nf == 1 && s->len == 1 && !quoted)
+			continue;
+		break;
 	}
-	if (ferror(r->f))
-		return kprof_err_set(err, EIO, "%s: read error", r->path);
-	if (r->rec)
-		return kprof_err_set(err, EBADMSG, "%s:%lu: unterminated quoted field",
-				     r->path, r->recline);
-	return 0;
+	if (grow(&s->fld, &s->fldcap, (size_t)s->nf, sizeof(*s->fld)))
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	for (int i = 0; i < s->nf; i++)
+		s->fld[i] = s->buf + s->off[i];
+	return 1;
+too_long:
+	return kprof_err_set(err, EBADMSG, "%s:%lu: record longer than %zu bytes: not a CSV file of this kind?",
+			     s->name, s->line, max);
+}
+
+/* The record's fields in one allocation: n pointers, then the bytes. */
+static char **pack(const struct kprof_csv_src *s)
+{
+	char **p = malloc((size_t)s->nf * sizeof(char *) + s->len);
+	char *b;
+
+	if (!p)
+		return NULL;
+	b = (char *)(p + s->nf);
+	memcpy(b, s->buf, s->len);
+	for (int i = 0; i < s->nf; i++)
+		p[i] = b + s->off[i];
+	return p;
 }
 
 int kprof_csv_open(const char *path, struct kprof_csv_reader *r, struct kprof_err *err)
 {
+	int fd = kprof_in_open(AT_FDCWD, path, NULL, err);
+
+	if (fd < 0) {
+		memset(r, 0, sizeof(*r));
+		return fd;
+	}
+	return kprof_csv_open_fd(fd, path, r, err);
+}
+
+int kprof_csv_open_fd(int fd, const char *path, struct kprof_csv_reader *r,
+		      struct kprof_err *err)
+{
+	FILE *f;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->path = strdup(path);
-	if (!r->path)
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	r->f = fopen(path, "re");
-	if (!r->f) {
-		ret = kprof_err_set(err, errno, "%s: %s", path, strerror(errno));
+	f = r->path ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		ret = kprof_err_set(err, r->path ? errno : ENOMEM, "%s: %s", path,
+				    strerror(r->path ? errno : ENOMEM));
+		close(fd);
 		goto fail;
 	}
-	ret = next_record(r, err);
+	kprof_csv_src_init(&r->src, f, r->path);
+	ret = kprof_csv_record(&r->src, err);
 	if (ret <= 0) {
 		if (!ret)
 			ret = kprof_err_set(err, EBADMSG, "%s: empty file (no header line)", path);
 		goto fail;
 	}
-	r->ncols = r->nf;
-	r->header = calloc((size_t)r->nf, sizeof(*r->header));
-	r->row = calloc((size_t)r->nf + 1, sizeof(*r->row));
-	if (!r->header || !r->row) {
+	if (r->src.nf > KPROF_CSV_MAX_COLS) {
+		ret = kprof_err_set(err, EBADMSG, "%s:%lu: %d columns in the header, more than %d",
+				    path, r->src.line, r->src.nf, KPROF_CSV_MAX_COLS);
+		goto fail;
+	}
+	r->ncols = r->src.nf;
+	r->header = pack(&r->src);
+	if (!r->header) {
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (kprof_csv_split(r->rec, r->header, r->nf) != r->nf) {
-		ret = kprof_err_set(err, EBADMSG, "%s:1: bad header line", path);
-		goto fail;
-	}
-	r->hdrbuf = r->rec;
-	r->rec = NULL;
 	return 0;
 fail:
 	kprof_csv_close(r);
 	return ret;
 }
 
-/* The current record's field count against the header's. */
-static int check_width(const struct kprof_csv_reader *r, struct kprof_err *err)
-{
-	if (r->nf > r->ncols)
-		return kprof_err_set(err, EBADMSG, "%s:%lu: %d fields, the header has %d",
-				     r->path, r->recline, r->nf, r->ncols);
-	return 0;
-}
-
-/* Splits buf into fld (ncols + 1 slots); missing trailing fields are "". */
-static void split_row(char *buf, char **fld, int nf, int ncols)
-{
-	int n = kprof_csv_split(buf, fld, nf);
-
-	for (int i = n; i < ncols; i++)
-		fld[i] = buf + strlen(buf);
-}
-
 int kprof_csv_next(struct kprof_csv_reader *r, struct kprof_err *err)
 {
-	int ret = next_record(r, err);
+	int ret = kprof_csv_record(&r->src, err);
 
 	if (ret <= 0)
 		return ret;
-	ret = check_width(r, err);
-	if (ret)
-		return ret;
-	split_row(r->rec, r->row, r->nf, r->ncols);
+	if (r->src.nf != r->ncols)
+		return kprof_err_set(err, EBADMSG, "%s:%lu: %d fields, the header has %d",
+				     r->path, r->src.line, r->src.nf, r->ncols);
+	r->row = r->src.fld;
 	return 1;
 }
 
@@ -207,77 +321,48 @@ int kprof_csv_rcol(const struct kprof_csv_reader *r, const char *name)
 
 void kprof_csv_close(struct kprof_csv_reader *r)
 {
-	if (r->f)
-		fclose(r->f);
+	if (r->src.f)
+		fclose(r->src.f);
+	kprof_csv_src_free(&r->src);
 	free(r->path);
-	free(r->line);
-	free(r->rec);
-	free(r->hdrbuf);
 	free(r->header);
-	free(r->row);
 	memset(r, 0, sizeof(*r));
-}
-
-static int add_row(struct kprof_csv_table *t, char *buf, int nf, size_t *cap)
-{
-	char **fld;
-
-	if (t->nrows == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		char ***r = realloc(t->rows, nc * sizeof(*r));
-		char **b;
-
-		if (!r)
-			return -ENOMEM;
-		t->rows = r;
-		b = realloc(t->bufs, (nc + 1) * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		t->bufs = b;
-		*cap = nc;
-	}
-	fld = calloc((size_t)(t->ncols > nf ? t->ncols : nf) + 1, sizeof(*fld));
-	if (!fld)
-		return -ENOMEM;
-	split_row(buf, fld, nf, t->ncols);
-	t->rows[t->nrows] = fld;
-	t->bufs[t->nrows] = buf;
-	t->nrows++;
-	return 0;
 }
 
 int kprof_csv_load(const char *path, struct kprof_csv_table *t, struct kprof_err *err)
 {
+	int fd = kprof_in_open(AT_FDCWD, path, NULL, err);
+
+	if (fd < 0) {
+		memset(t, 0, sizeof(*t));
+		return fd;
+	}
+	return kprof_csv_load_fd(fd, path, t, err);
+}
+
+int kprof_csv_load_fd(int fd, const char *path, struct kprof_csv_table *t,
+		      struct kprof_err *err)
+{
 	struct kprof_csv_reader r;
-	size_t rowcap = 0;
-	char **b;
+	size_t cap = 0;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	ret = kprof_csv_open(path, &r, err);
+	ret = kprof_csv_open_fd(fd, path, &r, err);
 	if (ret)
 		return ret;
 	t->ncols = r.ncols;
-	while ((ret = next_record(&r, err)) > 0) {
-		ret = check_width(&r, err);
-		if (ret)
-			break;
-		if (add_row(t, r.rec, r.nf, &rowcap)) {
+	t->header = r.header;	/* now the table's */
+	r.header = NULL;
+	while ((ret = kprof_csv_next(&r, err)) > 0) {
+		char **row;
+
+		if (grow(&t->rows, &cap, t->nrows + 1, sizeof(*t->rows)) ||
+		    !(row = pack(&r.src))) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
 			break;
 		}
-		r.rec = NULL;	/* now the row's */
-	}
-	/* the table owns the header: names in header, storage in bufs[nrows] */
-	b = ret ? NULL : realloc(t->bufs, (t->nrows + 1) * sizeof(*b));
-	if (b) {
-		t->bufs = b;
-		t->bufs[t->nrows] = r.hdrbuf;
-		t->header = r.header;
-		r.hdrbuf = NULL;
-		r.header = NULL;
-	} else if (!ret) {
-		ret = kprof_err_set(err, ENOMEM, "out of memory");
+		t->rows[t->nrows++] = row;
 	}
 	kprof_csv_close(&r);
 	if (ret)
@@ -292,17 +377,9 @@ int kprof_csv_col(const struct kprof_csv_table *t, const char *name)
 
 void kprof_csv_free(struct kprof_csv_table *t)
 {
-	if (t->bufs) {
-		for (size_t i = 0; i < t->nrows; i++)
-			free(t->bufs[i]);
-		if (t->header)
-			free(t->bufs[t->nrows]);
-	}
-	if (t->rows)
-		for (size_t i = 0; i < t->nrows; i++)
-			free(t->rows[i]);
+	for (size_t i = 0; i < t->nrows; i++)
+		free(t->rows[i]);
 	free(t->rows);
-	free(t->bufs);
 	free(t->header);
 	memset(t, 0, sizeof(*t));
 }

@@ -5,6 +5,7 @@
  * the commands never build an ioctl struct by hand.
  */
 #include "kprof_dev.h"
+#include "kprof_env.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,19 +22,16 @@
 
 const char *kprof_dev_dir(void)
 {
-	const char *d = getenv("KPROF_DEV_DIR");
-
-	return d && *d ? d : "/dev";
+	return kprof_env_or("KPROF_DEV_DIR", "/dev");
 }
 
 static int sysfs_class_present(void)
 {
-	const char *root = getenv("KPROF_SYSFS_ROOT");
 	char path[512];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/class/kprof",
-		 root && *root ? root : "/sys");
+		 kprof_env_or("KPROF_SYSFS_ROOT", "/sys"));
 	return stat(path, &st) == 0;
 }
 
@@ -548,4 +546,32 @@ const char *kprof_dev_clock_str(uint32_t flags, uint32_t mhz, char *buf,
 	snprintf(buf, len, "%s %u MHz",
 		 (flags & KPROF_CLOCK_LOCKED) ? "locked" : "dvfs", mhz);
 	return buf;
+}
+
+void kprof_dev_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
+			       size_t len)
+{
+	if (!(cs->flags & KPROF_CLOCK_SAVED))
+		snprintf(buf, len, "none");
+	else
+		kprof_dev_clock_str(cs->saved_flags, cs->saved_mhz, buf, len);
+}
+
+const char *kprof_dev_clock_error(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "changing clocks needs CAP_SYS_ADMIN (run as root)";
+	case -EBADF:
+		return "changing clocks needs CAP_SYS_ADMIN (run as root) and the device opened read-write";
+	case -ERANGE:
+		return "frequency outside the device's range (kprofctl info shows min/max)";
+	case -EOPNOTSUPP:
+		return "this device's backend cannot change its clock";
+	case -ENODEV:
+		return "device was removed";
+	default:
+		return strerror(-err);
+	}
 }

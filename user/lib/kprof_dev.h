@@ -129,5 +129,10 @@ void kprof_dev_counters_unmap(struct kprof_dev *dev);
 /* "locked 1000 MHz", "dvfs 1200 MHz": short clock description. */
 const char *kprof_dev_clock_str(uint32_t flags, uint32_t mhz, char *buf,
 				size_t len);
+/* The saved pre-lock state, as kprof_dev_clock_str(), or "none". */
+void kprof_dev_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
+			       size_t len);
+/* Message for a failed clock ioctl. */
+const char *kprof_dev_clock_error(int err);
 
 #endif /* _KPROF_DEV_H */

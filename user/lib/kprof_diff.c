@@ -2,10 +2,13 @@
 /* Baseline diff of two captures by op kind (see kprof_diff.h). */
 #include "kprof_diff.h"
 #include "kprof_csvread.h"
+#include "kprof_hash.h"
+#include "kprof_text.h"
 #include "kprof_writers.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,21 +18,25 @@ struct vec {
 	size_t n, cap;
 };
 
+/* Distinct strings, each with its index, found by hash. */
+struct names {
+	char **s;
+	size_t n, cap;
+	struct kprof_hidx h;
+};
+
+/* The values of one (kind, metric) pair: only pairs seen exist, so
+ * memory follows the rows read, whatever mix of names they hold. */
 struct cell {
+	size_t kind, metric;
 	struct vec s[2];
 };
 
-struct kind {
-	char *op;
-	struct cell *cells;	/* one per metric */
-	size_t ncells;
-};
-
 struct kprof_diff {
-	char **metrics;
-	size_t nmetrics;
-	struct kind *kinds;
-	size_t nkinds;
+	struct names kinds, metrics;
+	struct cell *cells;
+	size_t ncells, capcells;
+	struct kprof_hidx ch;	/* (kind, metric) -> cell */
 	struct kprof_diff_row *rows;
 	size_t nrows;
 };
@@ -46,96 +53,144 @@ struct kprof_diff *kprof_diff_new(void)
 	return calloc(1, sizeof(struct kprof_diff));
 }
 
+static void names_free(struct names *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	kprof_hidx_free(&t->h);
+}
+
 void kprof_diff_free(struct kprof_diff *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nkinds; i++) {
-		for (size_t m = 0; m < d->kinds[i].ncells; m++) {
-			free(d->kinds[i].cells[m].s[0].v);
-			free(d->kinds[i].cells[m].s[1].v);
-		}
-		free(d->kinds[i].cells);
-		free(d->kinds[i].op);
+	for (size_t i = 0; i < d->ncells; i++) {
+		free(d->cells[i].s[0].v);
+		free(d->cells[i].s[1].v);
 	}
-	for (size_t m = 0; m < d->nmetrics; m++)
-		free(d->metrics[m]);
-	free(d->metrics);
-	free(d->kinds);
+	free(d->cells);
+	kprof_hidx_free(&d->ch);
+	names_free(&d->kinds);
+	names_free(&d->metrics);
 	free(d->rows);
 	free(d);
 }
 
-static long metric_index(struct kprof_diff *d, const char *name)
+/* Makes room for one more element of elem bytes in *arr. */
+static int grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
-	char **m, *s;
+	void **a = arr;
+	size_t c;
+	void *p;
 
-	for (size_t i = 0; i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i], name))
-			return (long)i;
-	m = realloc(d->metrics, (d->nmetrics + 1) * sizeof(*m));
-	if (!m)
-		return -1;
-	d->metrics = m;
-	s = strdup(name);
-	if (!s)
-		return -1;
-	d->metrics[d->nmetrics] = s;
-	return (long)d->nmetrics++;
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*a, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*a = p;
+	*cap = c;
+	return 0;
 }
 
-static struct kind *find_kind(struct kprof_diff *d, const char *op)
-{
-	struct kind *k;
+struct name_key {
+	const struct names *t;
+	const char *name;
+};
 
-	/* ops.csv rows of one kind often come in runs: look at the last first */
-	for (size_t i = d->nkinds; i-- > 0;)
-		if (!strcmp(d->kinds[i].op, op))
-			return &d->kinds[i];
-	k = realloc(d->kinds, (d->nkinds + 1) * sizeof(*k));
-	if (!k)
+static int name_eq(const void *key, size_t i)
+{
+	const struct name_key *k = key;
+
+	return !strcmp(k->t->s[i], k->name);
+}
+
+static size_t name_hash(const void *arr, size_t i)
+{
+	return kprof_hash_str(((const struct names *)arr)->s[i]);
+}
+
+/* Index of name in t, added if new; -1: out of memory. */
+static long name_index(struct names *t, const char *name)
+{
+	struct name_key key = { t, name };
+	size_t h = kprof_hash_str(name), pos;
+	char *dup;
+
+	if (t->h.cap && t->h.slot[pos = kprof_hidx_slot(&t->h, h, name_eq, &key)])
+		return (long)(t->h.slot[pos] - 1);
+	if (kprof_hidx_reserve(&t->h, t->n, name_hash, t) ||
+	    grow(&t->s, &t->cap, t->n, sizeof(*t->s)) || !(dup = strdup(name)))
+		return -1;
+	pos = kprof_hidx_slot(&t->h, h, name_eq, &key);
+	t->s[t->n] = dup;
+	t->h.slot[pos] = t->n + 1;
+	return (long)t->n++;
+}
+
+struct cell_key {
+	const struct cell *cells;
+	size_t kind, metric;
+};
+
+static size_t pair_hash(size_t k, size_t m)
+{
+	return kprof_hash_u64(((uint64_t)k << 32) ^ m ^ ((uint64_t)m >> 32));
+}
+
+static int cell_eq(const void *key, size_t i)
+{
+	const struct cell_key *k = key;
+
+	return k->cells[i].kind == k->kind && k->cells[i].metric == k->metric;
+}
+
+static size_t cell_hash(const void *arr, size_t i)
+{
+	const struct cell *c = &((const struct cell *)arr)[i];
+
+	return pair_hash(c->kind, c->metric);
+}
+
+static struct cell *find_cell(struct kprof_diff *d, size_t k, size_t m)
+{
+	struct cell_key key = { d->cells, k, m };
+	size_t h = pair_hash(k, m), pos;
+	struct cell *c;
+
+	if (d->ch.cap && d->ch.slot[pos = kprof_hidx_slot(&d->ch, h, cell_eq, &key)])
+		return &d->cells[d->ch.slot[pos] - 1];
+	if (kprof_hidx_reserve(&d->ch, d->ncells, cell_hash, d->cells) ||
+	    grow(&d->cells, &d->capcells, d->ncells, sizeof(*d->cells)))
 		return NULL;
-	d->kinds = k;
-	k = &d->kinds[d->nkinds];
-	memset(k, 0, sizeof(*k));
-	k->op = strdup(op);
-	if (!k->op)
-		return NULL;
-	d->nkinds++;
-	return k;
+	key.cells = d->cells;
+	pos = kprof_hidx_slot(&d->ch, h, cell_eq, &key);
+	c = &d->cells[d->ncells];
+	memset(c, 0, sizeof(*c));
+	c->kind = k;
+	c->metric = m;
+	d->ch.slot[pos] = ++d->ncells;
+	return c;
 }
 
 int kprof_diff_add(struct kprof_diff *d, int side, const char *op, const char *metric,
 		   double v)
 {
-	long mi = metric_index(d, metric);
-	struct kind *k;
+	long k, m;
+	struct cell *c;
 	struct vec *vec;
 
-	if (mi < 0 || side < 0 || side > 1)
+	if (side < 0 || side > 1)
+		return -EINVAL;
+	k = name_index(&d->kinds, op);
+	m = name_index(&d->metrics, metric);
+	if (k < 0 || m < 0 || !(c = find_cell(d, (size_t)k, (size_t)m)))
 		return -ENOMEM;
-	k = find_kind(d, op);
-	if (!k)
+	vec = &c->s[side];
+	if (grow(&vec->v, &vec->cap, vec->n, sizeof(*vec->v)))
 		return -ENOMEM;
-	if ((size_t)mi >= k->ncells) {
-		struct cell *c = realloc(k->cells, (size_t)(mi + 1) * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		memset(c + k->ncells, 0, ((size_t)mi + 1 - k->ncells) * sizeof(*c));
-		k->cells = c;
-		k->ncells = (size_t)mi + 1;
-	}
-	vec = &k->cells[mi].s[side];
-	if (vec->n == vec->cap) {
-		size_t nc = vec->cap ? vec->cap * 2 : 16;
-		double *nv = realloc(vec->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		vec->v = nv;
-		vec->cap = nc;
-	}
 	vec->v[vec->n++] = v;
 	return 0;
 }
@@ -152,10 +207,10 @@ static int parse_num(const char *s, double *v)
 	return (errno || *end || !isfinite(*v)) ? -1 : 0;
 }
 
-static int need_col(const struct kprof_csv_table *t, const char *name, const char *path,
+static int need_col(const struct kprof_csv_reader *r, const char *name, const char *path,
 		    struct kprof_err *err)
 {
-	int c = kprof_csv_col(t, name);
+	int c = kprof_csv_rcol(r, name);
 
 	if (c < 0)
 		return kprof_err_set(err, EBADMSG, "%s: no '%s' column: not a kprof ops.csv / counters.csv",
@@ -163,65 +218,80 @@ static int need_col(const struct kprof_csv_table *t, const char *name, const cha
 	return c;
 }
 
-int kprof_diff_add_capture(struct kprof_diff *d, int side, const char *dir,
-			   struct kprof_err *err)
+/* Rows are streamed: memory holds the values, not the file. */
+static int add_ops(struct kprof_diff *d, int side, const char *path, struct kprof_err *err)
 {
-	struct kprof_csv_table t;
-	char path[4096];
+	struct kprof_csv_reader r;
 	int ret, cop, cols[3];
 
-	snprintf(path, sizeof(path), "%s/ops.csv", dir);
-	ret = kprof_csv_load(path, &t, err);
+	ret = kprof_csv_open(path, &r, err);
 	if (ret)
 		return ret;
-	cop = ret = need_col(&t, "OP CODE", path, err);
+	cop = ret = need_col(&r, "OP CODE", path, err);
 	for (int i = 0; i < 3 && ret >= 0; i++)
-		cols[i] = ret = need_col(&t, dur_cols[i][0], path, err);
-	for (size_t r = 0; r < t.nrows && ret >= 0; r++) {
+		cols[i] = ret = need_col(&r, dur_cols[i][0], path, err);
+	while (ret >= 0 && (ret = kprof_csv_next(&r, err)) > 0) {
 		for (int i = 0; i < 3 && ret >= 0; i++) {
 			double v;
 
-			if (parse_num(t.rows[r][cols[i]], &v))
+			if (parse_num(r.row[cols[i]], &v))
 				continue;
-			ret = kprof_diff_add(d, side, t.rows[r][cop], dur_cols[i][1], v);
+			ret = kprof_diff_add(d, side, r.row[cop], dur_cols[i][1], v);
 			if (ret)
 				kprof_err_set(err, ENOMEM, "out of memory");
 		}
 	}
-	kprof_csv_free(&t);
-	if (ret < 0)
-		return ret;
+	kprof_csv_close(&r);
+	return ret < 0 ? ret : 0;
+}
 
+static int add_counters(struct kprof_diff *d, int side, const char *path,
+			struct kprof_err *err)
+{
+	struct kprof_csv_reader r;
+	int ret, co, cc, cu, cs;
+
+	ret = kprof_csv_open(path, &r, err);
+	if (ret)
+		return ret;
+	co = need_col(&r, "OP CODE", path, err);
+	cc = co < 0 ? co : need_col(&r, "COUNTER", path, err);
+	cu = cc < 0 ? cc : need_col(&r, "UNIT", path, err);
+	cs = cu < 0 ? cu : need_col(&r, "SUM", path, err);
+	ret = cs < 0 ? cs : 0;
+	while (!ret && (ret = kprof_csv_next(&r, err)) > 0) {
+		char name[160];
+		double v;
+
+		ret = 0;
+		if (parse_num(r.row[cs], &v))
+			continue;
+		if (r.row[cu][0])
+			snprintf(name, sizeof(name), "%s [%s]", r.row[cc], r.row[cu]);
+		else
+			snprintf(name, sizeof(name), "%s", r.row[cc]);
+		ret = kprof_diff_add(d, side, r.row[co], name, v);
+		if (ret)
+			kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	kprof_csv_close(&r);
+	return ret;
+}
+
+int kprof_diff_add_capture(struct kprof_diff *d, int side, const char *dir,
+			   struct kprof_err *err)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/ops.csv", dir);
+	ret = add_ops(d, side, path, err);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/counters.csv", dir);
 	if (access(path, F_OK))
 		return 0;	/* no counters: durations only */
-	ret = kprof_csv_load(path, &t, err);
-	if (ret)
-		return ret;
-	{
-		int co = need_col(&t, "OP CODE", path, err), cc, cu, cs;
-
-		cc = co < 0 ? co : need_col(&t, "COUNTER", path, err);
-		cu = cc < 0 ? cc : need_col(&t, "UNIT", path, err);
-		cs = cu < 0 ? cu : need_col(&t, "SUM", path, err);
-		ret = cs < 0 ? cs : 0;
-		for (size_t r = 0; r < t.nrows && !ret; r++) {
-			char name[160];
-			double v;
-
-			if (parse_num(t.rows[r][cs], &v))
-				continue;
-			if (t.rows[r][cu][0])
-				snprintf(name, sizeof(name), "%s [%s]", t.rows[r][cc], t.rows[r][cu]);
-			else
-				snprintf(name, sizeof(name), "%s", t.rows[r][cc]);
-			ret = kprof_diff_add(d, side, t.rows[r][co], name, v);
-			if (ret)
-				kprof_err_set(err, ENOMEM, "out of memory");
-		}
-	}
-	kprof_csv_free(&t);
-	return ret;
+	return add_counters(d, side, path, err);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -231,9 +301,58 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_kind(const void *a, const void *b)
+/* Sort keys: kinds by name, then cells by (kind rank, metric). */
+struct kname {
+	const char *name;
+	size_t idx;
+};
+
+struct ckey {
+	size_t rank, metric, cell;
+};
+
+static int cmp_kname(const void *a, const void *b)
 {
-	return strcmp(((const struct kind *)a)->op, ((const struct kind *)b)->op);
+	return strcmp(((const struct kname *)a)->name, ((const struct kname *)b)->name);
+}
+
+static int cmp_ckey(const void *a, const void *b)
+{
+	const struct ckey *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->metric > y->metric) - (x->metric < y->metric);
+}
+
+/* Cell indexes in row order: kinds in byte order, metrics first-seen. */
+static size_t *row_order(const struct kprof_diff *d)
+{
+	struct kname *kn = malloc((d->kinds.n ? d->kinds.n : 1) * sizeof(*kn));
+	size_t *rank = malloc((d->kinds.n ? d->kinds.n : 1) * sizeof(*rank));
+	struct ckey *ck = malloc((d->ncells ? d->ncells : 1) * sizeof(*ck));
+	size_t *order = malloc((d->ncells ? d->ncells : 1) * sizeof(*order));
+
+	if (!kn || !rank || !ck || !order) {
+		free(order);
+		order = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < d->kinds.n; i++)
+		kn[i] = (struct kname){ d->kinds.s[i], i };
+	qsort(kn, d->kinds.n, sizeof(*kn), cmp_kname);
+	for (size_t i = 0; i < d->kinds.n; i++)
+		rank[kn[i].idx] = i;
+	for (size_t i = 0; i < d->ncells; i++)
+		ck[i] = (struct ckey){ rank[d->cells[i].kind], d->cells[i].metric, i };
+	qsort(ck, d->ncells, sizeof(*ck), cmp_ckey);
+	for (size_t i = 0; i < d->ncells; i++)
+		order[i] = ck[i].cell;
+out:
+	free(kn);
+	free(rank);
+	free(ck);
+	return order;
 }
 
 /* Sorts v in place; median, and the MAD-based SE of the median. */
@@ -273,64 +392,59 @@ int kprof_diff_compute(struct kprof_diff *d, const struct kprof_diff_opts *opts,
 	double thr = opts && opts->threshold_pct > 0 ? opts->threshold_pct :
 		KPROF_DIFF_THRESHOLD_PCT;
 	double k = opts && opts->k > 0 ? opts->k : KPROF_DIFF_K;
-	size_t cap = 0;
+	size_t *order;
 
 	free(d->rows);
 	d->rows = NULL;
 	d->nrows = 0;
-	qsort(d->kinds, d->nkinds, sizeof(*d->kinds), cmp_kind);
-	for (size_t i = 0; i < d->nkinds; i++)
-		cap += d->kinds[i].ncells;
-	d->rows = calloc(cap ? cap : 1, sizeof(*d->rows));
-	if (!d->rows)
+	order = row_order(d);
+	d->rows = calloc(d->ncells ? d->ncells : 1, sizeof(*d->rows));
+	if (!order || !d->rows) {
+		free(order);
 		return -ENOMEM;
-	for (size_t i = 0; i < d->nkinds; i++) {
-		struct kind *kd = &d->kinds[i];
-
-		for (size_t m = 0; m < kd->ncells; m++) {
-			struct cell *c = &kd->cells[m];
-			struct kprof_diff_row *r;
-			double sea, seb, noise, diff;
-
-			if (!c->s[0].n && !c->s[1].n)
-				continue;
-			r = &d->rows[d->nrows++];
-			r->op = kd->op;
-			r->metric = d->metrics[m];
-			r->na = c->s[0].n;
-			r->nb = c->s[1].n;
-			stats(&c->s[0], &r->mean_a, &r->med_a, &r->tot_a, &sea);
-			stats(&c->s[1], &r->mean_b, &r->med_b, &r->tot_b, &seb);
-			r->change_pct = NAN;
-			r->noise_pct = NAN;
-			if (!r->na) {
-				r->flag = KPROF_DIFF_ONLY_B;
-				continue;
-			}
-			if (!r->nb) {
-				r->flag = KPROF_DIFF_ONLY_A;
-				continue;
-			}
-			diff = r->med_b - r->med_a;
-			if (r->med_a != 0)
-				r->change_pct = diff / fabs(r->med_a) * 100.0;
-			else if (diff == 0)
-				r->change_pct = 0;
-			if (r->na < 2 || r->nb < 2) {
-				r->flag = KPROF_DIFF_FEW;
-				continue;
-			}
-			noise = k * sqrt(sea * sea + seb * seb);
-			if (r->med_a != 0)
-				r->noise_pct = noise / fabs(r->med_a) * 100.0;
-			/* change_pct NAN (baseline 0, now not): beyond any threshold */
-			if ((isnan(r->change_pct) || fabs(r->change_pct) > thr) &&
-			    fabs(diff) > noise)
-				r->flag = diff > 0 ? KPROF_DIFF_SLOWER : KPROF_DIFF_FASTER;
-			else
-				r->flag = KPROF_DIFF_SAME;
-		}
 	}
+	for (size_t i = 0; i < d->ncells; i++) {
+		struct cell *c = &d->cells[order[i]];
+		struct kprof_diff_row *r;
+		double sea, seb, noise, diff;
+
+		r = &d->rows[d->nrows++];
+		r->op = d->kinds.s[c->kind];
+		r->metric = d->metrics.s[c->metric];
+		r->na = c->s[0].n;
+		r->nb = c->s[1].n;
+		stats(&c->s[0], &r->mean_a, &r->med_a, &r->tot_a, &sea);
+		stats(&c->s[1], &r->mean_b, &r->med_b, &r->tot_b, &seb);
+		r->change_pct = NAN;
+		r->noise_pct = NAN;
+		if (!r->na) {
+			r->flag = KPROF_DIFF_ONLY_B;
+			continue;
+		}
+		if (!r->nb) {
+			r->flag = KPROF_DIFF_ONLY_A;
+			continue;
+		}
+		diff = r->med_b - r->med_a;
+		if (r->med_a != 0)
+			r->change_pct = diff / fabs(r->med_a) * 100.0;
+		else if (diff == 0)
+			r->change_pct = 0;
+		if (r->na < 2 || r->nb < 2) {
+			r->flag = KPROF_DIFF_FEW;
+			continue;
+		}
+		noise = k * sqrt(sea * sea + seb * seb);
+		if (r->med_a != 0)
+			r->noise_pct = noise / fabs(r->med_a) * 100.0;
+		/* change_pct NAN (baseline 0, now not): beyond any threshold */
+		if ((isnan(r->change_pct) || fabs(r->change_pct) > thr) &&
+		    fabs(diff) > noise)
+			r->flag = diff > 0 ? KPROF_DIFF_SLOWER : KPROF_DIFF_FASTER;
+		else
+			r->flag = KPROF_DIFF_SAME;
+	}
+	free(order);
 	*rows = d->rows;
 	*n = d->nrows;
 	return 0;
@@ -380,6 +494,18 @@ static void fmt_pct(char *out, size_t len, double v, int sign)
 		snprintf(out, len, sign ? "%+.1f%%" : "%.1f%%", v);
 }
 
+/*
+ * A name as the terminal may show it (kprof_text.h: no control
+ * characters), cut with a '~' when longer than the column (len - 1).
+ */
+static void name_cell(char *out, size_t len, const char *s)
+{
+	if (kprof_text_safen(out, len, s, SIZE_MAX) < len)
+		return;
+	kprof_text_safen(out, len - 1, s, SIZE_MAX);
+	strcat(out, "~");
+}
+
 void kprof_diff_print(FILE *f, const struct kprof_diff_row *rows, size_t n)
 {
 	const char *prev = NULL;
@@ -395,13 +521,8 @@ void kprof_diff_print(FILE *f, const struct kprof_diff_row *rows, size_t n)
 		fmt_num(mb, sizeof(mb), r->med_b);
 		fmt_pct(ch, sizeof(ch), r->change_pct, 1);
 		fmt_pct(no, sizeof(no), r->noise_pct, 0);
-		/* names longer than the column are cut with a '~' */
-		snprintf(op, sizeof(op), "%s", r->op[0] ? r->op : "(no OP CODE)");
-		if (strlen(r->op) > 19)
-			op[18] = '~';
-		snprintf(me, sizeof(me), "%s", r->metric);
-		if (strlen(r->metric) > 24)
-			me[23] = '~';
+		name_cell(op, sizeof(op), r->op[0] ? r->op : "(no OP CODE)");
+		name_cell(me, sizeof(me), r->metric);
 		fprintf(f, "%-19s %-24s %5zu %5zu %8s %8s %8s %6s%s%s\n",
 			prev && !strcmp(prev, r->op) ? "" : op, me, r->na, r->nb, ma, mb, ch, no,
 			r->flag ? " " : "", kprof_diff_flag_name(r->flag));

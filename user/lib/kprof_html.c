@@ -3,8 +3,10 @@
 #include "kprof_html.h"
 #include "kprof_trace.h"
 #include "kprof_csvread.h"
+#include "kprof_hash.h"
 #include "kprof_median.h"
 #include "kprof_mdhtml.h"
+#include "kprof_outdir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -72,6 +74,7 @@ struct track {
 };
 
 struct html {
+	struct kprof_outdir *od;	/* inputs: what this report wrote there */
 	const char *dir;
 	size_t nops;
 	struct kindstat *kinds;
@@ -83,7 +86,8 @@ struct html {
 	struct lane lanes[KPROF_HTML_DEV_LANES + KPROF_HTML_HOST_LANES + 1];
 	int nlanes, ndev_lanes;
 	struct track *tr;	/* trace.json device tracks, when used */
-	size_t ntr;
+	size_t ntr, trcap;
+	struct kprof_hidx trh;	/* tid -> track: a log can have any number */
 	int per;		/* tracks per device lane */
 	int64_t host_tid[KPROF_HTML_HOST_LANES];
 	int host_role[KPROF_HTML_HOST_LANES];
@@ -308,7 +312,12 @@ static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols 
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/ops.csv", h->dir);
-	ret = kprof_csv_open(path, r, err);
+	ret = kprof_outdir_reopen(h->od, "ops.csv", err);
+	if (ret == -ENOENT)
+		return kprof_err_set(err, ENOENT, "%s: not written by this report (the page is made from it)",
+				     path);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, r, err);
 	if (ret)
 		return ret;
 	c->op = kprof_csv_rcol(r, "OP CODE");
@@ -423,9 +432,11 @@ static int read_counters(struct html *h, struct kprof_err *err)
 	int co, cc, cs, ret;
 
 	snprintf(path, sizeof(path), "%s/counters.csv", h->dir);
-	if (access(path, F_OK))
+	ret = kprof_outdir_reopen(h->od, "counters.csv", err);
+	if (ret == -ENOENT)
 		return 0;
-	ret = kprof_csv_open(path, &r, err);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, &r, err);
 	if (ret)
 		return ret;
 	co = kprof_csv_rcol(&r, "OP CODE");
@@ -534,22 +545,47 @@ static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
 
 static FILE *trace_open(const struct html *h)
 {
-	char path[PATH_MAX];
+	int fd = kprof_outdir_reopen(h->od, "trace.json", NULL);
 	struct stat st;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/trace.json", h->dir);
-	if (stat(path, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX)
+	if (fd < 0)
 		return NULL;
-	return fopen(path, "re");
+	if (fstat(fd, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
 }
 
+struct track_key {
+	const struct track *tr;
+	int64_t tid;
+};
+
+static int track_eq(const void *key, size_t i)
+{
+	const struct track_key *k = key;
+
+	return k->tr[i].tid == k->tid;
+}
+
+static size_t track_hash(const void *arr, size_t i)
+{
+	return kprof_hash_u64((uint64_t)((const struct track *)arr)[i].tid);
+}
+
+/* Index of tid's track, or h->ntr. */
 static size_t track_of(const struct html *h, int64_t tid)
 {
-	size_t j;
+	struct track_key k = { h->tr, tid };
+	size_t pos;
 
-	for (j = 0; j < h->ntr && h->tr[j].tid != tid; j++)
-		;
-	return j;
+	if (!h->trh.cap)
+		return h->ntr;
+	pos = kprof_hidx_slot(&h->trh, kprof_hash_u64((uint64_t)tid), track_eq, &k);
+	return h->trh.slot[pos] ? h->trh.slot[pos] - 1 : h->ntr;
 }
 
 /*
@@ -609,11 +645,22 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
 		return 0;
 	j = track_of(h, tid);
 	if (j == h->ntr) {
-		struct track *t = realloc(h->tr, (h->ntr + 1) * sizeof(*t));
+		struct track_key k = { h->tr, tid };
 
-		if (!t)
+		if (h->ntr == h->trcap) {
+			size_t nc = h->trcap ? h->trcap * 2 : 64;
+			struct track *t = realloc(h->tr, nc * sizeof(*t));
+
+			if (!t)
+				return kprof_err_set(err, ENOMEM, "out of memory");
+			h->tr = t;
+			h->trcap = nc;
+		}
+		if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
 			return kprof_err_set(err, ENOMEM, "out of memory");
-		h->tr = t;
+		k.tr = h->tr;
+		h->trh.slot[kprof_hidx_slot(&h->trh, kprof_hash_u64((uint64_t)tid), track_eq, &k)] =
+			j + 1;
 		h->tr[j].tid = tid;
 		snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
 		h->ntr++;
@@ -639,11 +686,15 @@ static int trace_tracks(struct html *h, struct kprof_err *err)
 
 	if (ret < 0)
 		return ret;
+	kprof_hidx_free(&h->trh);
 	if (ret || !h->ntr) {
 		h->ntr = 0;
 		return 0;
 	}
 	qsort(h->tr, h->ntr, sizeof(*h->tr), cmp_track);
+	/* indexed again in the sorted order, for slice_event() */
+	if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
+		return kprof_err_set(err, ENOMEM, "out of memory");
 	h->per = (int)((h->ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
 	h->ndev_lanes = (int)((h->ntr + (size_t)h->per - 1) / (size_t)h->per);
 	for (int l = 0; l < h->ndev_lanes; l++) {
@@ -736,10 +787,12 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 	int cr, ct, cc, c0, c1, cq, ret;
 
 	snprintf(path, sizeof(path), "%s/host_events.csv", h->dir);
-	if (access(path, F_OK))
+	ret = kprof_outdir_reopen(h->od, "host_events.csv", err);
+	if (ret == -ENOENT)
 		return 0;
 	h->host_file = 1;
-	ret = kprof_csv_open(path, &r, err);
+	if (ret >= 0)
+		ret = kprof_csv_open_fd(ret, path, &r, err);
 	if (ret)
 		return ret;
 	cr = kprof_csv_rcol(&r, "ROLE");
@@ -946,16 +999,19 @@ static void slowest_ops(FILE *f, struct html *h)
 }
 
 /* A small text file as an escaped <pre>; 0 if it is not there. */
-static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
+static int pre_file(FILE *f, struct html *h, const char *name, const char *id)
 {
-	char path[PATH_MAX], buf[4096];
+	int fd = kprof_outdir_reopen(h->od, name, NULL);
+	char buf[4096];
 	FILE *in;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	in = fopen(path, "re");
-	if (!in)
+	in = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	fprintf(f, "<pre id=\"%s\">", id);
 	while ((n = fread(buf, 1, sizeof(buf) - 1, in)) > 0) {
 		buf[n] = '\0';
@@ -970,15 +1026,16 @@ static int pre_file(FILE *f, const char *dir, const char *name, const char *id)
 }
 
 /* report.md rendered as HTML (its headings below the page's); 0 if absent. */
-static int verdict(FILE *f, const char *dir)
+static int verdict(FILE *f, struct html *h)
 {
-	char path[PATH_MAX];
-	FILE *in;
+	int fd = kprof_outdir_reopen(h->od, "report.md", NULL);
+	FILE *in = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	snprintf(path, sizeof(path), "%s/report.md", dir);
-	in = fopen(path, "re");
-	if (!in)
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	fputs("<div id=\"verdict\">\n", f);
 	if (kprof_md_to_html(in, f, 2))
 		fputs("<p class=\"note\">report.md could not be read to the end.</p>\n", f);
@@ -988,7 +1045,7 @@ static int verdict(FILE *f, const char *dir)
 }
 
 /* roofline.csv summed per op kind (h->kinds); 0 absent, -1 unreadable. */
-static int roofline_sums(const char *dir, struct html *h, struct kprof_err *err)
+static int roofline_sums(struct html *h, struct kprof_err *err)
 {
 	enum { C_OP, C_CORES, C_TIME, C_FLOPS, C_BYTES, C_PF, C_PB, NC };
 	static const char *const name[NC] = {
@@ -998,10 +1055,12 @@ static int roofline_sums(const char *dir, struct html *h, struct kprof_err *err)
 	char path[PATH_MAX];
 	int col[NC], ret;
 
-	snprintf(path, sizeof(path), "%s/roofline.csv", dir);
-	if (access(path, F_OK))
+	int fd = kprof_outdir_reopen(h->od, "roofline.csv", err);
+
+	snprintf(path, sizeof(path), "%s/roofline.csv", h->dir);
+	if (fd == -ENOENT)
 		return 0;
-	if (kprof_csv_open(path, &r, err))
+	if (fd < 0 || kprof_csv_open_fd(fd, path, &r, err))
 		return -1;
 	for (int i = 0; i < NC; i++)
 		col[i] = kprof_csv_rcol(&r, name[i]);
@@ -1102,12 +1161,12 @@ static void rl_grid(FILE *f, const struct rl_axes *a)
  * summed intensity and achieved rate, its area proportional to its time.
  * Then the same figures as a table, one row per kind.
  */
-static int roofline(FILE *f, const char *dir, struct html *h, struct kprof_err *err)
+static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 {
 	double roof[RL_ROOFS][3], tot = 0;
 	struct rl_axes a = { INFINITY, -INFINITY, INFINITY, -INFINITY };
 	size_t *ord, n = 0, nroof = 0, nplot;
-	int r = roofline_sums(dir, h, err);
+	int r = roofline_sums(h, err);
 
 	if (r <= 0)
 		return r;
@@ -1231,16 +1290,17 @@ static int roofline(FILE *f, const char *dir, struct html *h, struct kprof_err *
 }
 
 /* A CSV file as an escaped HTML table (bubbles.csv, if there). */
-static int csv_table(FILE *f, const char *dir, const char *name, const char *id,
+static int csv_table(FILE *f, struct html *h, const char *name, const char *id,
 		     struct kprof_err *err)
 {
 	struct kprof_csv_table t;
 	char path[PATH_MAX];
+	int fd = kprof_outdir_reopen(h->od, name, err);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (access(path, F_OK))
+	snprintf(path, sizeof(path), "%s/%s", h->dir, name);
+	if (fd == -ENOENT)
 		return 0;
-	if (kprof_csv_load(path, &t, err))
+	if (fd < 0 || kprof_csv_load_fd(fd, path, &t, err))
 		return -1;
 	fprintf(f, "<table id=\"%s\"><tr>", id);
 	for (int c = 0; c < t.ncols; c++) {
@@ -1325,7 +1385,7 @@ static const char html_js[] =
 	"document.getElementById('js-status').textContent=kinds.length+' op kinds, '+ops+' ops';\n"
 	"})();\n";
 
-static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_err *err)
+static void write_page(FILE *f, struct html *h, struct kprof_err *err)
 {
 	int have_report, have_bub;
 
@@ -1368,11 +1428,11 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 	slowest_ops(f, h);
 
 	fputs("<h2>Bottlenecks</h2>\n", f);
-	have_report = verdict(f, dir);
+	have_report = verdict(f, h);
 	/* a broken CSV of these is left out, the rest of the page stands */
-	if (roofline(f, dir, h, err) < 0)
+	if (roofline(f, h, err) < 0)
 		fputs("<p class=\"note\">roofline.csv could not be read.</p>\n", f);
-	have_bub = csv_table(f, dir, "bubbles.csv", "bubbles", err);
+	have_bub = csv_table(f, h, "bubbles.csv", "bubbles", err);
 	if (have_bub < 0) {
 		fputs("<p class=\"note\">bubbles.csv could not be read.</p>\n", f);
 		have_bub = 1;
@@ -1388,22 +1448,22 @@ static void write_page(FILE *f, const char *dir, struct html *h, struct kprof_er
 		fputs("<p class=\"note\">No bubbles.csv (per-core bubble analysis) in this "
 		      "directory.</p>\n", f);
 	fputs("<h2>summary.txt</h2>\n", f);
-	if (!pre_file(f, dir, "summary.txt", "summary"))
+	if (!pre_file(f, h, "summary.txt", "summary"))
 		fputs("<p class=\"note\">No summary.txt.</p>\n", f);
 	fputs("<script>\n", f);
 	fputs(html_js, f);
 	fputs("</script>\n</body></html>\n", f);
 }
 
-int kprof_html_write(const char *dir, struct kprof_err *err)
+int kprof_html_write(struct kprof_outdir *od, struct kprof_err *err)
 {
+	struct kprof_outfile of;
 	struct html h;
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	FILE *f = NULL;
 	int ret;
 
 	memset(&h, 0, sizeof(h));
-	h.dir = dir;
+	h.od = od;
+	h.dir = kprof_outdir_path(od);
 	ret = read_ops(&h, err);
 	if (!ret)
 		ret = kind_medians(&h, err);
@@ -1411,22 +1471,12 @@ int kprof_html_write(const char *dir, struct kprof_err *err)
 		ret = read_counters(&h, err);
 	if (!ret)
 		ret = timeline(&h, err);
+	if (!ret)
+		ret = kprof_outfile_create(od, "report.html", &of, err);
 	if (ret)
 		goto out;
-
-	snprintf(path, sizeof(path), "%s/report.html", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f) {
-		ret = kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	write_page(f, dir, &h, err);
-	if (ferror(f) | (fclose(f) != 0) || rename(tmp, path)) {
-		unlink(tmp);
-		ret = kprof_err_set(err, EIO, "writing %s failed", path);
-	}
-	f = NULL;
+	write_page(of.f, &h, err);
+	ret = kprof_outfile_commit(&of, 0, err);
 out:
 	for (size_t i = 0; i < h.nkinds; i++)
 		free(h.kinds[i].op);
@@ -1438,6 +1488,7 @@ out:
 		free(h.slow[i].cores);
 	}
 	free(h.tr);
+	kprof_hidx_free(&h.trh);
 	free(h.cells);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * report.html: one self-contained page (inline CSS, JS and SVG; nothing
- * fetched) made from the output files already in a report directory:
+ * fetched) made from the output files this report wrote before it:
  * ops.csv (required), host_events.csv, counters.csv, trace.json, and, if
  * present, report.md and bubbles.csv. Same inputs give the same bytes.
  * The inputs are streamed, so memory does not grow with the capture.
@@ -25,8 +25,14 @@
 /* kernel times held at once for the per-kind medians (more: more passes) */
 #define KPROF_HTML_MEDIAN_BUDGET	(1u << 20)
 
-/* Writes DIR/report.html from the files in DIR. 0 or -errno with err set. */
-int kprof_html_write(const char *dir, struct kprof_err *err);
+struct kprof_outdir;
+
+/*
+ * Writes report.html in od from the outputs this report wrote there
+ * before (kprof_outdir_reopen: nothing else in the directory is read).
+ * 0 or -errno with err set.
+ */
+int kprof_html_write(struct kprof_outdir *od, struct kprof_err *err);
 
 /* HTML-escapes s (& < > " ') to f. */
 void kprof_html_escape(FILE *f, const char *s);

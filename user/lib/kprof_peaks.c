@@ -5,8 +5,10 @@
  * typo does not silently fall back to a default.
  */
 #include "kprof_peaks.h"
+#include "kprof_env.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #include <json.h>
+
+#include "kprof_fs.h"
 
 #define LATENCY_FRAC_DEFAULT	0.2
 
@@ -154,20 +158,13 @@ int kprof_peaks_parse(const char *text, struct kprof_peaks *p, struct kprof_err 
 
 int kprof_peaks_load(const char *path, struct kprof_peaks *p, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf = kprof_in_read(AT_FDCWD, path, NULL, KPROF_IN_JSON_MAX, NULL, err);
 	int ret;
 
-	if (!f)
-		return kprof_err_set(err, errno, "cannot open peaks file %s: %s", path,
-				     strerror(errno));
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		fclose(f);
-		free(buf);
-		return kprof_err_set(err, EIO, "cannot read peaks file %s", path);
+	if (!buf) {
+		kprof_err_prefix(err, "peaks file");
+		return -(err ? err->code : EIO);
 	}
-	fclose(f);
 	ret = kprof_peaks_parse(buf, p, err);
 	free(buf);
 	if (ret && err) {
@@ -188,12 +185,12 @@ static int is_file(const char *p)
 
 int kprof_peaks_default(const char *device, char *buf, size_t len)
 {
-	const char *env = getenv("KPROF_PEAKS_DIR");
+	const char *env = kprof_env("KPROF_PEAKS_DIR");
 	const char *rel[] = { "../share/kprof/peaks", "../data/peaks" };
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 
-	if (env && env[0]) {
+	if (env) {
 		snprintf(buf, len, "%s/%s.json", env, device);
 		return is_file(buf) ? 0 : -ENOENT;
 	}
@@ -210,8 +207,8 @@ int kprof_peaks_default(const char *device, char *buf, size_t len)
 		}
 	}
 	/* a build directory outside the tree (the VM lane's BUILD) */
-	env = getenv("KPROF_ROOT");
-	if (env && env[0]) {
+	env = kprof_env("KPROF_ROOT");
+	if (env) {
 		snprintf(buf, len, "%s/data/peaks/%s.json", env, device);
 		if (is_file(buf))
 			return 0;

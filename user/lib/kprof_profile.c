@@ -6,6 +6,7 @@
  * trace nothing.
  */
 #include "kprof_profile.h"
+#include "kprof_env.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -279,12 +280,12 @@ static bool is_dir(const char *p)
 
 int kprof_profiles_dir(char *buf, size_t len)
 {
-	const char *env = getenv("KPROF_PROFILES");
+	const char *env = kprof_env("KPROF_PROFILES");
 	char exe[PATH_MAX], *slash;
 	const char *rel[] = { "../share/kprof/profiles", "../data/profiles" };
 	ssize_t n;
 
-	if (env && env[0]) {
+	if (env) {
 		snprintf(buf, len, "%s", env);
 		return is_dir(buf) ? 0 : -ENOENT;
 	}

@@ -27,7 +27,15 @@ static inline size_t min_size(unsigned int type)
 		return sizeof(struct kprof_host_event);
 	if (type == KPROF_HREC_BPF_STATS)
 		return sizeof(struct kprof_host_bpf_stats);
-	return 0;
+	switch (type) {
+	case KPROF_GREC_AGENT:		return sizeof(struct kprof_grec_agent);
+	case KPROF_GREC_KERNEL:		return sizeof(struct kprof_grec_kernel);
+	case KPROF_GREC_COPY:		return sizeof(struct kprof_grec_copy);
+	case KPROF_GREC_API:		return sizeof(struct kprof_grec_api);
+	case KPROF_GREC_NAME:		return sizeof(struct kprof_grec_name);
+	case KPROF_GREC_DROPPED:	return sizeof(struct kprof_grec_dropped);
+	default:			return 0;
+	}
 }
 
 size_t kprof_rec_min_size(unsigned int type)
@@ -48,6 +56,12 @@ const char *kprof_rec_type_name(unsigned int type)
 	case KPROF_REC_STATE:		return "STATE";
 	case KPROF_HREC_IOCTL:		return "IOCTL";
 	case KPROF_HREC_BPF_STATS:	return "BPF_STATS";
+	case KPROF_GREC_AGENT:		return "GPU_AGENT";
+	case KPROF_GREC_KERNEL:		return "GPU_KERNEL";
+	case KPROF_GREC_COPY:		return "GPU_COPY";
+	case KPROF_GREC_API:		return "GPU_API";
+	case KPROF_GREC_NAME:		return "GPU_NAME";
+	case KPROF_GREC_DROPPED:	return "GPU_DROPPED";
 	default:			return "UNKNOWN";
 	}
 }

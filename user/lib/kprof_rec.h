@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Record reader: the one parser for the {type, size, flags} record format,
- * used for the device stream (struct kprof_rec_* from <linux/kprof.h>)
- * and for the host spool (<kprof/host_event.h>).
+ * used for the device stream (struct kprof_rec_* from <linux/kprof.h>),
+ * the host spool (<kprof/host_event.h>) and the GPU agent's spools
+ * (<kprof/gpu_rec.h>).
  *
  * Validation per record: size >= 8, size % 8 == 0, size >= the minimum for
  * the type (and for COUNTERS, room for popcount(counter_mask) values), and
@@ -18,6 +19,7 @@
 #include <stdint.h>
 #include <linux/kprof.h>
 #include <kprof/host_event.h>
+#include <kprof/gpu_rec.h>
 
 #include "kprof_err.h"
 

@@ -26,15 +26,22 @@
 #include "kprof_agg.h"
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
+#include "kprof_gpu.h"
+#include "kprof_hash.h"
 #include "kprof_html.h"
 #include "kprof_lag.h"
+#include "kprof_outdir.h"
 #include "kprof_spool.h"
+#include "kprof_text.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
 #include "kprof_ttmetal.h"
 #include "kprof_writers.h"
 
+#define CONFIG_NAME	"config.json"
+#define CONFIG_FILE	KPROF_SPOOL_DIR "/" CONFIG_NAME
 #define MAX_EVENTS_KEPT	1000	/* state records listed (clock changes: all) */
+#define MAX_GPU_SPOOLS	64	/* agent spools listed (NVIDIA captures) */
 #define PROGRESS_EVERY	(1U << 20)
 
 struct clock_ev {
@@ -64,36 +71,39 @@ struct capture {
 	uint64_t slack_ns;		/* what pass 2 used */
 	int slack_capped;
 	uint64_t records;
+	/* NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
+	 * process, read as device and host records (kprof_gpu.h) in place
+	 * of raw/device.kspool's records and raw/host.kspool */
+	int nvidia;
+	struct kprof_gpu_src *gdev, *ghost;
+	struct kprof_gpu_spool gspools[MAX_GPU_SPOOLS];
+	int ngspools, gpick;		/* spools found; the one read (-1: none) */
 };
 
-static int mkdir_one(const char *dir, struct kprof_err *err)
+/* The device and host record streams, whichever spools hold them. */
+static int dev_next(struct capture *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
 {
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return kprof_err_set(err, errno, "cannot create directory %s: %s", dir,
-				     strerror(errno));
-	return 0;
+	return c->gdev ? kprof_gpu_next(c->gdev, r, err) : kprof_spool_next(c->dev, r, err);
 }
 
-static int write_file_atomic(const char *path, const char *text, struct kprof_err *err)
+static int host_next(struct capture *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	int bad;
+	return c->ghost ? kprof_gpu_next(c->ghost, r, err) : kprof_spool_next(c->host, r, err);
+}
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", tmp, strerror(errno));
-	fputs(text, f);
-	bad = ferror(f);
-	bad |= fflush(f) != 0;
-	bad |= fsync(fileno(f)) != 0;
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
-		unlink(tmp);
-		return kprof_err_set(err, EIO, "writing %s failed", path);
-	}
-	return 0;
+static int have_host(const struct capture *c)
+{
+	return c->host || c->ghost;
+}
+
+static const struct kprof_spool_stats *dev_stats(const struct capture *c)
+{
+	return c->gdev ? kprof_gpu_spool_stats(c->gdev) : kprof_spool_reader_stats(c->dev);
+}
+
+static const struct kprof_spool_stats *host_stats(const struct capture *c)
+{
+	return c->ghost ? kprof_gpu_spool_stats(c->ghost) : kprof_spool_reader_stats(c->host);
 }
 
 /* Makes room for one more element in *arr (doubling from init). */
@@ -123,7 +133,7 @@ static int pass1(struct capture *c, struct kprof_err *err)
 	const struct kprof_rec_hdr *rec;
 	int ret;
 
-	while ((ret = kprof_spool_next(c->dev, &rec, err)) == KPROF_REC_OK) {
+	while ((ret = dev_next(c, &rec, err)) == KPROF_REC_OK) {
 		if (rec->flags & KPROF_RECF_CORRUPT)
 			continue;
 		kprof_lag_rec(&c->lag, rec);
@@ -154,17 +164,39 @@ static int pass1(struct capture *c, struct kprof_err *err)
 	}
 	if (ret < 0)
 		return -(err ? err->code : EBADMSG);
+	if (c->gdev) {
+		/* the GPU's (device, stream) tracks are its "cores" */
+		c->dev_hdr.device.num_cores = kprof_gpu_ntracks(c->gdev);
+		return kprof_gpu_rewind(c->gdev, err);
+	}
 	return kprof_spool_rewind(c->dev, err);
+}
+
+/* An NVIDIA capture whose CUPTI timestamps are host CLOCK_MONOTONIC. */
+static int gpu_monotonic(const struct capture *c)
+{
+	return c->gdev && kprof_gpu_stats(c->gdev)->clock == KPROF_GCLOCK_MONOTONIC;
 }
 
 static void fit_capture(struct capture *c, struct kprof_err *err)
 {
 	double hz = (double)c->dev_hdr.device.ref_clock_hz;
 
+	if (gpu_monotonic(c)) {
+		/* CUPTI's timestamps are CLOCK_MONOTONIC already (the agent's
+		 * timestamp callback): nothing to fit */
+		kprof_tsfit_linear(&c->fit, 1.0, 0);
+		kprof_tsfit_linear(&c->oneshot, 1.0, 0);
+		c->oneshot_max_diff_ns = NAN;
+		return;
+	}
+
 	if (!(hz > 0))
 		hz = 1e9;	/* no nominal rate: treat cycles as ns */
 	kprof_tsfit_piecewise(c->pts, c->npts, hz, &c->fit, err);
 	kprof_tsfit_oneshot(c->pts, c->npts, hz, &c->oneshot, err);
+	if (c->ghost)
+		kprof_gpu_set_fit(c->ghost, &c->fit);	/* API times are CUPTI's too */
 	c->oneshot_max_diff_ns = NAN;
 	for (size_t i = 0; i < c->npts; i++) {
 		double d = fabs(kprof_tsfit_to_host(&c->oneshot, c->pts[i].device_cycles) -
@@ -315,23 +347,23 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	double dk = 0, hk = 0;
 	int dret, hret = KPROF_REC_END, ret = 0;
 	uint64_t total = 0;	/* unknown: the callback gets 0 */
-	dret = kprof_spool_next(fd->c->dev, &dr, err);
+	dret = dev_next(fd->c, &dr, err);
 	if (dret == KPROF_REC_OK)
 		dk = dev_key(fd, dr);
-	if (fd->c->host) {
-		hret = kprof_spool_next(fd->c->host, &hr, err);
+	if (have_host(fd->c)) {
+		hret = host_next(fd->c, &hr, err);
 		if (hret == KPROF_REC_OK)
 			hk = host_key(hr);
 	}
 	while (dret == KPROF_REC_OK || hret == KPROF_REC_OK) {
 		if (dret == KPROF_REC_OK && (hret != KPROF_REC_OK || dk <= hk)) {
 			ret = feed_dev(fd, dr, dk, err);
-			dret = kprof_spool_next(fd->c->dev, &dr, err);
+			dret = dev_next(fd->c, &dr, err);
 			if (dret == KPROF_REC_OK)
 				dk = dev_key(fd, dr);
 		} else {
 			ret = feed_host(fd, hr, err);
-			hret = kprof_spool_next(fd->c->host, &hr, err);
+			hret = host_next(fd->c, &hr, err);
 			if (hret == KPROF_REC_OK)
 				hk = host_key(hr);
 		}
@@ -339,7 +371,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 			return ret;
 		if (++fd->c->records % PROGRESS_EVERY == 0 && fd->opts && fd->opts->progress)
 			fd->opts->progress(fd->opts->progress_ctx, fd->c->records,
-					   kprof_spool_reader_stats(fd->c->dev)->bytes, total);
+					   dev_stats(fd->c)->bytes, total);
 	}
 	if (dret < 0 || hret < 0)
 		return -(err ? err->code : EBADMSG);
@@ -385,11 +417,15 @@ static const char *fit_method(int m)
 
 static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 {
+	char name[KPROF_NAME_LEN];
+
 	fprintf(f, "ops: %" PRIu64 " (%" PRIu64 " with FW markers)\n", o->nops,
 		o->ops_with_fw);
-	if (o->op_filter)
-		fprintf(f, "op filter '%s': %" PRIu64 " ops left out\n", o->op_filter,
-			o->ops_filtered);
+	if (o->op_filter) {
+		fputs("op filter '", f);
+		kprof_text_put(f, o->op_filter);
+		fprintf(f, "': %" PRIu64 " ops left out\n", o->ops_filtered);
+	}
 	fprintf(f, "device FW time, sum over ops: %.0f ns%s\n", o->fw_sum_ns, unit_note);
 	fprintf(f, "device kernel time, sum over ops: %.0f ns\n", o->kernel_sum_ns);
 	if (!isnan(o->first_fw_ns) && !isnan(o->last_fw_end_ns))
@@ -399,17 +435,19 @@ static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
 	fprintf(f, "\ntop %u ops by device time (FW duration, else kernel):\n", o->ntop);
 	fprintf(f, "  %-20s %-32s %14s %14s\n", "GLOBAL CALL COUNT", "OP CODE",
 		"FW [ns]", "KERNEL [ns]");
+	/* op codes come from the device or a log: no control characters */
 	for (unsigned int i = 0; i < o->ntop; i++)
 		fprintf(f, "  %-20" PRIu64 " %-32s %14.0f %14.0f\n", o->top[i].seq,
-			o->top[i].op_code[0] ? o->top[i].op_code : "-", o->top[i].fw_ns,
-			o->top[i].kernel_ns);
+			o->top[i].op_code[0] ? kprof_text_safe(name, sizeof(name), o->top[i].op_code) :
+			"-", o->top[i].fw_ns, o->top[i].kernel_ns);
 	fprintf(f, "\nby op code:\n  %-32s %8s %16s %14s %14s %14s\n", "OP CODE", "COUNT",
 		"FW SUM [ns]", "FW AVG [ns]", "FW MIN [ns]", "FW MAX [ns]");
 	for (unsigned int i = 0; i < o->ncodes; i++) {
 		const struct kprof_out_code *c = &o->codes[i];
 
 		fprintf(f, "  %-32s %8" PRIu64 " %16.0f %14.0f %14.0f %14.0f\n",
-			c->op_code[0] ? c->op_code : "-", c->count, c->fw_sum_ns,
+			c->op_code[0] ? kprof_text_safe(name, sizeof(name), c->op_code) : "-",
+			c->count, c->fw_sum_ns,
 			c->count ? c->fw_sum_ns / (double)c->count : 0.0,
 			isnan(c->fw_min_ns) ? 0.0 : c->fw_min_ns,
 			isnan(c->fw_max_ns) ? 0.0 : c->fw_max_ns);
@@ -436,24 +474,81 @@ static int64_t config_ring_lost(const char *config)
 	return n;
 }
 
-static int write_summary(const char *outdir, struct capture *c, struct kprof_out *o,
-			 const struct kprof_agg_stats *as, const char *config,
-			 struct kprof_err *err)
+/* NVIDIA: where the data came from and what the agent could not do. */
+static void summary_gpu(FILE *f, const struct capture *c)
+{
+	const struct kprof_gpu_stats *g;
+
+	fprintf(f, "\nGPU capture (CUPTI agent in the workload):\n");
+	if (!c->gdev) {
+		fprintf(f, "  no CUDA process loaded the agent (no raw/gpu-PID.kspool): the command made no CUDA call, or CUDA_INJECTION64_PATH was overridden  <-- no GPU data\n");
+		return;
+	}
+	g = kprof_gpu_stats(c->gdev);
+	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool\n", g->pid,
+		g->comm[0] ? g->comm : "?", g->ppid, g->cupti_version,
+		c->gspools[c->gpick].pid);
+	fprintf(f, "  host timestamps: CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)\n");
+	if (g->clock == KPROF_GCLOCK_MONOTONIC)
+		fprintf(f, "  clock: CUPTI timestamps are host CLOCK_MONOTONIC (the agent's timestamp callback); no conversion\n");
+	else
+		fprintf(f, "  clock: CUPTI's own, mapped to CLOCK_MONOTONIC by the agent's sync triples (time sync below)\n");
+	fprintf(f, "  kernels %" PRIu64 ", memcpys %" PRIu64 ", memsets %" PRIu64 ", launch calls %" PRIu64
+		", sync calls %" PRIu64 ", tracks (GPU, stream) %u\n", g->kernels, g->memcpys,
+		g->memsets, g->api_launches, g->api_syncs, kprof_gpu_ntracks(c->gdev));
+	fprintf(f, "  CUPTI records dropped: %" PRIu64 "%s\n", g->dropped,
+		g->dropped ? "  <-- kernels, copies or API calls are missing: raise KPROF_AGENT_BUFFER_KB / KPROF_AGENT_BUFFERS" : "");
+	if (g->no_buffer)
+		fprintf(f, "  buffers the agent refused (its memory bound): %" PRIu64 "\n", g->no_buffer);
+	fprintf(f, "  agent stopped cleanly: %s\n", g->stopped ? "yes" :
+		"NO  <-- the process did not exit normally (killed?): records CUPTI still held are lost");
+	if (g->forks)
+		fprintf(f, "  fork() calls: %" PRIu64 " (a child without exec is not profiled; one that execs a CUDA program has its own spool)\n",
+			g->forks);
+	if (g->multiple_subscribers)
+		fprintf(f, "  another CUPTI client held the process (a profiler, e.g. Nsight or PyTorch's): its activity may be missing\n");
+	if (g->unnamed || g->bad_names)
+		fprintf(f, "  kernels without a name: %" PRIu64 ", bad name records: %" PRIu64 "\n",
+			g->unnamed, g->bad_names);
+	if (g->tracks_over)
+		fprintf(f, "  ops on streams past the first %u tracks (drawn on the last one): %" PRIu64 "\n",
+			KPROF_GPU_MAX_TRACKS, g->tracks_over);
+	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++)
+		fprintf(f, "  agent: %s failed (%d)\n", g->errors[i].text, g->errors[i].code);
+	if (g->nerrors > KPROF_GPU_MAX_ERRORS)
+		fprintf(f, "  agent: %u more errors\n", g->nerrors - KPROF_GPU_MAX_ERRORS);
+	if (c->ngspools > 1) {
+		fprintf(f, "  other CUDA processes, not in these outputs (their spools are in raw/):");
+		for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++)
+			if (i != c->gpick)
+				fprintf(f, " %u (%" PRIu64 " bytes)", c->gspools[i].pid,
+					c->gspools[i].bytes);
+		if (c->ngspools > MAX_GPU_SPOOLS)
+			fprintf(f, " and %d more", c->ngspools - MAX_GPU_SPOOLS);
+		fprintf(f, "\n");
+	}
+}
+
+/* summary.txt up to the analysis' part (kprof_analysis_finish adds it) */
+static void write_summary(FILE *f, struct capture *c, struct kprof_out *o,
+			  const struct kprof_agg_stats *as, const char *config)
 {
 	int64_t klost = config_ring_lost(config);
 	const struct kprof_device_info *d = &c->dev_hdr.device;
-	const struct kprof_spool_stats *ds = kprof_spool_reader_stats(c->dev);
-	char path[PATH_MAX];
-	FILE *f;
-	int bad;
+	const struct kprof_spool_stats *ds = dev_stats(c);
+	char name[sizeof(d->name) + 1], backend[sizeof(d->backend) + 1];
 
-	snprintf(path, sizeof(path), "%s/summary.txt", outdir);
-	f = fopen(path, "we");
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-	fprintf(f, "kprof capture summary\n\ndevice: %.*s (backend %.*s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
-		(int)sizeof(d->name), d->name, (int)sizeof(d->backend), d->backend,
-		d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
+	/* names come from the device or the agent: no control characters */
+	kprof_text_safen(name, sizeof(name), d->name, sizeof(d->name));
+	kprof_text_safen(backend, sizeof(backend), d->backend, sizeof(d->backend));
+	if (c->nvidia)
+		fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u tracks (GPU, stream), timestamps in ns\n",
+			name, backend, d->num_cores);
+	else
+		fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
+			name, backend, d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
+	if (c->nvidia)
+		summary_gpu(f, c);
 	summary_ops(f, o, "");
 
 	fprintf(f, "\nlost and late data:\n");
@@ -485,8 +580,8 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 		c->slack_capped ? "  <-- capped: records later than that count as late data" : "");
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
 		ds->truncated_bytes ? " (capture ended mid-write; earlier data kept)" : "");
-	if (c->host) {
-		const struct kprof_spool_stats *hs = kprof_spool_reader_stats(c->host);
+	if (have_host(c)) {
+		const struct kprof_spool_stats *hs = host_stats(c);
 
 		fprintf(f, "  host spool: %" PRIu64 " events, truncated tail %" PRIu64 " bytes\n",
 			as->host_events, hs->truncated_bytes);
@@ -498,9 +593,12 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 			(uint64_t)c->bpf.events, (uint64_t)c->bpf.reserve_failed,
 			(uint64_t)c->bpf.unmatched_exit);
 
-	fprintf(f, "\nclock:\n  at capture start: %u MHz, %s\n", d->clock_mhz,
-		(d->clock_flags & KPROF_CLOCK_LOCKED) ? "locked" :
-		"NOT locked (durations may vary with DVFS)");
+	if (c->nvidia && !d->clock_mhz)
+		fprintf(f, "\nclock:\n  at capture start: not read (an NVIDIA GPU's clock is NVML's: kprofctl info / lock-clock)\n");
+	else
+		fprintf(f, "\nclock:\n  at capture start: %u MHz, %s\n", d->clock_mhz,
+			(d->clock_flags & KPROF_CLOCK_LOCKED) ? "locked" :
+			"NOT locked (durations may vary with DVFS)");
 	fprintf(f, "  changes during capture: %zu\n", c->clocks_total);
 	for (size_t i = 0; i < c->nclocks && i < 20; i++)
 		fprintf(f, "    at %" PRIu64 " ns: %u MHz%s\n", c->clocks[i].host_ns,
@@ -511,8 +609,11 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 			c->clocks_total - 20);
 
 	fprintf(f, "\ntime sync (device cycles -> host CLOCK_MONOTONIC):\n");
-	fprintf(f, "  method: %s, samples %zu, used %zu, rejected %zu\n",
-		fit_method(c->fit.method), c->fit.samples, c->fit.used, c->fit.rejected);
+	if (gpu_monotonic(c))
+		fprintf(f, "  none needed: the agent put CUPTI's timestamps on CLOCK_MONOTONIC\n");
+	else
+		fprintf(f, "  method: %s, samples %zu, used %zu, rejected %zu\n",
+			fit_method(c->fit.method), c->fit.samples, c->fit.used, c->fit.rejected);
 	if (c->fit.method == KPROF_TS_PIECEWISE)
 		fprintf(f, "  error bound: %.0f ns; drift %.1f ppm; median read window %.0f ns\n",
 			c->fit.err_bound_ns, c->fit.drift_ppm, c->fit.median_window_ns);
@@ -525,9 +626,6 @@ static int write_summary(const char *outdir, struct capture *c, struct kprof_out
 	for (size_t i = 0; i < c->nstates; i++)
 		fprintf(f, "  at %" PRIu64 " ns: %s (%s)\n", c->states[i].host_ns,
 			state_name(c->states[i].state), reason_name(c->states[i].reason));
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
 }
 
 static json_object *jstrn(const char *s, size_t max)
@@ -640,28 +738,87 @@ static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_ou
 	return j;
 }
 
-static int write_params(const char *outdir, json_object *root, struct kprof_err *err)
+/* params.json "gpu": the agent's account of itself (NVIDIA captures) */
+static json_object *gpu_json(const struct capture *c)
 {
-	char path[PATH_MAX];
-	int ret;
+	json_object *o = json_object_new_object(), *e, *sp = json_object_new_array();
+	const struct kprof_gpu_stats *g;
 
-	snprintf(path, sizeof(path), "%s/params.json", outdir);
-	ret = write_file_atomic(path, json_object_to_json_string_ext(root,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE), err);
-	if (!ret) {
-		/* json-c leaves no trailing newline: add one for text tools */
-		FILE *f = fopen(path, "ae");
-
-		if (f) {
-			fputc('\n', f);
-			fclose(f);
-		}
+#define ADD(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+	for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++) {
+		e = json_object_new_object();
+		json_object_object_add(e, "pid", json_object_new_int64(c->gspools[i].pid));
+		json_object_object_add(e, "bytes", json_object_new_int64((int64_t)c->gspools[i].bytes));
+		json_object_object_add(e, "aggregated", json_object_new_boolean(i == c->gpick));
+		json_object_array_add(sp, e);
 	}
-	return ret;
+	json_object_object_add(o, "spools", sp);
+	ADD("spools_total", c->ngspools);
+	if (!c->gdev)
+		return o;
+	g = kprof_gpu_stats(c->gdev);
+	json_object_object_add(o, "host_timestamps",
+			       json_object_new_string("CUPTI API activity records (launch and sync calls)"));
+	json_object_object_add(o, "clock", json_object_new_string(
+		g->clock == KPROF_GCLOCK_MONOTONIC ? "CLOCK_MONOTONIC (timestamp callback)" :
+		"CUPTI, mapped by sync triples"));
+	ADD("pid", g->pid);
+	ADD("ppid", g->ppid);
+	json_object_object_add(o, "comm", json_object_new_string(g->comm));
+	ADD("cupti_version", g->cupti_version);
+	ADD("kernels", g->kernels);
+	ADD("memcpys", g->memcpys);
+	ADD("memsets", g->memsets);
+	ADD("api_launches", g->api_launches);
+	ADD("api_syncs", g->api_syncs);
+	ADD("tracks", kprof_gpu_ntracks(c->gdev));
+	ADD("tracks_over", g->tracks_over);
+	ADD("dropped_records", g->dropped);
+	ADD("buffers_refused", g->no_buffer);
+	json_object_object_add(o, "agent_stopped", json_object_new_boolean(g->stopped));
+	ADD("agent_records_written", g->records_written);
+	ADD("forks", g->forks);
+	json_object_object_add(o, "multiple_subscribers",
+			       json_object_new_boolean(g->multiple_subscribers != 0));
+	ADD("unnamed_kernels", g->unnamed);
+	ADD("bad_name_records", g->bad_names);
+	e = json_object_new_array();
+	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "call", json_object_new_string(g->errors[i].text));
+		json_object_object_add(x, "code", json_object_new_int(g->errors[i].code));
+		json_object_array_add(e, x);
+	}
+	json_object_object_add(o, "agent_errors", e);
+	ADD("agent_errors_total", g->nerrors);
+#undef ADD
+	return o;
 }
 
-static int capture_params(const char *outdir, struct capture *c, const char *config,
+/* text as the whole file od/name, synced (small files a later report needs) */
+static int write_text(struct kprof_outdir *od, const char *name, const char *text,
+		      const char *tail, struct kprof_err *err)
+{
+	struct kprof_outfile of;
+	int ret = kprof_outfile_create(od, name, &of, err);
+
+	if (ret)
+		return ret;
+	fputs(text, of.f);
+	fputs(tail, of.f);
+	return kprof_outfile_commit(&of, KPROF_OUTFILE_SYNC, err);
+}
+
+static int write_params(struct kprof_outdir *od, json_object *root, struct kprof_err *err)
+{
+	/* json-c leaves no trailing newline: add one for text tools */
+	return write_text(od, "params.json", json_object_to_json_string_ext(root,
+			  JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			  JSON_C_TO_STRING_NOSLASHESCAPE), "\n", err);
+}
+
+static int capture_params(struct kprof_outdir *od, struct capture *c, const char *config,
 			  const struct kprof_report_opts *opts,
 			  const struct kprof_agg_stats *as, struct kprof_out *o,
 			  struct kprof_err *err)
@@ -677,7 +834,8 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 			       json_object_new_string(opts->version) : NULL);
 	json_object_object_add(k, "uapi_version", json_object_new_int(KPROF_UAPI_VERSION));
 	json_object_object_add(k, "spool_version", json_object_new_int(KPROF_SPOOL_VERSION));
-	json_object_object_add(k, "source", json_object_new_string("kprof capture"));
+	json_object_object_add(k, "source", json_object_new_string(
+		c->nvidia ? "kprof capture (NVIDIA: CUPTI agent)" : "kprof capture"));
 	json_object_object_add(root, "kprof", k);
 	json_object_object_add(root, "config", config_json(config));
 	json_object_object_add(root, "device", device_json(&c->dev_hdr));
@@ -715,11 +873,11 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 	}
 	json_object_object_add(root, "capture_states", st);
 	json_object_object_add(sp, "device_truncated_bytes",
-			       json_object_new_int64((int64_t)kprof_spool_reader_stats(c->dev)->truncated_bytes));
-	json_object_object_add(sp, "host_truncated_bytes", c->host ?
-			       json_object_new_int64((int64_t)kprof_spool_reader_stats(c->host)->truncated_bytes) : NULL);
+			       json_object_new_int64((int64_t)dev_stats(c)->truncated_bytes));
+	json_object_object_add(sp, "host_truncated_bytes", have_host(c) ?
+			       json_object_new_int64((int64_t)host_stats(c)->truncated_bytes) : NULL);
 	json_object_object_add(sp, "device_unknown_records_skipped",
-			       json_object_new_int64((int64_t)kprof_spool_reader_stats(c->dev)->skipped));
+			       json_object_new_int64((int64_t)dev_stats(c)->skipped));
 	json_object_object_add(root, "spool", sp);
 	if (c->have_bpf) {
 		json_object *b = json_object_new_object();
@@ -742,22 +900,25 @@ static int capture_params(const char *outdir, struct capture *c, const char *con
 				       json_object_new_int64((int64_t)c->lag.unknown));
 		json_object_object_add(root, "aggregation", a);
 	}
+	if (c->nvidia)
+		json_object_object_add(root, "gpu", gpu_json(c));
 	json_object_object_add(root, "stats", stats_json(as, o));
-	ret = write_params(outdir, root, err);
+	ret = write_params(od, root, err);
 	json_object_put(root);
 	return ret;
 }
 
 /* ---------------------------------------------------------------- */
 
-static int load_config(const char *capture_dir, const char *outdir,
+static int load_config(int capfd, const char *capture_dir, struct kprof_outdir *od,
 		       const struct kprof_report_opts *opts, char **config,
 		       struct kprof_err *err)
 {
 	char path[PATH_MAX];
+	struct kprof_err e = { 0 };
 	json_object *o;
 
-	snprintf(path, sizeof(path), "%s/raw/config.json", capture_dir);
+	snprintf(path, sizeof(path), "%s/" CONFIG_FILE, capture_dir);
 	*config = NULL;
 	if (opts && opts->config_json) {
 		o = json_tokener_parse(opts->config_json);
@@ -768,13 +929,19 @@ static int load_config(const char *capture_dir, const char *outdir,
 		json_object_put(o);
 		/* saved with the capture's own report only: a report written
 		 * elsewhere leaves the capture directory alone */
-		if (!strcmp(capture_dir, outdir) &&
-		    write_file_atomic(path, opts->config_json, err))
-			return -(err ? err->code : EIO);
+		if (kprof_outdir_is(od, capfd)) {
+			struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, err);
+
+			if (!raw || write_text(raw, CONFIG_NAME, opts->config_json, "", err))
+				return -(err ? err->code : EIO);
+		}
 		*config = strdup(opts->config_json);
 		return *config ? 0 : kprof_err_set(err, ENOMEM, "out of memory");
 	}
-	*config = kprof_read_file(path);	/* absent: params.json has "config": null */
+	*config = kprof_in_read(capfd, CONFIG_FILE, path, KPROF_IN_JSON_MAX, NULL, &e);
+	/* absent: params.json has "config": null; anything else is refused */
+	if (!*config && e.code != ENOENT)
+		return kprof_err_set(err, e.code, "%s", e.msg);
 	return 0;
 }
 
@@ -825,6 +992,35 @@ static unsigned int pick_group(const struct kprof_report_opts *opts, const char 
 	return g;
 }
 
+/* NVIDIA: the agent spool of the process with the most records, as the
+ * device and the host record streams (kprof_gpu.h); none is no error */
+static int open_gpu(struct capture *c, int capfd, const char *capture_dir,
+		    struct kprof_err *err)
+{
+	char rel[64], path[PATH_MAX];
+	int n = kprof_gpu_list(capfd, capture_dir, c->gspools, MAX_GPU_SPOOLS, err);
+
+	if (n < 0)
+		return n;
+	c->ngspools = n;
+	c->gpick = kprof_gpu_pick(c->gspools, n < MAX_GPU_SPOOLS ? n : MAX_GPU_SPOOLS);
+	if (c->gpick < 0)
+		return 0;
+	snprintf(rel, sizeof(rel), KPROF_SPOOL_DIR "/" KPROF_SPOOL_GPU_PREFIX "%u"
+		 KPROF_SPOOL_GPU_SUFFIX, c->gspools[c->gpick].pid);
+	snprintf(path, sizeof(path), "%s/%s", capture_dir, rel);
+	c->gdev = kprof_gpu_openat(capfd, rel, path, KPROF_GPU_VIEW_DEVICE, err);
+	if (!c->gdev)
+		return -(err ? err->code : EIO);
+	c->ghost = kprof_gpu_openat(capfd, rel, path, KPROF_GPU_VIEW_HOST, err);
+	return c->ghost ? 0 : -(err ? err->code : EIO);
+}
+
+static void gpu_track_label(const void *ctx, uint32_t core, char *buf, size_t len)
+{
+	kprof_gpu_track_name(ctx, core, buf, len);
+}
+
 /* ops.csv rows also go to the analysis (bubbles, roofline), filtered alike */
 struct emit_both {
 	struct kprof_out *out;
@@ -842,25 +1038,26 @@ static int emit_both(void *ctx, const struct kprof_op_row *row)
 	return kprof_analysis_op(e->an, row);
 }
 
-int kprof_report_build_to(const char *capture_dir, const char *outdir,
-			  const struct kprof_report_opts *opts,
-			  struct kprof_report_result *res, struct kprof_err *err)
+static int report_build(const char *capture_dir, int capfd, struct kprof_outdir *od,
+			const struct kprof_report_opts *opts,
+			struct kprof_report_result *res, struct kprof_err *err)
 {
 	struct capture *c = calloc(1, sizeof(*c));
 	struct kprof_analysis *an = NULL;
+	struct kprof_outfile sum = { 0 };
 	struct emit_both em;
 	struct kprof_out out;
 	struct kprof_agg *agg = NULL;
 	struct kprof_agg_config cfg;
 	struct feed fd;
 	char path[PATH_MAX], *config = NULL, freq[32], *filter = NULL;
-	int ret, out_open = 0;
+	int ret;
 
 	if (!c)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	memset(&out, 0, sizeof(out));
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_DEVICE_FILE);
-	c->dev = kprof_spool_open(path, err);
+	c->dev = kprof_spool_openat(capfd, KPROF_SPOOL_DEVICE_FILE, path, err);
 	if (!c->dev) {
 		ret = -(err ? err->code : EIO);
 		goto out;
@@ -870,18 +1067,25 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		ret = kprof_err_set(err, EBADMSG, "%s is not a device spool", path);
 		goto out;
 	}
+	c->nvidia = !strncmp(c->dev_hdr.device.backend, KPROF_GPU_BACKEND,
+			     sizeof(c->dev_hdr.device.backend));
+	if (c->nvidia) {
+		ret = open_gpu(c, capfd, capture_dir, err);
+		if (ret)
+			goto out;
+	}
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_HOST_FILE);
-	if (access(path, F_OK) == 0) {
-		c->host = kprof_spool_open(path, err);
-		if (!c->host) {
-			ret = -(err ? err->code : EIO);
+	if (!c->nvidia) {
+		struct kprof_err e = { 0 };
+
+		/* optional: absent without BPF; anything else there must be one */
+		c->host = kprof_spool_openat(capfd, KPROF_SPOOL_HOST_FILE, path, &e);
+		if (!c->host && e.code != ENOENT) {
+			ret = kprof_err_set(err, e.code, "%s", e.msg);
 			goto out;
 		}
 	}
-	ret = load_config(capture_dir, outdir, opts, &config, err);
-	if (ret)
-		goto out;
-	ret = mkdir_one(outdir, err);
+	ret = load_config(capfd, capture_dir, od, opts, &config, err);
 	if (ret)
 		goto out;
 	ret = kprof_lag_init(&c->lag, c->dev_hdr.device.ref_clock_hz, err);
@@ -895,6 +1099,11 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	out.nriscs = c->dev_hdr.device.riscs_per_core;
 	if (out.nriscs == 0 || out.nriscs > KPROF_MAX_RISCS)
 		out.nriscs = KPROF_MAX_RISCS;
+	if (c->nvidia) {
+		/* a GPU has no RISC columns, and its timestamps are ns */
+		out.nriscs = 0;
+		out.no_cycles = 1;
+	}
 	for (unsigned int r = 0; r < out.nriscs; r++)
 		risc_label(&c->dev_hdr, r, out.risc_names[r], sizeof(out.risc_names[r]));
 	ret = pick_filter(opts, config, &filter, err);
@@ -905,12 +1114,11 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	if (out.ncounters > KPROF_MAX_COUNTERS)
 		out.ncounters = KPROF_MAX_COUNTERS;
 	memcpy(out.cdesc, c->dev_hdr.counters.desc, sizeof(out.cdesc));
-	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
+	ret = kprof_out_open(&out, od, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		goto out;
-	out_open = 1;
 	{
 		double mhz = (double)c->dev_hdr.device.ref_clock_hz / 1e6;
 
@@ -919,11 +1127,8 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
 		kprof_out_devlog_header(&out, "kprof", freq, c->dev_hdr.device.num_cores);
 	}
-	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE)) {
-		/* report.html must not draw an older report's trace.json */
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		unlink(path);
-	} else {
+	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
 		char label[96];
 		const struct kprof_device_info *d = &c->dev_hdr.device;
 		struct kprof_trace_cfg tc;
@@ -931,26 +1136,27 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		snprintf(label, sizeof(label), "device %u: %.*s (%.*s)", d->device_id,
 			 (int)strnlen(d->name, sizeof(d->name)), d->name,
 			 (int)strnlen(d->backend, sizeof(d->backend)), d->backend);
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
 		tc = (struct kprof_trace_cfg){
 			.device_label = label, .grid_x = d->grid_x,
 			.group = pick_group(opts, config), .num_cores = d->num_cores,
 			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
+			.core_label = c->gdev ? gpu_track_label : NULL, .core_label_ctx = c->gdev,
 		};
-		out.trace = kprof_trace_open(path, &tc, err);
+		out.trace = kprof_trace_open(od, "trace.json", &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;
 		}
-		/* the clock counter starts at the capture's first moment */
-		if (c->npts || c->nstates)
+		/* the clock counter starts at the capture's first moment
+		 * (none for a GPU whose clock was not read) */
+		if ((c->npts || c->nstates) && !(c->nvidia && !d->clock_mhz))
 			kprof_trace_clock(out.trace, c->nstates ? c->states[0].host_ns :
 					  c->pts[0].host_before_ns, d->clock_mhz);
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &c->fit;
 	cfg.device_id = c->dev_hdr.device.device_id;
-	cfg.num_riscs = out.nriscs;
+	cfg.num_riscs = c->nvidia ? 1 : out.nriscs;	/* GPU markers: RISC 0 */
 	cfg.num_cores = c->dev_hdr.device.num_cores;
 	/* a slack given by the caller wins; else one that covers the
 	 * lateness pass 1 saw (kprof_lag.h) */
@@ -960,7 +1166,7 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
 	cfg.zone_spans = out.trace && pick_group(opts, config) <= 1;
-	an = kprof_analysis_new(capture_dir, outdir, opts ? opts->peaks_file : NULL,
+	an = kprof_analysis_new(capfd, capture_dir, od, opts ? opts->peaks_file : NULL,
 				&c->dev_hdr, err);
 	if (!an) {
 		ret = -(err ? err->code : ENOMEM);
@@ -986,21 +1192,25 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 	out.trace = NULL;
 	if (ret)
 		goto out;
-	out_open = 0;
 	ret = kprof_out_close(&out, err);
 	if (ret)
 		goto out;
-	ret = write_summary(outdir, c, &out, kprof_agg_stats(agg), config, err);
+	ret = kprof_outfile_create(od, "summary.txt", &sum, err);
 	if (ret)
 		goto out;
-	ret = kprof_analysis_finish(an, err);	/* appends to summary.txt */
+	write_summary(sum.f, c, &out, kprof_agg_stats(agg), config);
+	ret = kprof_analysis_finish(an, sum.f, err);	/* adds to summary.txt */
+	if (!ret)
+		ret = kprof_outfile_commit(&sum, 0, err);
 	if (ret)
 		goto out;
-	ret = capture_params(outdir, c, config, opts, kprof_agg_stats(agg), &out, err);
+	ret = capture_params(od, c, config, opts, kprof_agg_stats(agg), &out, err);
 	if (ret)
 		goto out;
 	/* last: report.html is made from the files written above */
-	ret = kprof_html_write(outdir, err);
+	ret = kprof_html_write(od, err);
+	if (!ret)
+		ret = kprof_outdir_prune(od, err);
 	if (ret)
 		goto out;
 	if (res) {
@@ -1009,22 +1219,32 @@ int kprof_report_build_to(const char *capture_dir, const char *outdir,
 		res->markers = kprof_agg_stats(agg)->markers;
 		res->lost_markers = kprof_agg_stats(agg)->lost_markers;
 		res->device_records_lost = kprof_agg_stats(agg)->device_records_lost;
-		res->truncated_bytes = kprof_spool_reader_stats(c->dev)->truncated_bytes +
-			(c->host ? kprof_spool_reader_stats(c->host)->truncated_bytes : 0);
-		res->sync_err_bound_ns = c->fit.err_bound_ns;
+		res->truncated_bytes = dev_stats(c)->truncated_bytes +
+			(have_host(c) ? host_stats(c)->truncated_bytes : 0);
+		/* CUPTI on CLOCK_MONOTONIC: the same clock, no mapping error */
+		res->sync_err_bound_ns = gpu_monotonic(c) ? 0 : c->fit.err_bound_ns;
 		res->ops_filtered = out.ops_filtered;
+		res->gpu_processes = (uint32_t)c->ngspools;
+		if (c->gdev) {
+			const struct kprof_gpu_stats *g = kprof_gpu_stats(c->gdev);
+
+			res->gpu_dropped = g->dropped;
+			res->gpu_problems = g->nerrors || !g->stopped;
+		}
 	}
 out:
 	free(filter);
-	kprof_trace_close(out.trace, NULL);
-	if (out_open)
-		kprof_out_close(&out, NULL);
+	kprof_trace_free(out.trace);
+	kprof_out_discard(&out);
+	kprof_outfile_discard(&sum);
 	free(out.top);
 	free(out.codes);
 	kprof_agg_free(agg);
 	kprof_analysis_free(an);
 	kprof_spool_free(c->dev);
 	kprof_spool_free(c->host);
+	kprof_gpu_free(c->gdev);
+	kprof_gpu_free(c->ghost);
 	kprof_tsfit_free(&c->fit);
 	kprof_tsfit_free(&c->oneshot);
 	kprof_lag_free(&c->lag);
@@ -1035,10 +1255,36 @@ out:
 	return ret;
 }
 
-int kprof_report_build(const char *capture_dir, const struct kprof_report_opts *opts,
+int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
+		       const struct kprof_report_opts *opts,
 		       struct kprof_report_result *res, struct kprof_err *err)
 {
-	return kprof_report_build_to(capture_dir, capture_dir, opts, res, err);
+	struct kprof_outdir *own = NULL;
+	int capfd, ret;
+
+	/* the directory the user named (or the held output directory); what
+	 * is inside is read without links */
+	if (!capture_dir) {
+		capture_dir = kprof_outdir_path(od);
+		capfd = dup(kprof_outdir_fd(od));
+	} else {
+		capfd = open(capture_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (capfd < 0)
+		return kprof_err_set(err, errno,
+				     "cannot open capture directory %s: %s (it holds raw/device.kspool)",
+				     capture_dir, strerror(errno));
+	if (!od) {
+		own = kprof_outdir_open(capture_dir, 0, (uid_t)-1, (gid_t)-1, err);
+		if (!own) {
+			close(capfd);
+			return -(err ? err->code : EIO);
+		}
+	}
+	ret = report_build(capture_dir, capfd, od ? od : own, opts, res, err);
+	kprof_outdir_close(own);
+	close(capfd);
+	return ret;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1056,8 +1302,9 @@ struct tt_ctx {
 	/* pass 1: tables */
 	char riscs[KPROF_MAX_RISCS][16];
 	unsigned int nriscs;
-	struct tt_core *cores;
+	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
 	size_t ncores, cap;
+	struct kprof_hidx ch;		/* pass 1: core -> index */
 	/* pass 2 */
 	struct kprof_tsfit fit;
 	struct kprof_agg *agg;
@@ -1085,6 +1332,45 @@ static int cmp_core(const void *a, const void *b)
 	return (x->x > y->x) - (x->x < y->x);
 }
 
+static size_t core_hash(const struct tt_core *c)
+{
+	return kprof_hash_u64(((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x);
+}
+
+static size_t core_hash_at(const void *arr, size_t i)
+{
+	return core_hash(&((const struct tt_core *)arr)[i]);
+}
+
+struct core_key {
+	const struct tt_core *cores, *key;
+};
+
+static int core_eq(const void *key, size_t i)
+{
+	const struct core_key *k = key;
+
+	return !cmp_core(&k->cores[i], k->key);
+}
+
+static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
+{
+	struct core_key k = { t->cores, key };
+	size_t h = core_hash(key), pos;
+
+	if (t->ch.cap && t->ch.slot[kprof_hidx_slot(&t->ch, h, core_eq, &k)])
+		return 0;
+	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores))
+		return kprof_err_set(t->err, ENOMEM, "out of memory");
+	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
+		return -ENOMEM;
+	k.cores = t->cores;
+	pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
+	t->cores[t->ncores++] = *key;
+	t->ch.slot[pos] = t->ncores;
+	return 0;
+}
+
 static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 		    const struct kprof_tt_row *row)
 {
@@ -1099,16 +1385,11 @@ static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 					     row->line, KPROF_MAX_RISCS);
 		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
 	}
-	/* cores: remember distinct ones (sorted insert; files list cores in runs) */
+	/* cores: distinct ones by hash (files list cores in runs: the last
+	 * first), sorted once after the pass: linear in the rows */
 	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
 		return 0;
-	if (t->ncores && bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core))
-		return 0;
-	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
-		return -ENOMEM;
-	t->cores[t->ncores++] = key;
-	qsort(t->cores, t->ncores, sizeof(key), cmp_core);
-	return 0;
+	return tt_core_add(t, &key);
 }
 
 static int zone_kind(const char *zone, const char *type)
@@ -1168,16 +1449,17 @@ static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
 	return r;
 }
 
-int kprof_report_ttmetal(const char *csv, const char *outdir,
+int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 			 const struct kprof_report_opts *opts,
 			 struct kprof_report_result *res, struct kprof_err *err)
 {
 	struct tt_ctx *t = calloc(1, sizeof(*t));
+	struct kprof_outfile sum = { 0 };
 	struct kprof_tt_info info;
 	struct kprof_out out;
 	struct kprof_agg_config cfg;
 	char freq[32];
-	int ret, out_open = 0;
+	int ret;
 
 	if (!t)
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -1188,30 +1470,25 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	ret = kprof_tt_parse_file(csv, tt_pass1, t, &info, err);
 	if (ret)
 		goto out;
-	ret = mkdir_one(outdir, err);
-	if (ret)
-		goto out;
+	/* pass 2 finds cores by bsearch; a core's id is its rank */
+	if (t->ncores)
+		qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
+	kprof_hidx_free(&t->ch);
 	out.nriscs = t->nriscs;
 	memcpy(out.risc_names, t->riscs, sizeof(out.risc_names));
 	out.op_filter = opts ? opts->op_filter : NULL;
-	ret = kprof_out_open(&out, outdir, KPROF_OUT_OPS |
+	ret = kprof_out_open(&out, od, KPROF_OUT_OPS |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		goto out;
-	out_open = 1;
 	snprintf(freq, sizeof(freq), "%.6g", info.chip_freq_mhz);
 	kprof_out_devlog_header(&out, info.arch[0] ? info.arch : "unknown", freq,
 				info.max_compute_cores);
 	kprof_tsfit_linear(&t->fit, 1000.0 / info.chip_freq_mhz, 0);
-	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE)) {
-		char path[PATH_MAX];
-
-		/* report.html must not draw an older report's trace.json */
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		unlink(path);
-	} else {
-		char label[96], path[PATH_MAX];
+	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+		char label[96];
 		/* busy % of the device's compute cores (the log header's Max
 		 * Compute Cores), or of every core in the log if more */
 		struct kprof_trace_cfg tc = {
@@ -1222,8 +1499,7 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		};
 
 		snprintf(label, sizeof(label), "tt-metal %s (device time)", info.arch);
-		snprintf(path, sizeof(path), "%s/trace.json", outdir);
-		out.trace = kprof_trace_open(path, &tc, err);
+		out.trace = kprof_trace_open(od, "trace.json", &tc, err);
 		if (!out.trace) {
 			ret = -(err ? err->code : EIO);
 			goto out;
@@ -1254,31 +1530,27 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 	out.trace = NULL;
 	if (ret)
 		goto out;
-	out_open = 0;
 	ret = kprof_out_close(&out, err);
 	if (ret)
 		goto out;
+	ret = kprof_outfile_create(od, "summary.txt", &sum, err);
+	if (ret)
+		goto out;
 	{
-		char path[PATH_MAX];
-		FILE *f;
+		FILE *f = sum.f;
 		const struct kprof_agg_stats *as = kprof_agg_stats(t->agg);
 		json_object *root = json_object_new_object(), *src = json_object_new_object();
 
-		snprintf(path, sizeof(path), "%s/summary.txt", outdir);
-		f = fopen(path, "we");
-		if (!f) {
-			json_object_put(root);
-			json_object_put(src);
-			ret = kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-			goto out;
-		}
-		fprintf(f, "kprof report from a tt-metal device log\n\nsource: %s\narch: %s, CHIP_FREQ %s MHz, %d-column layout\n"
+		fputs("kprof report from a tt-metal device log\n\nsource: ", f);
+		kprof_text_put(f, csv);
+		fputs("\narch: ", f);
+		kprof_text_put(f, info.arch);
+		fprintf(f, ", CHIP_FREQ %s MHz, %d-column layout\n"
 			"rows: %" PRIu64 " (%" PRIu64 " zone markers, %" PRIu64 " other rows such as TS_DATA)\ncores: %zu\n\n",
-			csv, info.arch, freq, info.ncols, t->rows, t->markers, t->other_rows,
-			t->ncores);
+			freq, info.ncols, t->rows, t->markers, t->other_rows, t->ncores);
 		summary_ops(f, &out, "");
 		fprintf(f, "\ntimes: cycles / CHIP_FREQ; no host timestamps in a tt-metal device log\n");
-		ret = (ferror(f) | fclose(f)) ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
+		ret = kprof_outfile_commit(&sum, 0, err);
 
 		json_object_object_add(src, "kind", json_object_new_string("tt-metal profile_log_device.csv"));
 		json_object_object_add(src, "file", json_object_new_string(csv));
@@ -1302,11 +1574,18 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		json_object_object_add(root, "ttmetal", src);
 		json_object_object_add(root, "stats", stats_json(as, &out));
 		if (!ret)
-			ret = write_params(outdir, root, err);
+			ret = write_params(od, root, err);
 		json_object_put(root);
 		if (ret)
 			goto out;
 	}
+	/* last: report.html is made from the files written above; then
+	 * every output this report did not write goes (counters.csv, ...) */
+	ret = kprof_html_write(od, err);
+	if (!ret)
+		ret = kprof_outdir_prune(od, err);
+	if (ret)
+		goto out;
 	if (res) {
 		memset(res, 0, sizeof(*res));
 		res->ops = out.nops;
@@ -1315,13 +1594,14 @@ int kprof_report_ttmetal(const char *csv, const char *outdir,
 		res->sync_err_bound_ns = NAN;
 	}
 out:
-	kprof_trace_close(out.trace, NULL);
-	if (out_open)
-		kprof_out_close(&out, NULL);
+	kprof_trace_free(out.trace);
+	kprof_out_discard(&out);
+	kprof_outfile_discard(&sum);
 	free(out.top);
 	free(out.codes);
 	kprof_agg_free(t->agg);
 	free(t->cores);
+	kprof_hidx_free(&t->ch);
 	free(t);
 	return ret;
 }

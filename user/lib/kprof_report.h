@@ -17,9 +17,9 @@ struct kprof_report_opts {
 	/*
 	 * Capture configuration as a JSON object text (command line, events,
 	 * ring size, op filter, ...): put in params.json under "config".
-	 * kprof_report_build() (outputs in the capture directory) saves it
+	 * kprof_report_build() with the capture directory as output saves it
 	 * to raw/config.json so a later report (config_json NULL) finds it
-	 * again; kprof_report_build_to() elsewhere does not touch raw/.
+	 * again; a report written elsewhere does not touch raw/.
 	 */
 	const char *config_json;
 	const char *version;		/* kprofctl version for params.json */
@@ -63,23 +63,33 @@ struct kprof_report_result {
 	uint64_t truncated_bytes;	/* tolerated truncated spool tails */
 	uint64_t ops_filtered;		/* ops left out by op_filter */
 	double sync_err_bound_ns;	/* NAN when no time sync */
+	/* NVIDIA captures */
+	uint32_t gpu_processes;		/* agent spools (CUDA processes) found */
+	uint64_t gpu_dropped;		/* records CUPTI dropped */
+	int gpu_problems;		/* agent errors or no clean stop */
 };
 
+struct kprof_outdir;
+
 /*
- * capture_dir holds raw/device.kspool (required) and raw/host.kspool
- * (optional); outputs are written to capture_dir. res may be NULL.
+ * capture_dir holds raw/device.kspool (required), raw/host.kspool and
+ * raw/config.json (optional), read without following links (kprof_fs.h).
+ * Outputs go to od (kprof_outdir.h), or, od NULL, to capture_dir itself
+ * (opened as an output directory of the caller); capture_dir NULL: od is
+ * the capture directory (a capture's own report: nothing is looked up by
+ * name again). Every output of the set
+ * is written or, when this report has none (roofline.csv without peaks,
+ * trace.json with KPROF_REPORT_NO_TRACE, ...), removed; report.html is
+ * made from this report's files only. res may be NULL.
  */
-int kprof_report_build(const char *capture_dir,
+int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
 		       const struct kprof_report_opts *opts,
 		       struct kprof_report_result *res, struct kprof_err *err);
-/* Same, outputs to outdir (created if missing). */
-int kprof_report_build_to(const char *capture_dir, const char *outdir,
-			  const struct kprof_report_opts *opts,
-			  struct kprof_report_result *res, struct kprof_err *err);
 
-/* tt-metal profile_log_device.csv -> ops.csv, device_log.csv, summary.txt,
- * params.json in outdir. */
-int kprof_report_ttmetal(const char *csv, const char *outdir,
+/* tt-metal profile_log_device.csv -> ops.csv, device_log.csv, trace.json,
+ * summary.txt, params.json and report.html in od; the other outputs of
+ * the set are removed. */
+int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 			 const struct kprof_report_opts *opts,
 			 struct kprof_report_result *res, struct kprof_err *err);
 

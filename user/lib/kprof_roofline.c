@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprof_text.h"
 #include "kprof_writers.h"
 
 #define MAX_KINDS	1024	/* op codes tracked; more are pooled as "(other)" */
@@ -22,8 +23,7 @@
 struct kprof_roofline {
 	struct kprof_peaks peaks;
 	int flops_idx, bytes_idx[2];	/* counter indexes, -1 absent */
-	FILE *csv;
-	char csv_path[4096];
+	FILE *csv;			/* the caller's */
 	struct kprof_roof_kind *kinds;
 	size_t nkinds;
 	int sorted;
@@ -90,7 +90,7 @@ static int counter_idx(const struct kprof_counter_desc *cd, unsigned int n, cons
 
 struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 					  const struct kprof_counter_desc *cdesc,
-					  unsigned int ncounters, const char *csv_path,
+					  unsigned int ncounters, FILE *csv,
 					  struct kprof_err *err)
 {
 	struct kprof_roofline *r = calloc(1, sizeof(*r));
@@ -104,14 +104,8 @@ struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 	r->flops_idx = counter_idx(cdesc, ncounters, p->flops_counter);
 	r->bytes_idx[0] = counter_idx(cdesc, ncounters, p->bytes_counters[0]);
 	r->bytes_idx[1] = counter_idx(cdesc, ncounters, p->bytes_counters[1]);
-	if (csv_path) {
-		snprintf(r->csv_path, sizeof(r->csv_path), "%s", csv_path);
-		r->csv = fopen(csv_path, "we");
-		if (!r->csv) {
-			kprof_err_set(err, errno, "cannot create %s: %s", csv_path, strerror(errno));
-			kprof_roofline_free(r);
-			return NULL;
-		}
+	r->csv = csv;
+	if (csv) {
 		fputs("GLOBAL CALL COUNT,OP CODE,CORES,CLOCK [MHz],TIME [ns],FLOPS,BYTES,"
 		      "INTENSITY [FLOP/B],ACHIEVED [GFLOP/s],ACHIEVED [GB/s],PEAK [GFLOP/s],"
 		      "PEAK [GB/s],RIDGE [FLOP/B],ATTAINABLE [GFLOP/s],FLOP PEAK %,BW PEAK %,"
@@ -124,8 +118,6 @@ void kprof_roofline_free(struct kprof_roofline *r)
 {
 	if (!r)
 		return;
-	if (r->csv)
-		fclose(r->csv);
 	free(r->kinds);
 	free(r);
 }
@@ -193,7 +185,10 @@ int kprof_roofline_op(struct kprof_roofline *r, const struct kprof_op_row *row)
 	if (!r->csv)
 		return 0;
 	fprintf(r->csv, "%" PRIu64 ",", row->seq);
-	kprof_csv_field(r->csv, row->op_code[0] ? row->op_code : "-");
+	if (row->op_code[0])
+		kprof_csv_field(r->csv, row->op_code);
+	else	/* no OP CODE: a plain "-", not a name to neutralise */
+		fputc('-', r->csv);
 	fprintf(r->csv, ",%u,%u", cores, row->clock_mhz);
 	cell(r->csv, t, "%.0f");
 	if (pt.bound == KPROF_BOUND_NONE) {
@@ -226,8 +221,6 @@ static int cmp_gain(const void *a, const void *b)
 
 int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err)
 {
-	int bad = 0;
-
 	if (r->kinds[MAX_KINDS].ops)	/* the pooled kind joins the list */
 		r->kinds[r->nkinds++] = r->kinds[MAX_KINDS];
 	for (size_t i = 0; i < r->nkinds; i++) {
@@ -242,12 +235,9 @@ int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err)
 	}
 	qsort(r->kinds, r->nkinds, sizeof(*r->kinds), cmp_gain);
 	r->sorted = 1;
-	if (r->csv) {
-		bad = ferror(r->csv);
-		bad |= fclose(r->csv) != 0;
-		r->csv = NULL;
-	}
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", r->csv_path) : 0;
+	if (r->csv && ferror(r->csv))
+		return kprof_err_set(err, EIO, "writing roofline.csv failed");
+	return 0;
 }
 
 const struct kprof_roof_kind *kprof_roofline_kinds(const struct kprof_roofline *r, size_t *n)
@@ -312,7 +302,11 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		all += r->kinds[i].time_ns;
 		gain += r->kinds[i].gain_ns;
 	}
-	fprintf(f, "Peaks: %s, %.6g GFLOP/s and %.6g GB/s per %s", p->device,
+	/* names (device, op codes) from the capture and peaks file are
+	 * Markdown-escaped: kprof_md_put() */
+	fputs("Peaks: ", f);
+	kprof_md_put(f, p->device);
+	fprintf(f, ", %.6g GFLOP/s and %.6g GB/s per %s",
 		p->flops_per_s / 1e9, p->bytes_per_s / 1e9, p->per_core ? "core" : "device");
 	if (p->clock_mhz > 0)
 		fprintf(f, " at %.6g MHz (FLOP/s scaled by each op's clock)", p->clock_mhz);
@@ -339,8 +333,10 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		if (!(k->gain_ns >= 1))	/* rounding leftovers are not a gain */
 			break;
 		top++;
-		fprintf(f, "%u. **%s** (%s): gain %.0f ns = %.1f%% of op time; %" PRIu64 " ops, %.0f ns, efficiency %.1f%%. %s.\n",
-			top, k->op_code, kprof_bound_name(k->bound), k->gain_ns,
+		fprintf(f, "%u. **", top);
+		kprof_md_put(f, k->op_code);
+		fprintf(f, "** (%s): gain %.0f ns = %.1f%% of op time; %" PRIu64 " ops, %.0f ns, efficiency %.1f%%. %s.\n",
+			kprof_bound_name(k->bound), k->gain_ns,
 			all > 0 ? 100 * k->gain_ns / all : 0.0, k->ops, k->time_ns,
 			k->class_time_ns > 0 ? 100 * (1 - k->gain_ns / k->class_time_ns) : 0.0,
 			advice(k->bound));
@@ -351,7 +347,9 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 	for (size_t i = 0; i < r->nkinds; i++) {
 		const struct kprof_roof_kind *k = &r->kinds[i];
 
-		fprintf(f, "| %s | %" PRIu64 " | %.0f | ", k->op_code, k->ops, k->time_ns);
+		fputs("| ", f);
+		kprof_md_put(f, k->op_code);
+		fprintf(f, " | %" PRIu64 " | %.0f | ", k->ops, k->time_ns);
 		if (k->bytes > 0)
 			fprintf(f, "%.4g", k->flops / k->bytes);
 		else
@@ -366,24 +364,20 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 
 int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_bubbles *b,
 			     const char *device_label, const char *no_roof_note,
-			     const char *path, struct kprof_err *err)
+			     FILE *f)
 {
-	FILE *f = fopen(path, "we");
-	int bad;
-
-	if (!f)
-		return kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-	fprintf(f, "# kprof report\n\nDevice: %s. ", device_label);
+	fputs("# kprof report\n\nDevice: ", f);
+	kprof_md_put(f, device_label);
+	fputs(". ", f);
 	if (r) {
 		md_roofline(f, r, b);
 	} else {
-		fprintf(f, "\n\n## Verdict\n\n**No roofline**: %s.\n",
-			no_roof_note && no_roof_note[0] ? no_roof_note : "no peaks file");
+		fputs("\n\n## Verdict\n\n**No roofline**: ", f);
+		kprof_md_put(f, no_roof_note && no_roof_note[0] ? no_roof_note : "no peaks file");
+		fputs(".\n", f);
 		if (b)
 			md_bubbles(f, b);
 	}
 	fprintf(f, "\nPer-op figures: roofline.csv. Bubbles per core: bubbles.csv and summary.txt. Labels and thresholds: docs/formats.md.\n");
-	bad = ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? kprof_err_set(err, EIO, "writing %s failed", path) : 0;
+	return ferror(f) ? -EIO : 0;
 }

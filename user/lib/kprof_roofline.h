@@ -47,7 +47,7 @@ enum kprof_bound kprof_roofline_eval(const struct kprof_peaks *p, double flops, 
 				     struct kprof_roof_point *pt);
 
 struct kprof_roof_kind {
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 	uint64_t ops, ops_classified;
 	double time_ns;			/* all ops of the kind */
 	double class_time_ns;		/* ops with a label */
@@ -61,14 +61,14 @@ struct kprof_roofline;
 
 /*
  * cdesc/ncounters: the capture's counter names (spool header); roofline.csv
- * is written to csv_path (NULL: none).
+ * rows go to csv (NULL: none; the caller's stream, never closed here).
  */
 struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 					  const struct kprof_counter_desc *cdesc,
-					  unsigned int ncounters, const char *csv_path,
+					  unsigned int ncounters, FILE *csv,
 					  struct kprof_err *err);
 int kprof_roofline_op(struct kprof_roofline *r, const struct kprof_op_row *row);
-/* Closes roofline.csv and ranks the kinds (by gain, descending). */
+/* Ends roofline.csv's rows and ranks the kinds (by gain, descending). */
 int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err);
 void kprof_roofline_free(struct kprof_roofline *r);
 /* After finish: kinds by gain, descending (ties: op code). */
@@ -79,11 +79,12 @@ int kprof_roofline_has_counters(const struct kprof_roofline *r);
 enum kprof_bound kprof_roofline_verdict(const struct kprof_roofline *r, double *share);
 
 /*
- * report.md: verdict, top three opportunities, kinds, bubbles (b may be
- * NULL). r NULL: no roofline (no peaks file), no_roof_note says why.
+ * report.md to f: verdict, top three opportunities, kinds, bubbles (b may
+ * be NULL). r NULL: no roofline (no peaks file), no_roof_note says why.
+ * -EIO if f has a write error.
  */
 int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_bubbles *b,
 			     const char *device_label, const char *no_roof_note,
-			     const char *path, struct kprof_err *err);
+			     FILE *f);
 
 #endif /* KPROF_ROOFLINE_H */

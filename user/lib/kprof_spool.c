@@ -3,7 +3,9 @@
  * Spool files: raw capture data on disk, written as it arrives.
  */
 #include "kprof_spool.h"
+#include "kprof_env.h"
 #include "kprof_fs.h"
+#include "kprof_outdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +23,9 @@ _Static_assert(sizeof(struct kprof_spool_hdr) % 8 == 0,
 
 #define WBUF_SIZE	(64U << 10)
 #define RBUF_SIZE	(1U << 20)	/* > largest record (64 KiB) */
-/* Regular files are read through a sliding mmap window of this size (no
- * copy; what stays resident is bounded by it); others through read(). */
+/* Spools are read through a sliding mmap window of this size (no copy;
+ * what stays resident is bounded by it); through read() where a file
+ * system cannot map. */
 #define MAP_WINDOW	(4U << 20)
 
 struct kprof_spool_writer {
@@ -53,32 +56,51 @@ static int write_all(int fd, const void *buf, size_t len, const char *path,
 	return 0;
 }
 
-struct kprof_spool_writer *kprof_spool_create_path(const char *path,
-						   uint32_t kind,
-						   const struct kprof_device_info *dev,
-						   const struct kprof_counter_info *cnt,
-						   struct kprof_err *err)
+struct kprof_spool_writer *kprof_spool_create(struct kprof_outdir *capture,
+					      uint32_t kind,
+					      const struct kprof_device_info *dev,
+					      const struct kprof_counter_info *cnt,
+					      struct kprof_err *err)
 {
-	struct kprof_spool_writer *w;
-	struct kprof_spool_hdr h;
-	struct timespec ts;
+	struct kprof_outdir *raw;
 
 	if (kind != KPROF_SPOOL_DEVICE && kind != KPROF_SPOOL_HOST) {
 		kprof_err_set(err, EINVAL, "bad spool kind %u", kind);
 		return NULL;
 	}
+	raw = kprof_outdir_sub(capture, KPROF_SPOOL_DIR, err);
+	if (!raw)
+		return NULL;
+	return kprof_spool_create_in(raw, kind == KPROF_SPOOL_HOST ? KPROF_SPOOL_HOST_NAME :
+				     KPROF_SPOOL_DEVICE_NAME, kind, dev, cnt, err);
+}
+
+struct kprof_spool_writer *kprof_spool_create_in(struct kprof_outdir *raw, const char *name,
+						 uint32_t kind,
+						 const struct kprof_device_info *dev,
+						 const struct kprof_counter_info *cnt,
+						 struct kprof_err *err)
+{
+	struct kprof_spool_writer *w;
+	struct kprof_spool_hdr h;
+	struct timespec ts;
+	char path[PATH_MAX];
+
+	if (kind != KPROF_SPOOL_DEVICE && kind != KPROF_SPOOL_HOST && kind != KPROF_SPOOL_GPU) {
+		kprof_err_set(err, EINVAL, "bad spool kind %u", kind);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", kprof_outdir_path(raw), name);
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->path = strdup(path))) {
 		free(w);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		kprof_err_set(err, errno, "cannot create spool %s: %s", path,
-			      strerror(errno));
+	/* one openat in the held raw/ fd; the hot path is unchanged */
+	w->fd = kprof_outdir_create_new(raw, name, err);
+	if (w->fd < 0)
 		goto fail;
-	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, KPROF_SPOOL_MAGIC, sizeof(h.magic));
 	h.version = KPROF_SPOOL_VERSION;
@@ -99,27 +121,6 @@ fail:
 	free(w->path);
 	free(w);
 	return NULL;
-}
-
-struct kprof_spool_writer *kprof_spool_create(const char *capture_dir,
-					      uint32_t kind,
-					      const struct kprof_device_info *dev,
-					      const struct kprof_counter_info *cnt,
-					      struct kprof_err *err)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_DIR) >=
-	    (int)sizeof(path)) {
-		kprof_err_set(err, ENAMETOOLONG, "capture directory name too long");
-		return NULL;
-	}
-	if (kprof_mkdir_p(path, err))
-		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", capture_dir,
-		 kind == KPROF_SPOOL_HOST ? KPROF_SPOOL_HOST_FILE :
-					    KPROF_SPOOL_DEVICE_FILE);
-	return kprof_spool_create_path(path, kind, dev, cnt, err);
 }
 
 int kprof_spool_flush(struct kprof_spool_writer *w, struct kprof_err *err)
@@ -216,10 +217,12 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
-struct kprof_spool_reader *kprof_spool_open(const char *path,
-					    struct kprof_err *err)
+struct kprof_spool_reader *kprof_spool_openat(int dirfd, const char *rel,
+					      const char *shown,
+					      struct kprof_err *err)
 {
 	struct kprof_spool_reader *r = calloc(1, sizeof(*r));
+	const char *path = shown ? shown : rel;
 	struct stat sb;
 	ssize_t n;
 
@@ -228,20 +231,15 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		kprof_err_set(err, errno, "cannot open spool %s: %s", path,
-			      strerror(errno));
+	r->fd = kprof_in_open(dirfd, rel, path, err);
+	if (r->fd < 0)
+		goto fail;
+	if (fstat(r->fd, &sb)) {
+		kprof_err_set(err, errno, "cannot read spool %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (!fstat(r->fd, &sb) && S_ISREG(sb.st_mode)) {
-		r->mapped = 1;
-		r->fsize = (uint64_t)sb.st_size;
-	} else if (!(r->rbuf = malloc(RBUF_SIZE))) {
-		kprof_err_set(err, ENOMEM, "out of memory");
-		goto fail;
-	}
-	r->buf = r->rbuf;
+	r->mapped = 1;	/* kprof_in_open: a regular file */
+	r->fsize = (uint64_t)sb.st_size;
 	n = read_full(r->fd, &r->hdr, sizeof(r->hdr));
 	if (n < 0) {
 		kprof_err_set(err, errno, "reading %s: %s", path, strerror(errno));
@@ -259,7 +257,8 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 			      path, r->hdr.version, KPROF_SPOOL_VERSION);
 		goto fail;
 	}
-	if (r->hdr.kind != KPROF_SPOOL_DEVICE && r->hdr.kind != KPROF_SPOOL_HOST) {
+	if (r->hdr.kind != KPROF_SPOOL_DEVICE && r->hdr.kind != KPROF_SPOOL_HOST &&
+	    r->hdr.kind != KPROF_SPOOL_GPU) {
 		kprof_err_set(err, EBADMSG, "%s: bad spool kind %u", path,
 			      r->hdr.kind);
 		goto fail;
@@ -271,28 +270,17 @@ struct kprof_spool_reader *kprof_spool_open(const char *path,
 		goto fail;
 	}
 	r->data_start = r->hdr.hdr_size;
-	if (r->mapped) {
-		if (kprof_spool_rewind(r, err))
-			goto fail;
-		return r;
-	}
-	/* a pipe: no seeking; skip a longer header by reading it */
-	for (uint64_t left = r->data_start - sizeof(r->hdr); left; ) {
-		size_t chunk = left < RBUF_SIZE ? (size_t)left : RBUF_SIZE;
-
-		n = read_full(r->fd, r->rbuf, chunk);
-		if (n != (ssize_t)chunk) {
-			kprof_err_set(err, EBADMSG, "%s: header shorter than its size", path);
-			goto fail;
-		}
-		left -= chunk;
-	}
-	r->file_off = r->data_start;
-	kprof_rec_iter_init(&r->it, r->buf, 0, r->file_off);
+	if (kprof_spool_rewind(r, err))
+		goto fail;
 	return r;
 fail:
 	kprof_spool_free(r);
 	return NULL;
+}
+
+struct kprof_spool_reader *kprof_spool_open(const char *path, struct kprof_err *err)
+{
+	return kprof_spool_openat(AT_FDCWD, path, NULL, err);
 }
 
 const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader *r)
@@ -335,7 +323,7 @@ static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 	}
 	r->map_len = r->fsize - base < MAP_WINDOW ? (size_t)(r->fsize - base) : MAP_WINDOW;
 	/* KPROF_SPOOL_NO_MMAP=1 takes the fallback below (tests, debugging) */
-	r->map = getenv("KPROF_SPOOL_NO_MMAP") ? MAP_FAILED :
+	r->map = kprof_env("KPROF_SPOOL_NO_MMAP") ? MAP_FAILED :
 		 mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (r->map == MAP_FAILED) {
 		/* some file systems (9p, FUSE without caching) cannot map:

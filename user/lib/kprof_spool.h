@@ -7,6 +7,8 @@
  *   <capture dir>/raw/device.kspool   device ring bytes, exactly as read
  *   <capture dir>/raw/host.kspool     struct kprof_host_event records (and
  *                                     one struct kprof_host_bpf_stats at end)
+ *   <capture dir>/raw/gpu-PID.kspool  CUPTI agent records of CUDA process PID
+ *                                     (<kprof/gpu_rec.h>; NVIDIA captures)
  *
  * File = struct kprof_spool_hdr (hdr_size bytes) + records. All integers
  * little-endian (host order; kprof is x86-64/arm64 LE only).
@@ -36,10 +38,16 @@
 
 #define KPROF_SPOOL_DEVICE	1
 #define KPROF_SPOOL_HOST	2
+#define KPROF_SPOOL_GPU		3	/* CUPTI agent records (<kprof/gpu_rec.h>) */
 
 #define KPROF_SPOOL_DIR		"raw"
-#define KPROF_SPOOL_DEVICE_FILE	"raw/device.kspool"
-#define KPROF_SPOOL_HOST_FILE	"raw/host.kspool"
+#define KPROF_SPOOL_DEVICE_NAME	"device.kspool"
+#define KPROF_SPOOL_HOST_NAME	"host.kspool"
+#define KPROF_SPOOL_DEVICE_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_DEVICE_NAME
+#define KPROF_SPOOL_HOST_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_HOST_NAME
+/* one per CUDA process of an NVIDIA capture: raw/gpu-PID.kspool */
+#define KPROF_SPOOL_GPU_PREFIX	"gpu-"
+#define KPROF_SPOOL_GPU_SUFFIX	".kspool"
 
 /*
  * Fixed file header. device/counters are meaningful for the device kind
@@ -59,22 +67,25 @@ struct kprof_spool_hdr {
 };
 
 struct kprof_spool_writer;
+struct kprof_outdir;
 
 /*
- * Creates <dir>/raw/ (and dir) if needed and the spool file of that kind,
- * truncating any old one. dev/cnt may be NULL (zeroed in the header).
+ * Creates the spool file of that kind in the raw/ directory of capture
+ * (kprof_outdir_sub: made if missing). The file must not exist yet
+ * (O_EXCL: a capture starts from an empty raw/). dev/cnt may be NULL
+ * (zeroed in the header).
  */
-struct kprof_spool_writer *kprof_spool_create(const char *capture_dir,
+struct kprof_spool_writer *kprof_spool_create(struct kprof_outdir *capture,
 					      uint32_t kind,
 					      const struct kprof_device_info *dev,
 					      const struct kprof_counter_info *cnt,
 					      struct kprof_err *err);
-/* Same, at an explicit path (tests, bench). */
-struct kprof_spool_writer *kprof_spool_create_path(const char *path,
-						   uint32_t kind,
-						   const struct kprof_device_info *dev,
-						   const struct kprof_counter_info *cnt,
-						   struct kprof_err *err);
+/* Same, as file name in dir itself (the CUPTI agent's raw/gpu-PID.kspool). */
+struct kprof_spool_writer *kprof_spool_create_in(struct kprof_outdir *dir, const char *name,
+						 uint32_t kind,
+						 const struct kprof_device_info *dev,
+						 const struct kprof_counter_info *cnt,
+						 struct kprof_err *err);
 int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
 		       size_t len, struct kprof_err *err);
 /* Writes buffered bytes to the file (page cache; survives a process crash). */
@@ -95,6 +106,16 @@ struct kprof_spool_stats {
 	uint64_t truncated_at;		/* its file offset */
 };
 
+/*
+ * Opens a spool for reading: a regular file reached without a link
+ * (kprof_in_open rules: path relative to dirfd, or dirfd AT_FDCWD; shown
+ * names it in messages, NULL: path). A FIFO or device is refused: a report
+ * reads the spool twice.
+ */
+struct kprof_spool_reader *kprof_spool_openat(int dirfd, const char *path,
+					      const char *shown,
+					      struct kprof_err *err);
+/* kprof_spool_openat(AT_FDCWD, path, NULL, err) */
 struct kprof_spool_reader *kprof_spool_open(const char *path,
 					    struct kprof_err *err);
 const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader *r);

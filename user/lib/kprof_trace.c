@@ -3,6 +3,7 @@
  * trace.json writer (Chrome trace event format).
  */
 #include "kprof_trace.h"
+#include "kprof_outdir.h"
 #include "kprof_xsort.h"
 
 #include <errno.h>
@@ -23,10 +24,13 @@
 #define MAX_ZONE_NAMES	4096
 
 struct kprof_trace {
-	FILE *f;
+	FILE *f;			/* of.f */
+	struct kprof_outfile of;
 	char *path;
 	int first;			/* no event written yet */
 	uint32_t grid_x, group, num_cores, nriscs;
+	void (*core_label)(const void *ctx, uint32_t core, char *buf, size_t len);
+	const void *core_label_ctx;
 	char risc[KPROF_MAX_RISCS][16];
 	uint8_t *named;			/* device tracks named so far */
 	uint32_t named_cap;
@@ -130,43 +134,37 @@ static int cmp_busy(const void *a, const void *b)
 	return (x->w > y->w) - (x->w < y->w);
 }
 
-struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
-				     struct kprof_err *err)
+struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
+				     const struct kprof_trace_cfg *cfg, struct kprof_err *err)
 {
 	struct kprof_trace *t = calloc(1, sizeof(*t));
+	char path[PATH_MAX];
 
+	snprintf(path, sizeof(path), "%s/%s", kprof_outdir_path(od), name);
 	if (!t || !(t->path = strdup(path))) {
 		free(t);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	t->f = fopen(path, "we");
-	if (!t->f) {
-		kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
+	if (kprof_outfile_create(od, name, &t->of, err)) {
 		free(t->path);
 		free(t);
 		return NULL;
 	}
-	setvbuf(t->f, NULL, _IOFBF, 1 << 16);
-	{
-		/* the busy counter's sort runs go beside trace.json, unlinked */
-		char dir[PATH_MAX];
-		const char *sl = strrchr(path, '/');
-
-		snprintf(dir, sizeof(dir), "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
-		t->bev = kprof_xsort_new(sizeof(struct busy_ev), cmp_busy,
-					 cfg->busy_run ? cfg->busy_run : KPROF_TRACE_BUSY_RUN,
-					 sl == path ? "/" : dir, err);
-	}
+	t->f = t->of.f;
+	/* the busy counter's sort runs go beside trace.json, unlinked */
+	t->bev = kprof_xsort_new(sizeof(struct busy_ev), cmp_busy,
+				 cfg->busy_run ? cfg->busy_run : KPROF_TRACE_BUSY_RUN, od, err);
 	if (!t->bev) {
-		fclose(t->f);
-		unlink(path);
+		kprof_outfile_discard(&t->of);
 		free(t->path);
 		free(t);
 		return NULL;
 	}
 	t->first = 1;
 	t->grid_x = cfg->grid_x;
+	t->core_label = cfg->core_label;
+	t->core_label_ctx = cfg->core_label_ctx;
 	t->group = cfg->group > 1 ? cfg->group : 1;
 	t->num_cores = cfg->num_cores;
 	t->nriscs = cfg->nriscs < KPROF_MAX_RISCS ? cfg->nriscs : KPROF_MAX_RISCS;
@@ -214,7 +212,9 @@ static int first_time(uint8_t **bits, uint32_t *cap, uint32_t idx)
 
 static void core_name(const struct kprof_trace *t, uint32_t core, char *name, size_t len)
 {
-	if (t->grid_x)
+	if (t->core_label)
+		t->core_label(t->core_label_ctx, core, name, len);
+	else if (t->grid_x)
 		snprintf(name, len, "core %u (%u,%u)", core, core % t->grid_x, core / t->grid_x);
 	else
 		snprintf(name, len, "core %u", core);
@@ -393,7 +393,7 @@ static void busy_core(struct kprof_trace *t, uint32_t core)
 static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
 		     uint32_t track, double s, double e, uint32_t ncores)
 {
-	char name[KPROF_NAME_LEN + 24];
+	char name[KPROF_OP_CODE_LEN + 24];
 
 	name_track(t, track);
 	busy_slice(t, track, s, e, ncores);
@@ -545,21 +545,9 @@ static int busy_counter(struct kprof_trace *t)
 	return r < 0 ? r : 0;
 }
 
-int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
+static void trace_free(struct kprof_trace *t)
 {
-	int ret = 0, b;
-
-	if (!t)
-		return 0;
-	b = busy_counter(t);
-	fputs("\n]}\n", t->f);
-	if ((ferror(t->f) | fclose(t->f)))
-		ret = kprof_err_set(err, EIO, "writing %s failed (disk full?)", t->path);
-	else if (b)
-		ret = kprof_err_set(err, -b, "%s: busy counter left out (the rest of the file "
-				    "is complete): %s; it sorts 32 bytes per op slice on disk beside "
-				    "trace.json: free space there, or make fewer slices with "
-				    "--trace-group N", t->path, t->bev_err.msg);
+	kprof_outfile_discard(&t->of);
 	kprof_xsort_free(t->bev);
 	free(t->seen);
 	free(t->named);
@@ -567,5 +555,28 @@ int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
 	free(t->znames);
 	free(t->path);
 	free(t);
+}
+
+int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
+{
+	int ret, b;
+
+	if (!t)
+		return 0;
+	b = busy_counter(t);
+	fputs("\n]}\n", t->f);
+	ret = kprof_outfile_commit(&t->of, 0, err);
+	if (!ret && b)
+		ret = kprof_err_set(err, -b, "%s: busy counter left out (the rest of the file "
+				    "is complete): %s; it sorts 32 bytes per op slice on disk beside "
+				    "trace.json: free space there, or make fewer slices with "
+				    "--trace-group N", t->path, t->bev_err.msg);
+	trace_free(t);
 	return ret;
+}
+
+void kprof_trace_free(struct kprof_trace *t)
+{
+	if (t)
+		trace_free(t);
 }

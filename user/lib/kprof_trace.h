@@ -39,6 +39,10 @@ struct kprof_trace_cfg {
 	 * empty: "RISC<r>" */
 	const char (*risc_names)[16];
 	uint32_t nriscs;
+	/* names a core's track and its zone tracks (a GPU's streams:
+	 * kprof_gpu.h); NULL: "core N (x,y)" */
+	void (*core_label)(const void *ctx, uint32_t core, char *buf, size_t len);
+	const void *core_label_ctx;
 	/* busy counter: slice edges sorted in memory before a run goes to
 	 * disk beside the file (0: KPROF_TRACE_BUSY_RUN) */
 	uint32_t busy_run;
@@ -46,8 +50,11 @@ struct kprof_trace_cfg {
 
 #define KPROF_TRACE_BUSY_RUN	(1u << 18)	/* 16-byte edges: 4 MiB */
 
-struct kprof_trace *kprof_trace_open(const char *path, const struct kprof_trace_cfg *cfg,
-				     struct kprof_err *err);
+struct kprof_outdir;
+
+/* Starts od/name (kprof_outfile_create: in place at kprof_trace_close). */
+struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
+				     const struct kprof_trace_cfg *cfg, struct kprof_err *err);
 /* Names zone slices of zone_id (default "ZONE-<id>", as device_log.csv);
  * the first name given for an id stays. */
 void kprof_trace_zone_name(struct kprof_trace *t, uint32_t zone_id, const char *name);
@@ -57,5 +64,7 @@ void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz);
 /* Writes the busy counter, finishes the JSON and closes; frees t even on
  * error. The busy counter needs 32 bytes per op slice until then. */
 int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err);
+/* Drops an unfinished trace (nothing is left in the directory); NULL ok. */
+void kprof_trace_free(struct kprof_trace *t);
 
 #endif /* KPROF_TRACE_H */

@@ -4,9 +4,11 @@
  */
 #include "kprof_ttmetal.h"
 #include "kprof_csvread.h"
+#include "kprof_fs.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -68,19 +70,12 @@ static int parse_u64(const char *s, uint64_t *v)
 	return (errno || *end) ? -1 : 0;
 }
 
-static void chomp(char *line, size_t *len)
-{
-	while (*len && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
-		line[--*len] = '\0';
-}
-
-static int parse_info(char *line, const char *name, struct kprof_tt_info *info,
+static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *info,
 		      struct kprof_err *err)
 {
-	char *f[8];
-	int n = kprof_csv_split(line, f, 8), have_freq = 0;
+	int have_freq = 0;
 
-	for (int i = 0; i < n && i < 8; i++) {
+	for (int i = 0; i < n; i++) {
 		char *colon = strchr(f[i], ':');
 		char key[64], *val;
 
@@ -122,39 +117,33 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		   struct kprof_tt_info *info, struct kprof_err *err)
 {
 	int colidx[C_NR], ncols = 0, ret = 0;
-	char *line = NULL, *fld[MAX_COLS];
-	size_t cap = 0;
-	ssize_t got;
-	unsigned long lineno = 0;
+	struct kprof_csv_src src;
+	unsigned long nrec = 0;
+	char **fld;
 
 	memset(info, 0, sizeof(*info));
 	for (int i = 0; i < C_NR; i++)
 		colidx[i] = -1;
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		size_t len = (size_t)got;
+	kprof_csv_src_init(&src, f, name);
+	src.max_record = MAX_LINE;
+	while ((ret = kprof_csv_record(&src, err)) > 0) {
+		unsigned long lineno = src.line;
 		struct kprof_tt_row row;
-		int n;
+		int n = src.nf;
 
-		lineno++;
-		if (len > MAX_LINE) {
-			ret = kprof_err_set(err, EBADMSG, "%s:%lu: line too long", name, lineno);
-			break;
-		}
-		if (strlen(line) != len) {
-			ret = kprof_err_set(err, EBADMSG, "%s:%lu: NUL byte in line", name, lineno);
-			break;
-		}
-		chomp(line, &len);
-		if (lineno == 1) {
-			ret = parse_info(line, name, info, err);
+		ret = 0;
+		fld = src.fld;
+		if (++nrec == 1) {
+			ret = parse_info(fld, n, name, info, err);
 			if (ret)
 				break;
 			continue;
 		}
-		if (lineno == 2) {
-			ncols = kprof_csv_split(line, fld, MAX_COLS);
-			if (ncols < 0 || ncols > MAX_COLS) {
-				ret = kprof_err_set(err, EBADMSG, "%s:2: bad header line", name);
+		if (nrec == 2) {
+			ncols = n;
+			if (ncols > MAX_COLS) {
+				ret = kprof_err_set(err, EBADMSG, "%s:%lu: bad header line (%d columns)",
+						    name, lineno, ncols);
 				break;
 			}
 			for (int i = 0; i < ncols; i++) {
@@ -181,21 +170,13 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 					if (c < (int)(sizeof(need) / sizeof(need[0])) && need[c] &&
 					    colidx[c] < 0)
 						ret = kprof_err_set(err, EBADMSG,
-								    "%s:2: header has no '%s' column (%d columns): not a known tt-metal device log layout",
-								    name, need[c], ncols);
+								    "%s:%lu: header has no '%s' column (%d columns): not a known tt-metal device log layout",
+								    name, lineno, need[c], ncols);
 			}
 			if (ret)
 				break;
 			info->ncols = ncols;
 			continue;
-		}
-		if (len == 0)
-			continue;	/* blank lines: tt-metal leaves none, editors do */
-		n = kprof_csv_split(line, fld, MAX_COLS);
-		if (n < 0) {
-			ret = kprof_err_set(err, EBADMSG, "%s:%lu: unterminated quoted field",
-					    name, lineno);
-			break;
 		}
 		/* fewer fields: broken; more: commas in the trailing free-text
 		 * column (meta data / source file), which we do not read */
@@ -260,24 +241,22 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		if (ret)
 			break;
 	}
-	if (!ret && ferror(f))
-		ret = kprof_err_set(err, EIO, "%s: read error", name);
-	if (!ret && lineno < 2)
+	if (!ret && nrec < 2)
 		ret = kprof_err_set(err, EBADMSG,
 				    "%s: %s: not a tt-metal device log (needs the ARCH line and a header)",
-				    name, lineno ? "only one line" : "empty file");
-	free(line);
+				    name, nrec ? "only one line" : "empty file");
+	kprof_csv_src_free(&src);
 	return ret;
 }
 
 int kprof_tt_parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
 			struct kprof_tt_info *info, struct kprof_err *err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = kprof_in_fopen(AT_FDCWD, path, NULL, err);
 	int ret;
 
 	if (!f)
-		return kprof_err_set(err, errno, "cannot open %s: %s", path, strerror(errno));
+		return -(err ? err->code : errno);
 	ret = kprof_tt_parse(f, path, fn, ctx, info, err);
 	fclose(f);
 	return ret;

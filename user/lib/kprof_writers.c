@@ -15,24 +15,16 @@
 	"time[cycles since reset], data, run host ID, trace id, trace id counter, " \
 	"zone name, type, source line, source file, meta data"
 
-static FILE *open_out(struct kprof_out *o, const char *name, struct kprof_err *err)
+static FILE *open_out(struct kprof_out *o, struct kprof_outdir *od, int i, const char *name,
+		      struct kprof_err *err)
 {
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
-	f = fopen(path, "we");
-	if (!f)
-		kprof_err_set(err, errno, "cannot create %s: %s", path, strerror(errno));
-	else
-		setvbuf(f, NULL, _IOFBF, 1 << 16);
-	return f;
+	return kprof_outfile_create(od, name, &o->files[i], err) ? NULL : o->files[i].f;
 }
 
-int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
+int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int which,
 		   unsigned int top_n, struct kprof_err *err)
 {
-	int nr = o->nriscs, nc = o->ncounters;
+	int nr = o->nriscs, nc = o->ncounters, no_cycles = o->no_cycles;
 	const char *filter = o->op_filter;
 	char names[KPROF_MAX_RISCS][16];
 	struct kprof_counter_desc cd[KPROF_MAX_COUNTERS];
@@ -43,10 +35,10 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 	memset(o, 0, sizeof(*o));
 	o->nriscs = nr;
 	o->ncounters = nc;
+	o->no_cycles = no_cycles;
 	o->op_filter = filter;
 	memcpy(o->risc_names, names, sizeof(names));
 	memcpy(o->cdesc, cd, sizeof(cd));
-	snprintf(o->dir, sizeof(o->dir), "%s", dir);
 	o->top_n = top_n ? top_n : 10;
 	o->top = calloc(o->top_n, sizeof(*o->top));
 	o->codes = calloc(KPROF_OUT_MAX_CODES, sizeof(*o->codes));
@@ -54,13 +46,14 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 	o->last_fw_end_ns = NAN;
 	if (!o->top || !o->codes)
 		goto nomem;
-	if ((which & KPROF_OUT_OPS) && !(o->ops = open_out(o, "ops.csv", err)))
+	if ((which & KPROF_OUT_OPS) && !(o->ops = open_out(o, od, 0, "ops.csv", err)))
 		goto fail;
-	if ((which & KPROF_OUT_COUNTERS) && !(o->counters = open_out(o, "counters.csv", err)))
+	if ((which & KPROF_OUT_COUNTERS) &&
+	    !(o->counters = open_out(o, od, 1, "counters.csv", err)))
 		goto fail;
-	if ((which & KPROF_OUT_DEVLOG) && !(o->devlog = open_out(o, "device_log.csv", err)))
+	if ((which & KPROF_OUT_DEVLOG) && !(o->devlog = open_out(o, od, 2, "device_log.csv", err)))
 		goto fail;
-	if ((which & KPROF_OUT_HOST) && !(o->host = open_out(o, "host_events.csv", err)))
+	if ((which & KPROF_OUT_HOST) && !(o->host = open_out(o, od, 3, "host_events.csv", err)))
 		goto fail;
 	if (o->counters)
 		fputs("GLOBAL CALL COUNT,OP CODE,COUNTER,UNIT,CORES,MIN,MAX,SUM\n", o->counters);
@@ -71,17 +64,25 @@ int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
 nomem:
 	kprof_err_set(err, ENOMEM, "out of memory");
 fail:
-	kprof_out_close(o, NULL);
+	kprof_out_discard(o);
 	return -(err ? err->code : ENOMEM);
 }
 
 void kprof_csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	size_t n = strlen(s);
+	/* what spreadsheets evaluate as a formula, even quoted (OWASP) */
+	int formula = n && strchr("=+-@\t\r", s[0]);
+
+	/* the reader drops blanks around unquoted fields: keep them quoted */
+	if (!formula && !strpbrk(s, ",\"\r\n") &&
+	    !(n && (s[0] == ' ' || s[n - 1] == ' ' || s[n - 1] == '\t'))) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
@@ -115,7 +116,7 @@ static void ops_header(struct kprof_out *o)
 	      "DEVICE KERNEL DURATION PER CORE MIN [ns],DEVICE KERNEL DURATION PER CORE MAX [ns],"
 	      "DEVICE KERNEL DURATION PER CORE AVG [ns]", f);
 	for (unsigned int r = 0; r < o->nriscs; r++) {
-		char name[16];
+		char name[16], col[64];
 		size_t k = 0;
 
 		/* tt-metal's column names drop the underscore: TRISC_0 -> TRISC0 */
@@ -123,9 +124,10 @@ static void ops_header(struct kprof_out *o)
 			if (*s != '_')
 				name[k++] = *s;
 		name[k] = '\0';
-		fputs(",DEVICE ", f);
-		kprof_csv_field(f, name);
-		fputs(" KERNEL DURATION [ns]", f);
+		/* the whole name is one cell: a RISC name may need quotes */
+		snprintf(col, sizeof(col), "DEVICE %s KERNEL DURATION [ns]", name);
+		fputc(',', f);
+		kprof_csv_field(f, col);
 	}
 	fputs(",DEVICE FW START TS [ns],DEVICE FW END TS [ns],LAUNCH TO START [ns],"
 	      "SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,MARKERS LOST,"
@@ -237,8 +239,8 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 		put_u64(f, row->host_end_ns);
 		put_u64(f, row->host_start_ns != KPROF_AGG_NONE ?
 			   row->host_end_ns - row->host_start_ns : KPROF_AGG_NONE);
-		put_u64(f, row->fw_start_cycle);
-		put_u64(f, row->fw_end_cycle);
+		put_u64(f, o->no_cycles ? KPROF_AGG_NONE : row->fw_start_cycle);
+		put_u64(f, o->no_cycles ? KPROF_AGG_NONE : row->fw_end_cycle);
 		put_ns(f, row->op_to_op_ns);
 		put_ns(f, row->fw_duration_ns);
 		put_ns(f, row->kernel_duration_ns);
@@ -290,9 +292,16 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 			    const char *freq_mhz, unsigned int max_cores)
 {
+	char cell[96];
+
 	if (!o->devlog)
 		return 0;
-	fprintf(o->devlog, "ARCH: %s, CHIP_FREQ[MHz]: %s", arch, freq_mhz);
+	/* arch comes from a tt-metal log: a cell like any name */
+	snprintf(cell, sizeof(cell), "ARCH: %s", arch);
+	kprof_csv_field(o->devlog, cell);
+	snprintf(cell, sizeof(cell), "CHIP_FREQ[MHz]: %s", freq_mhz);
+	fputs(", ", o->devlog);
+	kprof_csv_field(o->devlog, cell);
 	if (max_cores)
 		fprintf(o->devlog, ", Max Compute Cores: %u", max_cores);
 	fputs("\n" DEVLOG_HEADER "\n", o->devlog);
@@ -382,17 +391,6 @@ void kprof_out_top_sorted(struct kprof_out *o)
 	qsort(o->top, o->ntop, sizeof(*o->top), cmp_top);
 }
 
-static int close_one(FILE **f, const char *name, struct kprof_out *o,
-		     struct kprof_err *err, int ret)
-{
-	if (!*f)
-		return ret;
-	if ((ferror(*f) | fclose(*f)) && !ret)
-		ret = kprof_err_set(err, EIO, "writing %s/%s failed (disk full?)", o->dir, name);
-	*f = NULL;
-	return ret;
-}
-
 int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 {
 	int ret = 0;
@@ -400,9 +398,19 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 	/* an ops.csv with no op still gets its header */
 	if (o->ops && ftell(o->ops) == 0)
 		ops_header(o);
-	ret = close_one(&o->ops, "ops.csv", o, err, ret);
-	ret = close_one(&o->counters, "counters.csv", o, err, ret);
-	ret = close_one(&o->devlog, "device_log.csv", o, err, ret);
-	ret = close_one(&o->host, "host_events.csv", o, err, ret);
+	for (int i = 0; i < 4; i++)
+		if (o->files[i].f) {
+			int r = kprof_outfile_commit(&o->files[i], 0, ret ? NULL : err);
+
+			ret = ret ? ret : r;
+		}
+	o->ops = o->counters = o->devlog = o->host = NULL;
 	return ret;
+}
+
+void kprof_out_discard(struct kprof_out *o)
+{
+	for (int i = 0; i < 4; i++)
+		kprof_outfile_discard(&o->files[i]);
+	o->ops = o->counters = o->devlog = o->host = NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "kprof_agg.h"
 #include "kprof_err.h"
+#include "kprof_outdir.h"
 #include "kprof_trace.h"
 
 #define KPROF_OUT_OPS		(1U << 0)
@@ -25,24 +26,27 @@
 struct kprof_out_top {
 	uint64_t seq;
 	double fw_ns, kernel_ns;
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 };
 
 struct kprof_out_code {
-	char op_code[KPROF_NAME_LEN];
+	char op_code[KPROF_OP_CODE_LEN];
 	uint64_t count;
 	double fw_sum_ns, fw_min_ns, fw_max_ns, kernel_sum_ns;
 };
 
 struct kprof_out {
-	FILE *ops, *counters, *devlog, *host;
-	char dir[4096];
+	FILE *ops, *counters, *devlog, *host;	/* the files' streams, or NULL */
+	struct kprof_outfile files[4];		/* in that order */
 	int err_code;			/* first write error */
 	const char *op_filter;		/* fnmatch pattern or NULL */
 	struct kprof_trace *trace;	/* trace.json, or NULL; set after open */
 	uint64_t ops_filtered;
 	unsigned int nriscs;
 	char risc_names[KPROF_MAX_RISCS][16];
+	/* device timestamps are host ns, not cycles (NVIDIA): the CYCLE
+	 * columns of ops.csv are left empty */
+	int no_cycles;
 	unsigned int ncounters;
 	struct kprof_counter_desc cdesc[KPROF_MAX_COUNTERS];
 	/* totals */
@@ -56,7 +60,8 @@ struct kprof_out {
 	struct kprof_out_code *codes;
 };
 
-int kprof_out_open(struct kprof_out *o, const char *dir, unsigned int which,
+/* Starts the files of which in od (kprof_outfile_create). */
+int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int which,
 		   unsigned int top_n, struct kprof_err *err);
 /* kprof_agg_emit_fn: ops.csv (header on first call) and counters.csv rows. */
 int kprof_out_op(void *ctx, const struct kprof_op_row *row);
@@ -69,8 +74,15 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev);
 /* Ops in the top list, sorted by FW (else kernel) duration, longest first. */
 void kprof_out_top_sorted(struct kprof_out *o);
+/* Finishes the files and puts them in place (kprof_outfile_commit). */
 int kprof_out_close(struct kprof_out *o, struct kprof_err *err);
-/* Writes s to f with CSV quoting if it needs it. */
+/* Drops the files of a failed report: nothing is put in place. */
+void kprof_out_discard(struct kprof_out *o);
+/*
+ * One CSV text cell (docs/formats.md, CSV conventions): quoted when it
+ * needs it; one a spreadsheet would evaluate (= + - @ TAB CR first) gets
+ * a leading ' inside quotes. Not for number columns.
+ */
 void kprof_csv_field(FILE *f, const char *s);
 
 #endif /* KPROF_WRITERS_H */

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* External merge sort of fixed-size records (see kprof_xsort.h). */
 #include "kprof_xsort.h"
+#include "kprof_outdir.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,8 @@ struct run {
 struct kprof_xsort {
 	size_t size, run_len;
 	int (*cmp)(const void *, const void *);
-	char *dir;
+	struct kprof_outdir *od;
+	char *dir;		/* od's path, for messages */
 	char *buf;		/* the run being filled */
 	size_t n, cap;
 	int fd;
@@ -37,11 +37,12 @@ struct kprof_xsort {
 };
 
 struct kprof_xsort *kprof_xsort_new(size_t size, int (*cmp)(const void *, const void *),
-				    size_t run_len, const char *dir, struct kprof_err *err)
+				    size_t run_len, struct kprof_outdir *od,
+				    struct kprof_err *err)
 {
 	struct kprof_xsort *x = calloc(1, sizeof(*x));
 
-	if (!x || !(x->dir = strdup(dir)) || !(x->cur = malloc(size))) {
+	if (!x || !(x->dir = strdup(kprof_outdir_path(od))) || !(x->cur = malloc(size))) {
 		kprof_xsort_free(x);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -50,25 +51,20 @@ struct kprof_xsort *kprof_xsort_new(size_t size, int (*cmp)(const void *, const 
 	x->cmp = cmp;
 	x->run_len = run_len ? run_len : 1;
 	x->fd = -1;
+	x->od = od;
 	return x;
 }
 
-/* An unlinked file in dir: nothing is left behind whatever happens. */
+/* An unlinked file in the output directory: nothing is left behind
+ * whatever happens, and no name another user could have planted. */
 static int open_tmp(struct kprof_xsort *x, struct kprof_err *err)
 {
-	char path[PATH_MAX];
-
-	x->fd = open(x->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	x->fd = kprof_outdir_tmpfile(x->od, err);
 	if (x->fd >= 0)
 		return 0;
-	/* file systems without O_TMPFILE */
-	snprintf(path, sizeof(path), "%s/.kprof-sort-XXXXXX", x->dir);
-	x->fd = mkostemp(path, O_CLOEXEC);
-	if (x->fd < 0)
-		return kprof_err_set(err, errno, "cannot create a temporary file in %s: %s",
-				     x->dir, strerror(errno));
-	unlink(path);
-	return 0;
+	return kprof_err_set(err, err ? err->code : EIO,
+			     "cannot create a temporary file in %s: %s", x->dir,
+			     strerror(err ? err->code : EIO));
 }
 
 /* Sorts the buffered records and appends them to the file as a run. */

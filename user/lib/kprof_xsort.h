@@ -4,8 +4,9 @@
  * event of a capture in time order (trace.json's busy counter) without
  * memory that grows with the capture. Records are sorted in memory in
  * runs of up to run_len; each full run is written to an unlinked
- * temporary file in dir; reading merges the runs. Equal records (cmp 0)
- * may come in any order, so cmp should order on every field.
+ * temporary file in the output directory; reading merges the runs. Equal
+ * records (cmp 0) may come in any order, so cmp should order on every
+ * field.
  */
 #ifndef KPROF_XSORT_H
 #define KPROF_XSORT_H
@@ -16,9 +17,13 @@
 
 struct kprof_xsort;
 
-/* NULL with err set on allocation failure. dir is only used to spill. */
+struct kprof_outdir;
+
+/* NULL with err set on allocation failure. od (kept, not owned) is only
+ * used to spill (kprof_outdir_tmpfile). */
 struct kprof_xsort *kprof_xsort_new(size_t size, int (*cmp)(const void *, const void *),
-				    size_t run_len, const char *dir, struct kprof_err *err);
+				    size_t run_len, struct kprof_outdir *od,
+				    struct kprof_err *err);
 /* 0 or -errno with err set (out of memory, temporary file not writable). */
 int kprof_xsort_add(struct kprof_xsort *x, const void *rec, struct kprof_err *err);
 /*

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stand-in libcupti for tests without a GPU: the functions the agent
+ * (user/agent/) calls, answering from a recording the real agent made on
+ * a real GPU (KPROF_AGENT_RECORD; kprof_cuptirec.h). kprof_standin_play()
+ * hands the recorded buffers to the agent through its own buffer
+ * callbacks, one recorded buffer per buffer, kernel name pointers pointed
+ * at the recorded strings, and answers cuptiActivityGetNumDroppedRecords
+ * with the recorded count. The recorded timestamps (CLOCK_MONOTONIC of
+ * the recording machine) are moved by one constant so that the first
+ * lies just after the playback starts: the agent's own records (start,
+ * sync triples) are of this machine's clock, and a capture's records are
+ * all of one clock. Built as a shared library; the agent loads it as
+ * KPROF_CUPTI_LIB.
+ *
+ * Environment: KPROF_STANDIN_DATA (the recording; required to play),
+ * KPROF_STANDIN_SUBSCRIBE (a CUptiResult cuptiSubscribe returns, e.g. 39:
+ * another subscriber holds CUPTI), KPROF_STANDIN_BRACKET=1 (the records
+ * are moved to lie between the agent's start and the playback, as on a
+ * GPU, where its sync triples bracket them: playback waits the
+ * recording's span first; for the CUPTI-clock path).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kprof_cupti.h"
+#include "kprof_cuptirec.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static struct {
+	int loaded;
+	struct kprof_crec rec;
+	kprof_cupti_buffer_request_fn request;
+	kprof_cupti_buffer_complete_fn complete;
+	size_t played;			/* frames consumed */
+	/* the buffer being completed: where its records start, in order */
+	size_t *offs, noffs, cap;
+	uint64_t dropped;
+	int64_t shift;			/* added to every recorded timestamp */
+	int shifted;
+	uint64_t t_reg;			/* when the agent registered its callbacks */
+} S;
+
+EXPORT kprof_cupti_result cuptiGetTimestamp(uint64_t *t);
+
+static void load(void)
+{
+	const char *p = getenv("KPROF_STANDIN_DATA");
+	struct kprof_err err;
+
+	if (S.loaded)
+		return;
+	S.loaded = 1;
+	if (p && kprof_crec_load(p, &S.rec, &err))
+		fprintf(stderr, "cupti stand-in: %s\n", err.msg);
+}
+
+EXPORT kprof_cupti_result cuptiGetVersion(uint32_t *v)
+{
+	*v = 130001;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiGetResultString(kprof_cupti_result r, const char **s)
+{
+	(void)r;
+	*s = "stand-in";
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiSubscribe(struct CUpti_Subscriber_st **sub,
+					 kprof_cupti_callback_fn cb, void *ud)
+{
+	const char *e = getenv("KPROF_STANDIN_SUBSCRIBE");
+
+	(void)cb;
+	(void)ud;
+	*sub = NULL;
+	return e ? (kprof_cupti_result)atoi(e) : KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityEnable(unsigned int kind)
+{
+	(void)kind;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t on)
+{
+	(void)cbid;
+	(void)on;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t on)
+{
+	(void)cbid;
+	(void)on;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+/* the names the recording holds (the ones the agent asked for) */
+EXPORT kprof_cupti_result cuptiGetCallbackName(unsigned int domain, uint32_t cbid,
+					       const char **name)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+
+	load();
+	while ((f = kprof_crec_next(&S.rec, &off, &pl)))
+		if (f->type == KPROF_CREC_CBNAME && f->a == domain && f->b == cbid) {
+			*name = pl;
+			return KPROF_CUPTI_SUCCESS;
+		}
+	return KPROF_CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+EXPORT kprof_cupti_result cuptiActivityRegisterCallbacks(kprof_cupti_buffer_request_fn rq,
+							 kprof_cupti_buffer_complete_fn cp)
+{
+	S.request = rq;
+	S.complete = cp;
+	cuptiGetTimestamp(&S.t_reg);
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityRegisterTimestampCallback(kprof_cupti_timestamp_fn fn)
+{
+	(void)fn;	/* the recorded timestamps are CLOCK_MONOTONIC already */
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
+						     struct kprof_cupti_activity **rec)
+{
+	size_t i = 0;
+
+	(void)valid;
+	if (*rec) {
+		size_t at = (size_t)((uint8_t *)*rec - buffer);
+
+		while (i < S.noffs && S.offs[i] != at)
+			i++;
+		i++;
+	}
+	if (i >= S.noffs)
+		return KPROF_CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*rec = (void *)(buffer + S.offs[i]);
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityGetNumDroppedRecords(struct CUctx_st *ctx, uint32_t stream,
+							    size_t *dropped)
+{
+	(void)ctx;
+	(void)stream;
+	*dropped = (size_t)S.dropped;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiActivityFlushPeriod(uint32_t ms)
+{
+	(void)ms;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result cuptiGetTimestamp(uint64_t *t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+/* the text recorded for a name pointer */
+static const char *string_of(uint64_t ptr)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+
+	while ((f = kprof_crec_next(&S.rec, &off, &pl)))
+		if (f->type == KPROF_CREC_STRING && f->c == ptr)
+			return pl;
+	return NULL;
+}
+
+static void move(uint64_t *t)
+{
+	if (*t)
+		*t = (uint64_t)((int64_t)*t + S.shift);
+}
+
+/* The recorded timestamps of one record, moved to this machine's clock. */
+static void move_times(uint32_t kind, void *r, size_t len)
+{
+	switch (kind) {
+	case KPROF_CUPTI_KIND_CONCURRENT_KERNEL:
+		if (len >= sizeof(struct kprof_cupti_kernel)) {
+			move(&((struct kprof_cupti_kernel *)r)->start);
+			move(&((struct kprof_cupti_kernel *)r)->end);
+			move(&((struct kprof_cupti_kernel *)r)->completed);
+		}
+		break;
+	case KPROF_CUPTI_KIND_MEMCPY:
+		if (len >= sizeof(struct kprof_cupti_memcpy)) {
+			move(&((struct kprof_cupti_memcpy *)r)->start);
+			move(&((struct kprof_cupti_memcpy *)r)->end);
+		}
+		break;
+	case KPROF_CUPTI_KIND_MEMSET:
+		if (len >= sizeof(struct kprof_cupti_memset)) {
+			move(&((struct kprof_cupti_memset *)r)->start);
+			move(&((struct kprof_cupti_memset *)r)->end);
+		}
+		break;
+	case KPROF_CUPTI_KIND_DRIVER:
+	case KPROF_CUPTI_KIND_RUNTIME:
+		if (len >= sizeof(struct kprof_cupti_api)) {
+			move(&((struct kprof_cupti_api *)r)->start);
+			move(&((struct kprof_cupti_api *)r)->end);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* The shift: the earliest recorded start lands 1 ms from now (or, with
+ * KPROF_STANDIN_BRACKET, 1 ms after the agent's start, and the playback
+ * waits until the last one is past). */
+static void find_shift(void)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+	uint64_t first = UINT64_MAX, last = 0, now;
+
+	if (S.shifted)
+		return;
+	S.shifted = 1;
+	while ((f = kprof_crec_next(&S.rec, &off, &pl))) {
+		uint64_t t = UINT64_MAX;
+
+		if (f->type != KPROF_CREC_RECORD)
+			continue;
+		if (f->a == KPROF_CUPTI_KIND_DRIVER || f->a == KPROF_CUPTI_KIND_RUNTIME)
+			t = ((const struct kprof_cupti_api *)pl)->start;
+		else if (f->a == KPROF_CUPTI_KIND_CONCURRENT_KERNEL)
+			t = ((const struct kprof_cupti_kernel *)pl)->start;
+		else if (f->a == KPROF_CUPTI_KIND_MEMCPY)
+			t = ((const struct kprof_cupti_memcpy *)pl)->start;
+		else if (f->a == KPROF_CUPTI_KIND_MEMSET)
+			t = ((const struct kprof_cupti_memset *)pl)->start;
+		if (t && t < first)
+			first = t;
+		if (t && t > last && t != UINT64_MAX)
+			last = t;
+	}
+	cuptiGetTimestamp(&now);
+	if (first == UINT64_MAX)
+		return;
+	if (getenv("KPROF_STANDIN_BRACKET")) {
+		uint64_t until = S.t_reg + 1000000 + (last - first) + 10000000;
+
+		while (now < until) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+			cuptiGetTimestamp(&now);
+		}
+		S.shift = (int64_t)(S.t_reg + 1000000 - first);
+		return;
+	}
+	S.shift = (int64_t)(now + 1000000 - first);
+}
+
+/* One recorded buffer from frame offset *off, through the agent. */
+static void play_buffer(size_t *off, uint32_t stream)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	uint8_t *buf = NULL;
+	size_t size = 0, maxrec, used = 0;
+
+	S.request(&buf, &size, &maxrec);
+	S.noffs = 0;
+	S.dropped = 0;
+	while ((f = kprof_crec_next(&S.rec, off, &pl)) && f->type != KPROF_CREC_END) {
+		size_t len = (size_t)f->len;
+
+		if (f->type != KPROF_CREC_RECORD || !buf || used + len > size)
+			continue;	/* a buffer the agent refused: records are lost */
+		memcpy(buf + used, pl, len);
+		move_times(f->a, buf + used, len);
+		if (f->a == KPROF_CUPTI_KIND_CONCURRENT_KERNEL &&
+		    len >= sizeof(struct kprof_cupti_kernel)) {
+			struct kprof_cupti_kernel *k = (void *)(buf + used);
+
+			k->name = string_of((uint64_t)(uintptr_t)k->name);
+		}
+		if (S.noffs == S.cap) {
+			S.cap = S.cap ? 2 * S.cap : 256;
+			S.offs = realloc(S.offs, S.cap * sizeof(*S.offs));
+		}
+		S.offs[S.noffs++] = used;
+		used += (len + 7) & ~(size_t)7;
+	}
+	if (f)
+		S.dropped = f->c;
+	S.complete(NULL, stream, buf, size, used);
+}
+
+/* Plays every buffer not played yet; returns how many. */
+EXPORT int kprof_standin_play(void)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	int n = 0;
+
+	load();
+	if (!S.request || !S.complete)
+		return -1;
+	find_shift();
+	while ((f = kprof_crec_next(&S.rec, &S.played, &pl)))
+		if (f->type == KPROF_CREC_BEGIN) {
+			play_buffer(&S.played, f->a);
+			n++;
+		}
+	return n;
+}
+
+EXPORT kprof_cupti_result cuptiActivityFlushAll(uint32_t flag)
+{
+	(void)flag;
+	kprof_standin_play();
+	return KPROF_CUPTI_SUCCESS;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_csvread on malformed and foreign CSV: quotes inside fields,
+ * unterminated quotes, field-count mismatches (an error naming
+ * file:line), the record cap, and what RFC 4180 allows.
+ */
+#include "kt.h"
+#include "kprof_csvread.h"
+
+#include <errno.h>
+
+static char dir[64];
+
+static const char *put_file(const char *name, const char *text, size_t len)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(2);
+	}
+	return path;
+}
+
+#define PUT(name, lit) put_file(name, lit, sizeof(lit) - 1)
+
+/* A quote that does not start a field is an ordinary character: count and
+ * split agree (they once disagreed and left row slots NULL or pointing
+ * into the freed previous record). */
+static void test_inner_quotes(void)
+{
+	struct kprof_csv_table t;
+	struct kprof_csv_reader r;
+	struct kprof_err err = { 0 };
+	const char *p = PUT("inner.csv", "a,b\nx\"y,z\"w\n1,2\nq\"\",\"r,s\"\"\"\n");
+	int ret;
+
+	ret = kprof_csv_load(p, &t, &err);
+	KT_CHECK(ret == 0, "load: %s", err.msg);
+	if (!ret) {
+		KT_EQ_U64(t.nrows, 3);
+		KT_STR(t.rows[0][0], "x\"y");
+		KT_STR(t.rows[0][1], "z\"w");
+		KT_STR(t.rows[1][0], "1");
+		KT_STR(t.rows[1][1], "2");
+		KT_STR(t.rows[2][0], "q\"\"");
+		KT_STR(t.rows[2][1], "r,s\"");
+		kprof_csv_free(&t);
+	}
+	/* the streaming reader: every slot of every row is the row's own */
+	KT_CHECK(kprof_csv_open(p, &r, &err) == 0, "open: %s", err.msg);
+	KT_CHECK(kprof_csv_next(&r, &err) == 1, "row 1: %s", err.msg);
+	KT_STR(r.row[0], "x\"y");
+	KT_STR(r.row[1], "z\"w");
+	KT_CHECK(kprof_csv_next(&r, &err) == 1, "row 2: %s", err.msg);
+	KT_STR(r.row[1], "2");
+	kprof_csv_close(&r);
+}
+
+/* An error is "file:line: what", with the line the record starts on. */
+static void want_error(const char *name, const char *text, size_t len, const char *what,
+		       const char *line)
+{
+	struct kprof_csv_table t;
+	struct kprof_err err = { 0 };
+	const char *p = put_file(name, text, len);
+	char where[160];
+	int ret = kprof_csv_load(p, &t, &err);
+
+	snprintf(where, sizeof(where), "%s:%s:", p, line);
+	KT_CHECK(ret == -EBADMSG, "%s: load returned %d (%s)", name, ret, err.msg);
+	KT_CHECK(strstr(err.msg, where) == err.msg, "%s: message '%s' starts with '%s'",
+		 name, err.msg, where);
+	KT_CHECK(strstr(err.msg, what) != NULL, "%s: message '%s' says '%s'", name, err.msg,
+		 what);
+	if (!ret)
+		kprof_csv_free(&t);
+}
+
+#define WANT_ERROR(name, lit, what, line) want_error(name, lit, sizeof(lit) - 1, what, line)
+
+static void test_errors(void)
+{
+	/* too few fields: an error, not padding */
+	WANT_ERROR("short.csv", "a,b,c\n1,2,3\n1,2\n", "2 fields, the header has 3", "3");
+	/* too many */
+	WANT_ERROR("long.csv", "a,b\n1,2\n\n1,2,3\n", "3 fields, the header has 2", "4");
+	/* an unterminated quote at the end of the file; the count and the
+	 * split once disagreed on x"y,"z (a write before the row array) */
+	WANT_ERROR("open.csv", "a,b\nx\"y,\"z\n", "unterminated quoted field", "2");
+	WANT_ERROR("open2.csv", "a,b\n1,2\n\"3\n4,5\n", "unterminated quoted field", "3");
+	/* text after a closing quote */
+	WANT_ERROR("after.csv", "a,b\n\"x\"y,1\n", "after the closing quote", "2");
+	/* the record the error is in starts on line 4 (a field spans 2-3) */
+	WANT_ERROR("span.csv", "a,b\n\"1\n2\",3\n1,2,3\n", "3 fields", "4");
+	WANT_ERROR("nul.csv", "a,b\n1,\0002\n", "NUL byte", "2");
+}
+
+/* What a CSV may hold: quoted fields over lines, doubled quotes, CR LF,
+ * blank lines, blanks around fields, a last line without its newline. */
+static void test_valid(void)
+{
+	struct kprof_csv_table t;
+	struct kprof_err err = { 0 };
+	const char *p = PUT("ok.csv", "\"a\",b ,c\r\n\r\n 1 , \"x\r\ny\" ,\"\"\r\n"
+			    "\"q\"\"\",\"\",3\n  \n,,\n\"l,a\",b\n" "\"last\",2,3");
+	int ret = kprof_csv_load(p, &t, &err);
+
+	KT_CHECK(ret == -EBADMSG && strstr(err.msg, ":8:") && strstr(err.msg, "2 fields"),
+		 "row 8 has 2 fields: %s", err.msg);
+	p = PUT("ok2.csv", "\"a\",b ,c\r\n\r\n 1 , \"x\r\ny\" ,\"\"\r\n"
+		"\"q\"\"\",\"\",3\n  \n,,\n\"last\",2,3");
+	ret = kprof_csv_load(p, &t, &err);
+	KT_CHECK(ret == 0, "load: %s", err.msg);
+	if (ret)
+		return;
+	KT_EQ_U64(t.ncols, 3);
+	KT_STR(t.header[0], "a");
+	KT_STR(t.header[1], "b");
+	KT_STR(t.header[2], "c");
+	KT_EQ_U64(t.nrows, 4);
+	KT_STR(t.rows[0][0], "1");
+	KT_STR(t.rows[0][1], "x\r\ny");
+	KT_STR(t.rows[0][2], "");
+	KT_STR(t.rows[1][0], "q\"");
+	KT_STR(t.rows[1][1], "");
+	KT_STR(t.rows[2][0], "");
+	KT_STR(t.rows[2][2], "");
+	KT_STR(t.rows[3][0], "last");
+	KT_STR(t.rows[3][2], "3");
+	KT_EQ_U64(kprof_csv_col(&t, "c"), 2);
+	kprof_csv_free(&t);
+}
+
+/* A record longer than the cap is an error while it is read. */
+static void test_cap(void)
+{
+	size_t n = KPROF_CSV_MAX_RECORD + 100, len;
+	char *text = malloc(n + 16);
+	struct kprof_csv_table t;
+	struct kprof_err err = { 0 };
+	int ret;
+
+	if (!text)
+		exit(2);
+	len = (size_t)sprintf(text, "a\n\"");
+	memset(text + len, 'x', n);
+	len += n;
+	ret = kprof_csv_load(put_file("cap.csv", text, len), &t, &err);
+	KT_CHECK(ret == -EBADMSG && strstr(err.msg, ":2: record longer than"),
+		 "over the cap: %d %s", ret, err.msg);
+	if (!ret)
+		kprof_csv_free(&t);
+	free(text);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "%s", kt_tmpdir());
+	test_inner_quotes();
+	test_errors();
+	test_valid();
+	test_cap();
+	kt_rmrf(dir);
+	return kt_done("test_csvread");
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names from foreign input in what people open: control characters and
+ * bad UTF-8 (kprof_text.h), Markdown in report.md, spreadsheet formulas
+ * in CSV cells (docs/formats.md, "Names in text outputs" and CSV
+ * conventions). A capture whose op codes, device name, counter name,
+ * RISC name and process comm are hostile is reported; every text output
+ * is then checked.
+ */
+#include "kt.h"
+#include "kprof_diff.h"
+#include "kprof_report.h"
+#include "kprof_spool.h"
+#include "kprof_text.h"
+#include "kprof_outdir.h"
+#include "kprof_writers.h"
+
+#include <math.h>
+
+#define ESC "\x1b"
+
+/* op codes: a terminal title + bell, a formula, Markdown and HTML, C1 CSI,
+ * invalid UTF-8 and a bidi override */
+static const char *const ops[] = {
+	ESC "]0;pwned" "\x07" "x",
+	"=cmd|' /C calc'!A0",
+	"+1|a_b`c*d<b>&[e](f)~\\",
+	"c1\xc2\x9b" "31m\xff\xfe|\xe2\x80\xae" "evil",
+};
+#define NOPS_KINDS	4
+
+static void put(struct kprof_spool_writer *w, const void *r, size_t n)
+{
+	struct kprof_err err;
+
+	KT_CHECK(kprof_spool_append(w, r, n, &err) == 0, "append: %s", err.msg);
+}
+
+static void make_capture(const char *dir)
+{
+	struct kprof_device_info info = { .size = sizeof(info), .version = 1,
+		.num_cores = 2, .grid_x = 2, .grid_y = 1, .riscs_per_core = 1,
+		.num_counters = 2, .ref_clock_hz = 1000000000ULL, .clock_mhz = 1000 };
+	struct kprof_counter_info ci = { .size = sizeof(ci), .num_counters = 2 };
+	struct kprof_spool_writer *d, *h;
+	struct kprof_outdir *od;
+	struct kprof_err err;
+
+	snprintf(info.name, sizeof(info.name), "dev" ESC "[2J|_x_");
+	strcpy(info.backend, "sim");
+	strcpy(info.risc_names[0], "=B");
+	strcpy(ci.desc[0].name, "-flops");
+	strcpy(ci.desc[1].name, "bytes_read");
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	d = od ? kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &ci, &err) : NULL;
+	h = d ? kprof_spool_create(od, KPROF_SPOOL_HOST, NULL, NULL, &err) : NULL;
+	kprof_outdir_close(od);
+	KT_CHECK(d && h, "create: %s", err.msg);
+	if (!d || !h)
+		exit(1);
+	for (int i = 1; i <= 8; i++) {
+		uint64_t t = 1000000 * (uint64_t)i;
+		struct kprof_rec_op op = { .hdr = { KPROF_REC_OP, sizeof(op), 0 },
+			.op_seq = (uint64_t)i, .timestamp = t, .num_cores = 1, .clock_mhz = 1000 };
+		struct kprof_host_event ev = { .type = KPROF_HREC_IOCTL, .size = sizeof(ev),
+			.enter_ns = t - 1000, .exit_ns = t - 500, .pid = 1, .tid = 1,
+			.role = KPROF_ROLE_LAUNCH, .seq = (uint64_t)i };
+		struct { struct kprof_rec_counters c; uint64_t v[2]; } cr = {
+			.c = { .hdr = { KPROF_REC_COUNTERS, sizeof(cr), 0 },
+			       .op_seq = (uint64_t)i, .counter_mask = 3, .core = 0 },
+			.v = { 1000, 64 } };
+
+		snprintf(op.name, sizeof(op.name), "%s", ops[i % NOPS_KINDS]);
+		put(d, &op, sizeof(op));
+		for (uint8_t k = KPROF_MARK_FW_START; k <= KPROF_MARK_KERNEL_END; k++) {
+			struct kprof_rec_marker m = { .hdr = { KPROF_REC_MARKER, sizeof(m), 0 },
+				.core = 0, .risc = 0, .kind = k, .op_seq = (uint32_t)i,
+				.timestamp = t + 100 * k };
+
+			put(d, &m, sizeof(m));
+		}
+		put(d, &cr, sizeof(cr));
+		snprintf(ev.comm, sizeof(ev.comm), "%s", i % 2 ? "@SUM(1+1)" : ESC "[31mw");
+		put(h, &ev, sizeof(ev));
+	}
+	KT_CHECK(kprof_spool_close(d, &err) == 0, "close d");
+	KT_CHECK(kprof_spool_close(h, &err) == 0, "close h");
+}
+
+/*
+ * No byte a terminal acts on but line breaks: each line is its own safe
+ * form (kprof_text.h: C0, DEL, C1, bidi, bad UTF-8 would become '?').
+ */
+static int clean_text(const char *s)
+{
+	size_t n = strlen(s);
+	char *copy = strdup(s), *safe = malloc(n + 1), *save = NULL;
+	int ok = 1;
+
+	if (!copy || !safe)
+		exit(2);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		kprof_text_safe(safe, n + 1, l);
+		if (strcmp(safe, l))
+			ok = 0;
+	}
+	free(copy);
+	free(safe);
+	return ok;
+}
+
+static void test_report_outputs(void)
+{
+	char *dir = kt_tmpdir(), path[256], peaks[256];
+	struct kprof_report_opts opts = { .version = "test", .config_json = "{}",
+					  .peaks_file = peaks };
+	struct kprof_err err = { 0 };
+	char *s;
+	FILE *f;
+
+	snprintf(peaks, sizeof(peaks), "%s/peaks.json", dir);
+	f = fopen(peaks, "w");
+	KT_CHECK(f != NULL, "peaks");
+	fputs("{\"device\": \"<img src=x>|" ESC "[5m\", \"peak_gflops\": 1, \"peak_gb_per_s\": 1,"
+	      " \"flops_counter\": \"-flops\", \"bytes_counters\": [\"bytes_read\"]}\n", f);
+	fclose(f);
+	make_capture(dir);
+	KT_CHECK(kprof_report_build(dir, NULL, &opts, NULL, &err) == 0, "report: %s", err.msg);
+
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && clean_text(s), "summary.txt has no control characters or bad UTF-8");
+	KT_CHECK(s && strstr(s, "?]0;pwned?x") && strstr(s, "dev?[2J|_x_"),
+		 "summary.txt: '?' in their place");
+	free(s);
+
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && clean_text(s), "report.md has no control characters or bad UTF-8");
+	KT_CHECK(s && strstr(s, "| +1\\|a\\_b\\`c\\*d\\<b\\>\\&\\[e\\](f)\\~\\\\ |"),
+		 "report.md: table cell escaped:\n%s", s ? s : "");
+	KT_CHECK(s && strstr(s, "Peaks: \\<img src=x\\>\\|?\\[5m,"), "report.md: peaks device");
+	KT_CHECK(s && strstr(s, "dev?\\[2J\\|\\_x\\_"), "report.md: device name");
+	KT_CHECK(s && strstr(s, "| c1?31m??\\|?evil |"), "report.md: C1, bad UTF-8, bidi");
+	free(s);
+
+	/* CSV: names that are formulas get a ' and quotes; numbers stay */
+	snprintf(path, sizeof(path), "%s/ops.csv", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && strstr(s, "\n\"'=cmd|' /C calc'!A0\",") &&
+		 strstr(s, "\n\"'+1|a_b`c*d<b>&[e](f)~\\\","), "ops.csv: formulas neutralised");
+	KT_CHECK(s && strstr(s, ",DEVICE =B KERNEL DURATION [ns],"), "ops.csv: RISC column");
+	free(s);
+	snprintf(path, sizeof(path), "%s/counters.csv", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && strstr(s, ",\"'-flops\",") && !strstr(s, ",-flops"), "counters.csv");
+	free(s);
+	snprintf(path, sizeof(path), "%s/host_events.csv", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && strstr(s, ",\"'@SUM(1+1)\",") && !strstr(s, ",@SUM"), "host_events.csv");
+	free(s);
+	snprintf(path, sizeof(path), "%s/device_log.csv", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && strstr(s, ",\"'=B\",") && !strstr(s, ",=B"), "device_log.csv");
+	free(s);
+	snprintf(path, sizeof(path), "%s/roofline.csv", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && strstr(s, ",\"'=cmd|' /C calc'!A0\","), "roofline.csv");
+	free(s);
+
+	/* diff of the capture with itself: the terminal table and the CSV */
+	{
+		struct kprof_diff *d = kprof_diff_new();
+		const struct kprof_diff_row *rows;
+		size_t n, len;
+		char *buf = NULL;
+
+		KT_CHECK(kprof_diff_add_capture(d, 0, dir, &err) == 0, "diff A: %s", err.msg);
+		KT_CHECK(kprof_diff_add_capture(d, 1, dir, &err) == 0, "diff B: %s", err.msg);
+		KT_CHECK(kprof_diff_compute(d, NULL, &rows, &n) == 0 && n > 0, "compute");
+		f = open_memstream(&buf, &len);
+		kprof_diff_print(f, rows, n);
+		fclose(f);
+		KT_CHECK(buf && clean_text(buf), "diff table has no control characters:\n%s", buf);
+		free(buf);
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		KT_CHECK(kprof_diff_write_csv(f, rows, n) == 0, "diff csv");
+		fclose(f);
+		/* read back from ops.csv with its ': no longer a formula, as it is */
+		KT_CHECK(buf && strstr(buf, "\n'=cmd|' /C calc'!A0,") &&
+			 strstr(buf, ",'-flops,"), "diff csv:\n%s", buf);
+		free(buf);
+		kprof_diff_free(d);
+	}
+	kt_rmrf(dir);
+}
+
+/* The cell helper alone: the rule of docs/formats.md. */
+static void test_cells(void)
+{
+	static const char *const in[][2] = {
+		{ "plain", "plain" },
+		{ "=1+2", "\"'=1+2\"" },
+		{ "+x", "\"'+x\"" },
+		{ "-x", "\"'-x\"" },
+		{ "@x", "\"'@x\"" },
+		{ "\tx", "\"'\tx\"" },
+		{ "\rx", "\"'\rx\"" },
+		{ "=a,\"b\"", "\"'=a,\"\"b\"\"\"" },
+		{ "a=1", "a=1" },
+		{ "a,b", "\"a,b\"" },
+		{ " lead", "\" lead\"" },
+		{ "trail ", "\"trail \"" },
+		{ "", "" },
+	};
+	char *buf = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		FILE *f = open_memstream(&buf, &len);
+
+		kprof_csv_field(f, in[i][0]);
+		fclose(f);
+		KT_STR(buf, in[i][1]);
+		free(buf);
+		buf = NULL;
+	}
+}
+
+/* Numbers that are negative stay numbers in ops.csv. */
+static void test_negative_numbers(void)
+{
+	char *dir = kt_tmpdir(), path[256], *s;
+	struct kprof_out o;
+	struct kprof_op_row row;
+	struct kprof_err err = { 0 };
+
+	memset(&o, 0, sizeof(o));
+	memset(&row, 0, sizeof(row));
+	struct kprof_outdir *od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+
+	KT_CHECK(od && kprof_out_open(&o, od, KPROF_OUT_OPS, 0, &err) == 0, "open: %s", err.msg);
+	snprintf(row.op_code, sizeof(row.op_code), "-neg");
+	row.seq = 1;
+	row.host_start_ns = row.host_end_ns = KPROF_AGG_NONE;
+	row.fw_start_cycle = row.fw_end_cycle = KPROF_AGG_NONE;
+	row.sync_end_ns = KPROF_AGG_NONE;
+	row.op_to_op_ns = -5;
+	row.fw_duration_ns = row.kernel_duration_ns = NAN;
+	row.kernel_core_min_ns = row.kernel_core_max_ns = row.kernel_core_avg_ns = NAN;
+	row.fw_start_ns = row.fw_end_ns = row.launch_to_start_ns = row.sync_wait_ns = NAN;
+	for (int r = 0; r < KPROF_MAX_RISCS; r++)
+		row.risc_kernel_ns[r] = NAN;
+	KT_CHECK(kprof_out_op(&o, &row) == 0, "op");
+	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
+	kprof_outdir_close(od);
+	free(o.top);
+	free(o.codes);
+	snprintf(path, sizeof(path), "%s/ops.csv", dir);
+	s = kt_slurp(path, NULL);
+	KT_CHECK(s && strstr(s, "\n\"'-neg\",1,0,0,,,,,,-5,,"), "ops.csv row:\n%s", s ? s : "");
+	free(s);
+	kt_rmrf(dir);
+}
+
+/* The text rule piece by piece, and cutting without splitting a character. */
+static void test_text(void)
+{
+	char out[64];
+	char *buf = NULL;
+	size_t len;
+	FILE *f;
+
+	KT_STR(kprof_text_safe(out, sizeof(out), "a" ESC "[1mb\x7f\x01\n\t"), "a?[1mb????");
+	KT_STR(kprof_text_safe(out, sizeof(out), "\xc2\x85|\xc2\xa0|\xc3\xa9"), "?|\xc2\xa0|\xc3\xa9");
+	KT_STR(kprof_text_safe(out, sizeof(out), "\xe2\x80\xae|\xe2\x81\xa6|\xe2\x82\xac"),
+	       "?|?|\xe2\x82\xac");
+	/* overlong, surrogate, truncated, stray continuation, > U+10FFFF */
+	KT_STR(kprof_text_safe(out, sizeof(out), "\xc0\xaf|\xed\xa0\x80|\xe2\x82|\x80|\xf4\x90\x80\x80"),
+	       "??|???|??|?|????");
+	KT_STR(kprof_text_safe(out, sizeof(out), "\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");
+	/* cut at 5 bytes: the 2-byte character at 4..5 does not fit */
+	KT_EQ_U64(kprof_text_safen(out, 6, "abcd\xc3\xa9z", SIZE_MAX), 7);
+	KT_STR(out, "abcd");
+	KT_EQ_U64(kprof_text_safen(out, sizeof(out), "ab\x1b" "cd", 3), 3);
+	KT_STR(out, "ab?");
+	f = open_memstream(&buf, &len);
+	kprof_md_put(f, "a|b\\c`d*e_f[g]h<i>j&k~l" ESC "#!()");
+	fclose(f);
+	KT_STR(buf, "a\\|b\\\\c\\`d\\*e\\_f\\[g\\]h\\<i\\>j\\&k\\~l?#!()");
+	free(buf);
+}
+
+int main(void)
+{
+	test_text();
+	test_cells();
+	test_negative_numbers();
+	test_report_outputs();
+	return kt_done("test_foreign_names");
+}

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `kprofctl capture --device nvidia:0` without a GPU: the real agent
+ * (build/libkprof_cupti.so) is injected into tests/nvidia/fake_cuda,
+ * which plays libcuda's part, and talks to the stand-in libcupti
+ * (tests/nvidia/cupti_standin.c) that plays back CUPTI buffers the agent
+ * recorded on an H100 (tests/nvidia/data/). The outputs are checked
+ * against the recorded CUPTI records, read here independently: one
+ * ops.csv row per correlation id with the recorded name, duration,
+ * start, launch entry; memcpy/memset rows and their bytes; trace.json's
+ * op slices, stream tracks and launch flows; the dropped count; and the
+ * agent's problems (killed, forked, another CUPTI subscriber, no CUDA).
+ * The stand-in moves the recorded timestamps by one constant onto this
+ * machine's clock: times are compared after taking that constant out
+ * (durations and differences as they are).
+ */
+#include "kt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "kprof_csvread.h"
+#include "kprof_cupti.h"
+#include "kprof_cuptirec.h"
+#include "kprof_agg.h"
+#include "kprof_fs.h"
+
+#define MAX_OPS		4096
+
+struct op {
+	uint32_t corr;
+	char name[KPROF_OP_CODE_LEN];	/* as ops.csv holds it: cut to fit */
+	uint64_t start, end;		/* device */
+	uint64_t bytes;			/* copies */
+	int copy;			/* 1 memcpy, 2 memset */
+	uint64_t api_start;		/* 0: no launch record */
+	uint32_t device, stream;
+};
+
+struct expect {
+	struct op ops[MAX_OPS];
+	int nops;
+	int kernels;
+	uint64_t dropped;
+	int nstreams;
+	uint32_t streams[64];
+};
+
+static char build[PATH_MAX], srcdir[PATH_MAX], tmp[PATH_MAX];
+
+static struct op *op_of(struct expect *e, uint32_t corr)
+{
+	for (int i = 0; i < e->nops; i++)
+		if (e->ops[i].corr == corr)
+			return &e->ops[i];
+	if (e->nops == MAX_OPS)
+		return NULL;
+	memset(&e->ops[e->nops], 0, sizeof(e->ops[0]));
+	e->ops[e->nops].corr = corr;
+	return &e->ops[e->nops++];
+}
+
+static const char *string_of(const struct kprof_crec *r, uint64_t ptr)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+
+	while ((f = kprof_crec_next(r, &off, &pl)))
+		if (f->type == KPROF_CREC_STRING && f->c == ptr)
+			return pl;
+	return "?";
+}
+
+static void stream_seen(struct expect *e, uint32_t s)
+{
+	for (int i = 0; i < e->nstreams; i++)
+		if (e->streams[i] == s)
+			return;
+	if (e->nstreams < 64)
+		e->streams[e->nstreams++] = s;
+}
+
+/* What the recording says the outputs must hold. */
+static int load_expect(const char *path, struct expect *e)
+{
+	static const char *const copy_names[] = { [1] = "[memcpy HtoD]", [2] = "[memcpy DtoH]",
+						  [8] = "[memcpy DtoD]" };
+	struct kprof_crec r;
+	struct kprof_err err;
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (kprof_crec_load(path, &r, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	while ((f = kprof_crec_next(&r, &off, &pl))) {
+		struct op *o;
+
+		if (f->type == KPROF_CREC_END)
+			e->dropped += f->c;
+		if (f->type != KPROF_CREC_RECORD)
+			continue;
+		switch (f->a) {
+		case KPROF_CUPTI_KIND_CONCURRENT_KERNEL: {
+			const struct kprof_cupti_kernel *k = pl;
+
+			o = op_of(e, k->correlation_id);
+			snprintf(o->name, sizeof(o->name), "%s",
+				 string_of(&r, (uint64_t)(uintptr_t)k->name));
+			o->start = k->start;
+			o->end = k->end;
+			o->stream = k->stream_id;
+			stream_seen(e, k->stream_id);
+			e->kernels++;
+			break;
+		}
+		case KPROF_CUPTI_KIND_MEMCPY: {
+			const struct kprof_cupti_memcpy *m = pl;
+
+			o = op_of(e, m->correlation_id);
+			snprintf(o->name, sizeof(o->name), "%s",
+				 m->copy_kind < 9 && copy_names[m->copy_kind] ?
+				 copy_names[m->copy_kind] : "?");
+			o->start = m->start;
+			o->end = m->end;
+			o->bytes = m->bytes;
+			o->copy = 1;
+			o->stream = m->stream_id;
+			stream_seen(e, m->stream_id);
+			break;
+		}
+		case KPROF_CUPTI_KIND_MEMSET: {
+			const struct kprof_cupti_memset *m = pl;
+
+			o = op_of(e, m->correlation_id);
+			snprintf(o->name, sizeof(o->name), "[memset]");
+			o->start = m->start;
+			o->end = m->end;
+			o->bytes = m->bytes;
+			o->copy = 2;
+			o->stream = m->stream_id;
+			stream_seen(e, m->stream_id);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* launch calls: the API records of the device records' correlations */
+	off = 0;
+	while ((f = kprof_crec_next(&r, &off, &pl))) {
+		const struct kprof_cupti_api *a = pl;
+
+		if (f->type != KPROF_CREC_RECORD || (f->a != KPROF_CUPTI_KIND_DRIVER &&
+						     f->a != KPROF_CUPTI_KIND_RUNTIME))
+			continue;
+		for (int i = 0; i < e->nops; i++)
+			if (e->ops[i].corr == a->correlation_id)
+				e->ops[i].api_start = a->start;
+	}
+	kprof_crec_free(&r);
+	return 0;
+}
+
+/* Runs a shell command line; returns its exit status (-1 if it could not). */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return st < 0 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* kprofctl capture of the recording into tmp/NAME; returns its status. */
+static int capture(const char *name, const char *rec, const char *env, const char *args)
+{
+	return sh("cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/%s %s %s/kprofctl capture "
+		  "--device nvidia:0 --agent %s/libkprof_cupti.so "
+		  "--cupti %s/tests/nvidia/libcupti_standin.so -o %s/%s -- "
+		  "%s/tests/nvidia/fake_cuda %s >%s/%s.log 2>&1",
+		  tmp, srcdir, rec, env, build, build, build, tmp, name, build, args, tmp, name);
+}
+
+static char *file(const char *name, const char *f)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s/%s/%s", tmp, name, f);
+	struct kprof_err err;
+
+	return kprof_in_read(AT_FDCWD, p, NULL, 64 << 20, NULL, &err);
+}
+
+static uint64_t u64(const char *s)
+{
+	return s && *s ? strtoull(s, NULL, 10) : UINT64_MAX;
+}
+
+/* ops.csv and counters.csv against the recording */
+static void check_ops(const char *name, struct expect *e)
+{
+	char p[PATH_MAX + 64];
+	struct kprof_csv_table t, c;
+	struct kprof_err err;
+	int cc, cn, cd, cfs, chs, cl, ccy, crow = 0;
+	uint64_t shift = 0;
+	int have_shift = 0;
+
+	snprintf(p, sizeof(p), "%s/%s/ops.csv", tmp, name);
+	if (kprof_csv_load(p, &t, &err)) {
+		KT_CHECK(0, "%s", err.msg);
+		return;
+	}
+	cc = kprof_csv_col(&t, "GLOBAL CALL COUNT");
+	cn = kprof_csv_col(&t, "OP CODE");
+	cd = kprof_csv_col(&t, "DEVICE KERNEL DURATION [ns]");
+	cfs = kprof_csv_col(&t, "DEVICE FW START TS [ns]");
+	chs = kprof_csv_col(&t, "HOST START TS");
+	cl = kprof_csv_col(&t, "LAUNCH TO START [ns]");
+	ccy = kprof_csv_col(&t, "DEVICE FW START CYCLE");
+	KT_CHECK(cc >= 0 && cn >= 0 && cd >= 0 && cfs >= 0 && chs >= 0 && cl >= 0 && ccy >= 0,
+		 "ops.csv columns");
+	KT_CHECK(kprof_csv_col(&t, "DEVICE BRISC KERNEL DURATION [ns]") < 0,
+		 "no per-RISC columns on a GPU");
+	KT_EQ_U64(t.nrows, (uint64_t)e->nops);
+	for (size_t i = 0; i < t.nrows && cc >= 0; i++) {
+		char **row = t.rows[i];
+		struct op *o = NULL;
+
+		for (int k = 0; k < e->nops; k++)
+			if (e->ops[k].corr == u64(row[cc]))
+				o = &e->ops[k];
+		KT_CHECK(o, "row %zu: call count %s is no recorded correlation", i, row[cc]);
+		if (!o)
+			continue;
+		if (!have_shift) {
+			/* the stand-in's constant; after this, every time must fit it */
+			shift = u64(row[cfs]) - o->start;
+			have_shift = 1;
+		}
+		KT_STR(row[cn], o->name);
+		KT_EQ_U64(u64(row[cd]), o->end - o->start);
+		KT_EQ_U64(u64(row[cfs]), o->start + shift);
+		KT_STR(row[ccy], "");
+		if (o->api_start) {
+			KT_EQ_U64(u64(row[chs]), o->api_start + shift);
+			KT_EQ_U64(u64(row[cl]), o->start - o->api_start);
+		}
+		if (o->copy)
+			crow++;
+	}
+	kprof_csv_free(&t);
+	/* every copy has its bytes in counters.csv */
+	snprintf(p, sizeof(p), "%s/%s/counters.csv", tmp, name);
+	if (kprof_csv_load(p, &c, &err)) {
+		KT_CHECK(0, "%s", err.msg);
+		return;
+	}
+	{
+		int k = kprof_csv_col(&c, "GLOBAL CALL COUNT"), n = kprof_csv_col(&c, "COUNTER"),
+		    s = kprof_csv_col(&c, "SUM"), found = 0;
+
+		for (size_t i = 0; i < c.nrows; i++) {
+			if (strcmp(c.rows[i][n], "bytes"))
+				continue;
+			for (int j = 0; j < e->nops; j++)
+				if (e->ops[j].corr == u64(c.rows[i][k])) {
+					KT_EQ_U64(u64(c.rows[i][s]), e->ops[j].bytes);
+					found++;
+				}
+		}
+		KT_EQ_U64((uint64_t)found, (uint64_t)crow);
+		KT_CHECK(crow > 0, "the recording has copies");
+	}
+	kprof_csv_free(&c);
+}
+
+static json_object *jget(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+static void check_trace(const char *name, struct expect *e)
+{
+	char p[PATH_MAX + 64], want[64];
+	json_object *t, *ev;
+	int slices = 0, flows = 0, named = 0;
+
+	snprintf(p, sizeof(p), "%s/%s/trace.json", tmp, name);
+	t = json_object_from_file(p);
+	KT_CHECK(t, "trace.json parses");
+	if (!t)
+		return;
+	ev = jget(t, "traceEvents");
+	for (size_t i = 0; ev && i < json_object_array_length(ev); i++) {
+		json_object *x = json_object_array_get_idx(ev, i);
+		const char *ph = json_object_get_string(jget(x, "ph"));
+		const char *cat = jget(x, "cat") ? json_object_get_string(jget(x, "cat")) : "";
+
+		if (!strcmp(ph, "X") && !strcmp(cat, "op"))
+			slices++;
+		if (!strcmp(ph, "f"))
+			flows++;
+		if (!strcmp(ph, "M") && json_object_get_int(jget(x, "pid")) == 1 &&
+		    !strcmp(json_object_get_string(jget(x, "name")), "thread_name"))
+			for (int s = 0; s < e->nstreams; s++) {
+				snprintf(want, sizeof(want), "GPU 0 stream %u", e->streams[s]);
+				named += !strcmp(json_object_get_string(jget(jget(x, "args"), "name")),
+						 want);
+			}
+	}
+	KT_EQ_U64((uint64_t)slices, (uint64_t)e->nops);
+	{
+		int with_launch = 0;
+
+		for (int i = 0; i < e->nops; i++)
+			with_launch += e->ops[i].api_start != 0;
+		KT_EQ_U64((uint64_t)flows, (uint64_t)with_launch);
+	}
+	KT_EQ_U64((uint64_t)named, (uint64_t)e->nstreams);
+	json_object_put(t);
+}
+
+static json_object *gpu_params(const char *name)
+{
+	char p[PATH_MAX + 64];
+	json_object *j, *g;
+
+	snprintf(p, sizeof(p), "%s/%s/params.json", tmp, name);
+	j = json_object_from_file(p);
+	g = j ? jget(j, "gpu") : NULL;
+	if (g)
+		json_object_get(g);
+	json_object_put(j);
+	return g;
+}
+
+/* A capture of one recording (mangled names, as recorded): every output
+ * against it. */
+static void test_recording(const char *name, const char *rec, struct expect *e)
+{
+	char path[PATH_MAX + 64], want[64];
+	json_object *g;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/tests/nvidia/data/%s", srcdir, rec);
+	KT_CHECK(!load_expect(path, e), "recording %s", rec);
+	KT_CHECK(e->kernels > 0 && e->nops > e->kernels, "%d kernels, %d ops", e->kernels, e->nops);
+	KT_EQ_U64((uint64_t)capture(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
+	check_ops(name, e);
+	check_trace(name, e);
+	g = gpu_params(name);
+	KT_CHECK(g, "params.json has gpu");
+	if (g) {
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "kernels")), (uint64_t)e->kernels);
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "dropped_records")), e->dropped);
+		KT_CHECK(json_object_get_boolean(jget(g, "agent_stopped")), "agent stopped");
+		KT_STR(json_object_get_string(jget(g, "clock")), "CLOCK_MONOTONIC (timestamp callback)");
+	}
+	json_object_put(g);
+	s = file(name, "summary.txt");
+	snprintf(want, sizeof(want), "CUPTI records dropped: %" PRIu64 "%s", e->dropped,
+		 e->dropped ? "  <--" : "\n");
+	KT_CHECK(s && strstr(s, want), "summary: %s", want);
+	KT_CHECK(s && strstr(s, "CUPTI API activity records"), "summary names the host timestamps");
+	KT_CHECK(s && strstr(s, "agent stopped cleanly: yes"), "summary: clean stop");
+	free(s);
+}
+
+static void test_spin(void)
+{
+	static struct expect e;
+
+	test_recording("spin", "spin.cuptirec", &e);
+	KT_EQ_U64(e.dropped, 0);
+	/* kprofctl report re-makes the outputs from raw/ alone */
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/spin -o %s/spin2 >/dev/null", build, tmp, tmp), 0);
+	for (const char *const *f = (const char *const[]){ "ops.csv", "trace.json", "summary.txt",
+							    "counters.csv", "params.json", NULL }; *f; f++)
+		KT_EQ_U64((uint64_t)sh("cmp -s %s/spin/%s %s/spin2/%s", tmp, *f, tmp, *f), 0);
+	/* --force into it again: the old agent spool goes with the old raw/ */
+	KT_EQ_U64((uint64_t)sh("cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/spin.cuptirec %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/tests/nvidia/libcupti_standin.so -f -o %s/spin -- %s/tests/nvidia/fake_cuda >%s/spinf.log 2>&1",
+			       tmp, srcdir, build, build, build, tmp, build, tmp), 0);
+	KT_EQ_U64((uint64_t)sh("test $(ls %s/spin/raw | grep -c '^gpu-') = 1", tmp), 0);
+}
+
+/* kernel names are demangled where a demangler is at hand (libstdc++) */
+static void test_demangle(void)
+{
+	char *ops;
+
+	KT_EQ_U64((uint64_t)capture("dm", "spin.cuptirec", "", ""), 0);
+	ops = file("dm", "ops.csv");
+	KT_CHECK(ops && strstr(ops, "\"kprof_spin(long long, unsigned long long*)\""),
+		 "demangled kernel name in ops.csv");
+	KT_CHECK(ops && !strstr(ops, "_Z10kprof_spin"), "no mangled name left");
+	free(ops);
+}
+
+/* CUPTI on its own clock (where the timestamp callback is refused): the
+ * agent's sync triples map it, through the piecewise fit */
+static void test_cupti_clock(void)
+{
+	static struct expect e;
+	struct kprof_csv_table t;
+	struct kprof_err err;
+	char p[PATH_MAX + 64];
+	json_object *g;
+	char *s;
+	int spins = 0;
+
+	KT_CHECK(!load_expect(KPROF_SRC_DIR "/tests/nvidia/data/spin.cuptirec", &e), "recording");
+	KT_EQ_U64((uint64_t)capture("cclock", "spin.cuptirec",
+				    "KPROF_AGENT_CUPTI_CLOCK=1 KPROF_STANDIN_BRACKET=1", ""), 0);
+	g = gpu_params("cclock");
+	KT_STR(g ? json_object_get_string(jget(g, "clock")) : "", "CUPTI, mapped by sync triples");
+	json_object_put(g);
+	s = file("cclock", "summary.txt");
+	KT_CHECK(s && strstr(s, "method: piecewise"), "summary: the fit");
+	free(s);
+	snprintf(p, sizeof(p), "%s/cclock/ops.csv", tmp);
+	if (kprof_csv_load(p, &t, &err)) {
+		KT_CHECK(0, "%s", err.msg);
+		return;
+	}
+	KT_EQ_U64(t.nrows, (uint64_t)e.nops);
+	for (size_t i = 0; i < t.nrows; i++) {
+		const char *code = t.rows[i][kprof_csv_col(&t, "OP CODE")];
+		uint64_t corr = u64(t.rows[i][kprof_csv_col(&t, "GLOBAL CALL COUNT")]);
+		double d = (double)u64(t.rows[i][kprof_csv_col(&t, "DEVICE KERNEL DURATION [ns]")]);
+
+		if (strncmp(code, "kprof_spin", 10))
+			continue;
+		for (int k = 0; k < e.nops; k++)
+			if (e.ops[k].corr == corr) {
+				/* mapped through the fit between triples tens of
+				 * ms apart, whose reads take ~100 ns (a few ppm);
+				 * 100 ppm leaves room for a slow read */
+				KT_NEAR(d, (double)(e.ops[k].end - e.ops[k].start),
+					1e-4 * (double)(e.ops[k].end - e.ops[k].start));
+				spins++;
+			}
+	}
+	KT_CHECK(spins > 0, "spin kernels");
+	kprof_csv_free(&t);
+}
+
+static void test_problems(void)
+{
+	json_object *g;
+	char *s;
+
+	/* killed: no STOP record; what the agent wrote is kept */
+	KT_EQ_U64((uint64_t)capture("kill", "spin.cuptirec", "", "kill"), 128 + 9);
+	s = file("kill", "summary.txt");
+	KT_CHECK(s && strstr(s, "agent stopped cleanly: NO"), "summary: killed");
+	free(s);
+	s = file("kill", "ops.csv");
+	KT_CHECK(s && strstr(s, "kprof_spin"), "a killed process's ops are kept");
+	free(s);
+	/* fork() without exec: counted */
+	KT_EQ_U64((uint64_t)capture("fork", "spin.cuptirec", "", "fork"), 0);
+	g = gpu_params("fork");
+	KT_EQ_U64((uint64_t)(g ? json_object_get_int64(jget(g, "forks")) : -1), 1);
+	json_object_put(g);
+	/* another CUPTI subscriber */
+	KT_EQ_U64((uint64_t)capture("sub", "spin.cuptirec", "KPROF_STANDIN_SUBSCRIBE=39", ""), 0);
+	g = gpu_params("sub");
+	KT_CHECK(g && json_object_get_boolean(jget(g, "multiple_subscribers")),
+		 "params: multiple subscribers");
+	json_object_put(g);
+	s = file("sub", "summary.txt");
+	KT_CHECK(s && strstr(s, "another CUPTI client held the process"), "summary: subscriber");
+	KT_CHECK(s && strstr(s, "cuptiSubscribe failed (39)"), "summary: the failed call");
+	free(s);
+	/* libcupti cannot be loaded: the agent says so, the command runs */
+	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1",
+			       tmp, build, build, tmp, tmp, build, tmp), 2);
+	s = file("nocupti", "summary.txt");
+	KT_CHECK(s && strstr(s, "agent: libcupti:"), "summary: libcupti not loaded");
+	free(s);
+	KT_EQ_U64((uint64_t)sh("grep -q 'the agent reported problems' %s/nocupti.log", tmp), 0);
+	/* a command that never initializes CUDA */
+	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so -o %s/none -- true >%s/none.log 2>&1",
+			       tmp, build, build, tmp, tmp), 0);
+	s = file("none", "summary.txt");
+	KT_CHECK(s && strstr(s, "no CUDA process loaded the agent"), "summary: no CUDA");
+	free(s);
+	/* the agent cannot be found: a usable error, non-zero */
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl capture --device nvidia:0 --agent %s/nonexistent.so -o %s/noagent -- true >%s/noagent.log 2>&1",
+			       build, tmp, tmp, tmp), 1);
+	KT_EQ_U64((uint64_t)sh("grep -q 'agent' %s/noagent.log", tmp), 0);
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl capture --device nvidia:x -- true >/dev/null 2>&1", build), 2);
+}
+
+int main(void)
+{
+	char *d;
+
+	snprintf(build, sizeof(build), "%s", KPROF_BUILD_DIR);
+	snprintf(srcdir, sizeof(srcdir), "%s", KPROF_SRC_DIR);
+	snprintf(tmp, sizeof(tmp), "/tmp/kprof-gpu-XXXXXX");
+	d = mkdtemp(tmp);
+	KT_CHECK(d, "mkdtemp: %s", strerror(errno));
+	if (!d)
+		return kt_done("test_gpu_capture");
+	test_spin();
+	{
+		/* CUPTI dropped records: the agent had 2 buffers of 64 KiB for
+		 * 20000 launches */
+		static struct expect e;
+
+		test_recording("drops", "drops.cuptirec", &e);
+		KT_CHECK(e.dropped > 0, "the recording has drops");
+		KT_EQ_U64((uint64_t)sh("grep -q 'CUPTI dropped %" PRIu64 " records' %s/drops.log",
+				       e.dropped, tmp), 0);
+	}
+	{
+		/* PyTorch: long kernel names (cut to KPROF_OP_CODE_LEN - 1) */
+		static struct expect e;
+		size_t longest = 0;
+
+		test_recording("torch", "torch.cuptirec", &e);
+		for (int i = 0; i < e.nops; i++)
+			if (strlen(e.ops[i].name) > longest)
+				longest = strlen(e.ops[i].name);
+		KT_CHECK(longest > KPROF_NAME_LEN, "names longer than an OP record's (%zu)", longest);
+	}
+	test_demangle();
+	test_cupti_clock();
+	test_problems();
+	if (!kt_failures && !getenv("KPROF_KEEP_TEST_OUTPUT"))
+		sh("rm -rf %s", tmp);
+	else
+		fprintf(stderr, "outputs kept in %s\n", tmp);
+	return kt_done("test_gpu_capture");
+}

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libkprof_cupti.so: the CUPTI agent kprofctl injects into a CUDA
+ * workload (CUDA_INJECTION64_PATH). libcuda calls InitializeInjection()
+ * once when the process initializes CUDA; the agent then asks CUPTI for
+ * activity records of kernels, memcpys, memsets and the launch/sync API
+ * calls, with CUPTI's timestamps on CLOCK_MONOTONIC, and writes them to
+ * $KPROF_AGENT_DIR/gpu-PID.kspool as kprof spool records
+ * (<kprof/gpu_rec.h>).
+ *
+ * It runs inside someone else's process, unprivileged: it must never
+ * crash or block the workload. Every failure is written to the spool (an
+ * AGENT ERROR record) and the workload goes on; memory is bounded (at
+ * most KPROF_AGENT_BUFFERS buffers of KPROF_AGENT_BUFFER_KB; beyond that
+ * CUPTI drops records and counts them, which the spool says); the spool
+ * is only written, never read.
+ *
+ * libcupti is loaded with dlopen(): $KPROF_CUPTI_LIB, else libcupti.so.13,
+ * .12, libcupti.so on the library path or in the CUDA toolkit's usual
+ * places. Its declarations are kprof_cupti.h.
+ *
+ * Environment: KPROF_AGENT_DIR (required; without it the agent does
+ * nothing), KPROF_CUPTI_LIB, KPROF_AGENT_API (driver | runtime | both |
+ * none: which API calls to record; default driver), KPROF_AGENT_BUFFER_KB
+ * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_DEMANGLE
+ * (0: keep mangled kernel names), KPROF_AGENT_RECORD=FILE (also write
+ * what CUPTI handed over to FILE, kprof_cuptirec.h: test data),
+ * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/kprof.h>
+#include <kprof/gpu_rec.h>
+
+#include "kprof_cupti.h"
+#include "kprof_cupti_conv.h"
+#include "kprof_cuptirec.h"
+#include "kprof_outdir.h"
+#include "kprof_spool.h"
+
+#define EXPORT	__attribute__((visibility("default")))
+
+#define DEFAULT_BUFFER_KB	4096
+#define DEFAULT_BUFFERS		16
+#define FLUSH_PERIOD_MS		500
+
+struct cupti_fns {
+	kprof_cuptiGetVersion_fn GetVersion;
+	kprof_cuptiSubscribe_fn Subscribe;
+	kprof_cuptiActivityEnable_fn ActivityEnable;
+	kprof_cuptiActivityEnableDriverApi_fn ActivityEnableDriverApi;
+	kprof_cuptiActivityEnableRuntimeApi_fn ActivityEnableRuntimeApi;
+	kprof_cuptiGetCallbackName_fn GetCallbackName;
+	kprof_cuptiActivityRegisterCallbacks_fn ActivityRegisterCallbacks;
+	kprof_cuptiActivityRegisterTimestampCallback_fn ActivityRegisterTimestampCallback;
+	kprof_cuptiActivityGetNextRecord_fn ActivityGetNextRecord;
+	kprof_cuptiActivityGetNumDroppedRecords_fn ActivityGetNumDroppedRecords;
+	kprof_cuptiActivityFlushAll_fn ActivityFlushAll;
+	kprof_cuptiActivityFlushPeriod_fn ActivityFlushPeriod;
+	kprof_cuptiGetTimestamp_fn GetTimestamp;
+};
+
+static struct agent {
+	pthread_mutex_t lock;
+	int inited;
+	pid_t pid;			/* the process that set up; a fork child differs */
+	struct kprof_spool_writer *w;
+	int write_failed;
+	void *lib;
+	struct cupti_fns f;
+	uint32_t clock;
+	size_t buf_size;
+	unsigned int max_bufs, nbufs;	/* allocated (in use or free) */
+	void *free_bufs;		/* list through each buffer's first word */
+	uint64_t refused, refused_told;
+	uint64_t records, forks;
+	struct kprof_conv conv;
+	int rec_fd;			/* KPROF_AGENT_RECORD, or -1 */
+	const void **rec_strs;		/* name pointers already recorded */
+	size_t nrec_strs;
+	uint8_t out[2 * KPROF_CONV_MAX_BYTES];
+} A = { .lock = PTHREAD_MUTEX_INITIALIZER, .rec_fd = -1 };
+
+#define REC_STRS_MAX	65536
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- spool (A.lock held) ---- */
+
+static void put(const void *rec, size_t len)
+{
+	struct kprof_err err;
+
+	if (!A.w || A.write_failed)
+		return;
+	if (kprof_spool_append(A.w, rec, len, &err))
+		A.write_failed = 1;	/* disk full or the like: stop writing, go on running */
+	else
+		A.records++;
+}
+
+static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
+		      const char *text)
+{
+	struct kprof_grec_agent r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = KPROF_GREC_AGENT;
+	r.size = sizeof(r);
+	r.host_ns = mono_ns();
+	r.event = event;
+	r.pid = (uint32_t)getpid();
+	r.ppid = (uint32_t)getppid();
+	r.code = code;
+	r.clock = A.clock;
+	r.value = value;
+	r.value2 = value2;
+	if (event == KPROF_GAGENT_START) {
+		int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			ssize_t n = read(fd, r.comm, sizeof(r.comm) - 1);
+
+			if (n > 0 && r.comm[n - 1] == '\n')
+				r.comm[n - 1] = '\0';
+			close(fd);
+		}
+	}
+	if (text)
+		snprintf(r.text, sizeof(r.text), "%s", text);
+	put(&r, sizeof(r));
+}
+
+/* A CUPTI call failed: say which and with what. */
+static void put_error(const char *what, kprof_cupti_result res)
+{
+	put_agent(KPROF_GAGENT_ERROR, (int32_t)res, 0, 0, what);
+}
+
+/* (CLOCK_MONOTONIC, CUPTI timestamp, CLOCK_MONOTONIC): the narrowest of
+ * a few reads, so that a preempted one is not the one the fit gets (a
+ * capture has few of these) */
+static void put_sync(void)
+{
+	struct kprof_rec_sync s, best;
+	uint64_t t;
+
+	if (!A.f.GetTimestamp)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.hdr.type = KPROF_REC_SYNC;
+	s.hdr.size = sizeof(s);
+	best = s;
+	for (int i = 0; i < 5; i++) {
+		s.host_before_ns = mono_ns();
+		if (A.f.GetTimestamp(&t) != KPROF_CUPTI_SUCCESS)
+			return;
+		s.device_cycles = t;
+		s.host_after_ns = mono_ns();
+		if (!i || s.host_after_ns - s.host_before_ns <
+			  best.host_after_ns - best.host_before_ns)
+			best = s;
+	}
+	put(&best, sizeof(best));
+}
+
+static void flush_spool(void)
+{
+	struct kprof_err err;
+
+	if (A.w && !A.write_failed && kprof_spool_flush(A.w, &err))
+		A.write_failed = 1;
+}
+
+/* ---- recorder (A.lock held) ---- */
+
+static void rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
+		      const void *payload, size_t len)
+{
+	struct kprof_crec_frame f = { KPROF_CREC_MAGIC, type, 0, a, b, c, len };
+	static const uint8_t zero[8];
+	size_t pad = (8 - len % 8) % 8;
+
+	if (A.rec_fd < 0)
+		return;
+	if (write(A.rec_fd, &f, sizeof(f)) != (ssize_t)sizeof(f) ||
+	    (len && write(A.rec_fd, payload, len) != (ssize_t)len) ||
+	    (pad && write(A.rec_fd, zero, pad) != (ssize_t)pad)) {
+		close(A.rec_fd);	/* test data only: give up quietly */
+		A.rec_fd = -1;
+	}
+}
+
+static void rec_string(const char *p)
+{
+	size_t i;
+
+	if (A.rec_fd < 0 || !p)
+		return;
+	for (i = 0; i < A.nrec_strs; i++)
+		if (A.rec_strs[i] == p)
+			return;
+	if (A.nrec_strs < REC_STRS_MAX) {
+		if (!A.rec_strs && !(A.rec_strs = calloc(REC_STRS_MAX, sizeof(*A.rec_strs))))
+			return;
+		A.rec_strs[A.nrec_strs++] = p;
+	}
+	rec_frame(KPROF_CREC_STRING, 0, 0, (uint64_t)(uintptr_t)p, p, strlen(p) + 1);
+}
+
+/* ---- CUPTI buffers ---- */
+
+static void buffer_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	void *b = NULL;
+
+	pthread_mutex_lock(&A.lock);
+	if (A.free_bufs) {
+		b = A.free_bufs;
+		A.free_bufs = *(void **)b;
+	} else if (A.nbufs < A.max_bufs &&
+		   (b = aligned_alloc(KPROF_CUPTI_BUFFER_ALIGN, A.buf_size))) {
+		A.nbufs++;
+	} else {
+		/* the memory bound: CUPTI drops (and counts) what does not fit */
+		A.refused++;
+	}
+	pthread_mutex_unlock(&A.lock);
+	*buffer = b;
+	*size = b ? A.buf_size : 0;
+	*max_records = 0;
+}
+
+static void convert_buffer(uint8_t *buffer, size_t valid)
+{
+	struct kprof_cupti_activity *r = NULL, *prev = NULL;
+
+	while (A.f.ActivityGetNextRecord(buffer, valid, &r) == KPROF_CUPTI_SUCCESS) {
+		size_t n;
+
+		if (A.rec_fd >= 0) {
+			if (prev)
+				rec_frame(KPROF_CREC_RECORD, prev->kind, 0, 0, prev,
+					  (size_t)((uint8_t *)r - (uint8_t *)prev));
+			if (r->kind == KPROF_CUPTI_KIND_CONCURRENT_KERNEL)
+				rec_string(((const struct kprof_cupti_kernel *)(void *)r)->name);
+			prev = r;
+		}
+		n = kprof_cupti_conv(&A.conv, r, A.out);
+		if (n)
+			put(A.out, n);
+	}
+	if (prev)
+		rec_frame(KPROF_CREC_RECORD, prev->kind, 0, 0, prev,
+			  valid - (size_t)((uint8_t *)prev - buffer));
+}
+
+static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buffer,
+			    size_t size, size_t valid)
+{
+	size_t dropped = 0;
+
+	(void)size;
+	pthread_mutex_lock(&A.lock);
+	if (getpid() != A.pid) {
+		/* a forked child's CUPTI: not ours to write */
+		pthread_mutex_unlock(&A.lock);
+		return;
+	}
+	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
+	if (buffer && valid)
+		convert_buffer(buffer, valid);
+	if (A.f.ActivityGetNumDroppedRecords &&
+	    A.f.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == KPROF_CUPTI_SUCCESS &&
+	    dropped) {
+		struct kprof_grec_dropped d = {
+			.type = KPROF_GREC_DROPPED, .size = sizeof(d), .host_ns = mono_ns(),
+			.count = dropped, .context = 0, .stream = stream,
+		};
+
+		put(&d, sizeof(d));
+	}
+	rec_frame(KPROF_CREC_END, 0, 0, dropped, NULL, 0);
+	if (A.refused != A.refused_told) {
+		put_agent(KPROF_GAGENT_NO_BUFFER, 0, A.refused - A.refused_told, 0,
+			  "buffer limit reached (KPROF_AGENT_BUFFERS)");
+		A.refused_told = A.refused;
+	}
+	put_sync();
+	flush_spool();
+	if (buffer) {
+		*(void **)(void *)buffer = A.free_bufs;
+		A.free_bufs = buffer;
+	}
+	pthread_mutex_unlock(&A.lock);
+}
+
+static uint64_t timestamp_cb(void)
+{
+	return mono_ns();
+}
+
+static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
+			  const void *data)
+{
+	/* held only so that the one CUPTI subscriber slot is seen to be ours */
+	(void)userdata;
+	(void)domain;
+	(void)cbid;
+	(void)data;
+}
+
+/* ---- set-up ---- */
+
+static void *open_cupti(void)
+{
+	static const char *const names[] = {
+		"libcupti.so.13", "libcupti.so.12", "libcupti.so",
+		"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+		"/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so",
+		"/usr/local/cuda/lib64/libcupti.so",
+	};
+	const char *env = getenv("KPROF_CUPTI_LIB");
+	void *h;
+
+	if (env && env[0])
+		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+			return h;
+	return NULL;
+}
+
+#define SYM(name) (A.f.name = (__typeof__(A.f.name))dlsym(A.lib, "cupti" #name))
+
+static int load_fns(void)
+{
+	SYM(GetVersion);
+	SYM(Subscribe);
+	SYM(ActivityEnable);
+	SYM(ActivityEnableDriverApi);
+	SYM(ActivityEnableRuntimeApi);
+	SYM(GetCallbackName);
+	SYM(ActivityRegisterCallbacks);
+	SYM(ActivityRegisterTimestampCallback);
+	SYM(ActivityGetNextRecord);
+	SYM(ActivityGetNumDroppedRecords);
+	SYM(ActivityFlushAll);
+	SYM(ActivityFlushPeriod);
+	SYM(GetTimestamp);
+	/* the ones nothing works without */
+	return A.f.ActivityEnable && A.f.ActivityRegisterCallbacks &&
+	       A.f.ActivityGetNextRecord && A.f.ActivityFlushAll ? 0 : -1;
+}
+
+static unsigned long env_ul(const char *name, unsigned long def, unsigned long min,
+			    unsigned long max)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return def;
+	return v;
+}
+
+/*
+ * __cxa_demangle: in the global scope for a C++ program; Python loads
+ * libstdc++ with its extensions, locally, so it is asked for by name
+ * (the one loaded, else the system's).
+ */
+static void *find_demangler(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *h;
+
+	if (f)
+		return f;
+	h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	return h ? dlsym(h, "__cxa_demangle") : NULL;
+}
+
+/* Per-call API records: only the launch and sync calls (kprof_conv_api_role). */
+static void enable_api(void)
+{
+	const char *mode = getenv("KPROF_AGENT_API");
+	/* default: driver calls only. The runtime's calls make driver calls
+	 * with the same correlation ids, so they are seen too, at half the
+	 * cost of runtime records (measured on an H100: +1.4 vs +2.9 us per
+	 * launch), and direct driver users (Triton) are covered */
+	int want[2] = { 1, 0 }, percall = 1, any = 0;
+
+	if (mode && !strcmp(mode, "none"))
+		return;
+	if (mode && !strcmp(mode, "runtime")) {
+		want[0] = 0;
+		want[1] = 1;
+	}
+	if (mode && !strcmp(mode, "both"))
+		want[1] = 1;
+	if (!A.f.GetCallbackName) {
+		put_error("cuptiGetCallbackName missing: no API records", KPROF_CUPTI_ERROR_NOT_SUPPORTED);
+		return;
+	}
+	for (unsigned int dom = KPROF_CUPTI_DOMAIN_DRIVER_API;
+	     dom <= KPROF_CUPTI_DOMAIN_RUNTIME_API; dom++) {
+		kprof_cuptiActivityEnableDriverApi_fn en =
+			dom == KPROF_CUPTI_DOMAIN_DRIVER_API ? A.f.ActivityEnableDriverApi :
+			A.f.ActivityEnableRuntimeApi;
+
+		if (!want[dom - 1])
+			continue;
+		for (uint32_t cbid = 1; cbid < KPROF_CONV_MAX_CBID; cbid++) {
+			const char *name = NULL;
+			int role;
+			size_t n;
+
+			if (A.f.GetCallbackName(dom, cbid, &name) != KPROF_CUPTI_SUCCESS || !name)
+				continue;
+			role = kprof_conv_api_role(name);
+			if (!role)
+				continue;
+			A.conv.role[dom - 1][cbid] = (uint8_t)role;
+			rec_frame(KPROF_CREC_CBNAME, dom, cbid, 0, name, strlen(name) + 1);
+			n = kprof_conv_name(dom << 16 | cbid, KPROF_GNAME_API, name, A.out);
+			put(A.out, n);
+			if (!en || en(cbid, 1) != KPROF_CUPTI_SUCCESS)
+				percall = 0;
+			any = 1;
+		}
+	}
+	if (any && !percall) {
+		/* older CUPTI: every API call of the kind is recorded (slower);
+		 * the conversion keeps the classified ones */
+		put_error("per-call API records not supported: recording whole API kinds",
+			  KPROF_CUPTI_ERROR_NOT_SUPPORTED);
+		if (want[0] && A.f.ActivityEnable(KPROF_CUPTI_KIND_DRIVER) != KPROF_CUPTI_SUCCESS)
+			put_error("cuptiActivityEnable(DRIVER)", KPROF_CUPTI_ERROR_NOT_SUPPORTED);
+		if (want[1] && A.f.ActivityEnable(KPROF_CUPTI_KIND_RUNTIME) != KPROF_CUPTI_SUCCESS)
+			put_error("cuptiActivityEnable(RUNTIME)", KPROF_CUPTI_ERROR_NOT_SUPPORTED);
+	}
+}
+
+static void at_fork_parent(void)
+{
+	/* the child gets no records (CUDA does not work across fork()
+	 * without exec; one that execs a CUDA program gets its own spool) */
+	A.forks++;
+}
+
+static void agent_exit(void)
+{
+	uint32_t version = 0;
+
+	if (!A.inited || getpid() != A.pid)
+		return;
+	/* CUPTI hands over what it still holds: buffer_complete() runs */
+	A.f.ActivityFlushAll(KPROF_CUPTI_FLUSH_FORCED);
+	pthread_mutex_lock(&A.lock);
+	if (A.f.GetVersion)
+		A.f.GetVersion(&version);
+	put_sync();
+	put_agent(KPROF_GAGENT_STOP, 0, A.records + 1, A.forks, NULL);
+	if (A.w) {
+		struct kprof_err err;
+
+		kprof_spool_close(A.w, &err);
+		A.w = NULL;
+	}
+	if (A.rec_fd >= 0) {
+		close(A.rec_fd);
+		A.rec_fd = -1;
+	}
+	pthread_mutex_unlock(&A.lock);
+}
+
+/* $KPROF_AGENT_DIR/gpu-PID.kspool: a new file (O_EXCL, no links) in a
+ * directory of ours (kprof_outdir.h's checks) */
+static int open_spool(void)
+{
+	const char *dir = getenv("KPROF_AGENT_DIR");
+	struct kprof_outdir *od;
+	struct kprof_err err = { 0 };
+	char name[64];
+
+	if (!dir || !dir[0])
+		return -1;
+	snprintf(name, sizeof(name), KPROF_SPOOL_GPU_PREFIX "%d" KPROF_SPOOL_GPU_SUFFIX,
+		 (int)getpid());
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	if (od)
+		A.w = kprof_spool_create_in(od, name, KPROF_SPOOL_GPU, NULL, NULL, &err);
+	kprof_outdir_close(od);
+	if (!A.w) {
+		fprintf(stderr, "kprof agent: %s; this process is not profiled\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Called by libcuda (CUDA_INJECTION64_PATH) when CUDA initializes. */
+EXPORT int InitializeInjection(void)
+{
+	uint32_t version = 0;
+	kprof_cupti_result r;
+	struct CUpti_Subscriber_st *sub = NULL;
+	const char *rec;
+
+	pthread_mutex_lock(&A.lock);
+	if (A.inited) {
+		pthread_mutex_unlock(&A.lock);
+		return 1;
+	}
+	A.inited = 1;
+	A.pid = getpid();
+	if (open_spool()) {
+		A.inited = 0;
+		pthread_mutex_unlock(&A.lock);
+		return 1;	/* never stop the workload */
+	}
+	rec = getenv("KPROF_AGENT_RECORD");
+	if (rec && rec[0] && (A.rec_fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+					      0644)) < 0)
+		fprintf(stderr, "kprof agent: cannot write the recording %s: %s\n", rec,
+			strerror(errno));
+	A.buf_size = env_ul("KPROF_AGENT_BUFFER_KB", DEFAULT_BUFFER_KB, 64, 1 << 20) << 10;
+	A.max_bufs = (unsigned int)env_ul("KPROF_AGENT_BUFFERS", DEFAULT_BUFFERS, 2, 4096);
+	A.clock = KPROF_GCLOCK_CUPTI;
+	A.lib = open_cupti();
+	if (!A.lib || load_fns()) {
+		const char *e = dlerror();
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "libcupti: %s", e ? e : "missing functions");
+		put_agent(KPROF_GAGENT_START, 0, 0, A.buf_size, NULL);
+		put_agent(KPROF_GAGENT_ERROR, -ENOENT, 0, 0, msg);
+		fprintf(stderr, "kprof agent: cannot load %s (%s); set KPROF_CUPTI_LIB or kprofctl --cupti; this process is not profiled\n",
+			getenv("KPROF_CUPTI_LIB") ? getenv("KPROF_CUPTI_LIB") : "libcupti",
+			e ? e : "missing functions");
+		kprof_spool_close(A.w, NULL);
+		A.w = NULL;
+		A.inited = 0;
+		pthread_mutex_unlock(&A.lock);
+		return 1;
+	}
+	if (!getenv("KPROF_AGENT_DEMANGLE") || strcmp(getenv("KPROF_AGENT_DEMANGLE"), "0"))
+		A.conv.demangle = find_demangler();
+	if (A.f.GetVersion)
+		A.f.GetVersion(&version);
+	/* KPROF_AGENT_CUPTI_CLOCK=1 (tests): keep CUPTI's clock, as where the
+	 * callback is refused, so that the sync-triple path can be checked */
+	r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
+	if (A.f.ActivityRegisterTimestampCallback && !getenv("KPROF_AGENT_CUPTI_CLOCK") &&
+	    (r = A.f.ActivityRegisterTimestampCallback(timestamp_cb)) == KPROF_CUPTI_SUCCESS)
+		A.clock = KPROF_GCLOCK_MONOTONIC;
+	rec_frame(KPROF_CREC_CLOCK, A.clock == KPROF_GCLOCK_MONOTONIC, 0, 0, NULL, 0);
+	put_agent(KPROF_GAGENT_START, 0, version, A.buf_size, NULL);
+	/* CUPTI's clock then, mapped by the SYNC triples (START says which) */
+	if (A.clock != KPROF_GCLOCK_MONOTONIC && !getenv("KPROF_AGENT_CUPTI_CLOCK"))
+		put_error("cuptiActivityRegisterTimestampCallback", r);
+	if (A.f.Subscribe && (r = A.f.Subscribe(&sub, subscriber_cb, NULL)) != KPROF_CUPTI_SUCCESS) {
+		put_error("cuptiSubscribe", r);
+		if (r == KPROF_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS)
+			fprintf(stderr, "kprof agent: another CUPTI client (a profiler) holds this process; its records may be missing\n");
+	}
+	put_sync();
+	r = A.f.ActivityRegisterCallbacks(buffer_request, buffer_complete);
+	if (r != KPROF_CUPTI_SUCCESS) {
+		put_error("cuptiActivityRegisterCallbacks", r);
+		flush_spool();
+		pthread_mutex_unlock(&A.lock);
+		return 1;
+	}
+	if ((r = A.f.ActivityEnable(KPROF_CUPTI_KIND_CONCURRENT_KERNEL)) != KPROF_CUPTI_SUCCESS)
+		put_error("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+	if ((r = A.f.ActivityEnable(KPROF_CUPTI_KIND_MEMCPY)) != KPROF_CUPTI_SUCCESS)
+		put_error("cuptiActivityEnable(MEMCPY)", r);
+	if ((r = A.f.ActivityEnable(KPROF_CUPTI_KIND_MEMSET)) != KPROF_CUPTI_SUCCESS)
+		put_error("cuptiActivityEnable(MEMSET)", r);
+	enable_api();
+	if (A.f.ActivityFlushPeriod)
+		A.f.ActivityFlushPeriod(FLUSH_PERIOD_MS);
+	flush_spool();
+	pthread_atfork(NULL, at_fork_parent, NULL);
+	atexit(agent_exit);
+	pthread_mutex_unlock(&A.lock);
+	return 1;
+}

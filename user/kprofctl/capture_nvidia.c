@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kprofctl capture --device nvidia:N -- CMD: an NVIDIA GPU, whose driver
+ * owns the hardware (no kprof.ko, no ioctls). CMD runs with the CUPTI
+ * agent injected (CUDA_INJECTION64_PATH = libkprof_cupti.so, found next to
+ * kprofctl or given with --agent); each CUDA process it starts writes
+ * DIR/raw/gpu-PID.kspool. kprofctl writes DIR/raw/device.kspool (the
+ * device description) and, when CMD has exited, the outputs, through the
+ * same report as any capture (kprof_report_build, kprof_gpu.h).
+ * CUDA_VISIBLE_DEVICES is left as it is.
+ */
+#include "kprofctl.h"
+#include "capture_child.h"
+#include "capture_nvidia.h"
+#include "kprof.h"
+#include "kprof_device.h"
+#include "kprof_fs.h"
+#include "kprof_gpu.h"
+#include "kprof_outdir.h"
+#include "kprof_progress.h"
+#include "kprof_spool.h"
+#include "kprof_user.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#define AGENT_NAME	"libkprof_cupti.so"
+
+struct nv_opts {
+	struct kprof_device_id id;
+	char name[KPROF_DEVICE_NAME_LEN];	/* canonical: nvidia:N */
+	const char *outdir;
+	int force;
+	const char *op_filter;
+	uint32_t trace_group;
+	int no_devlog;
+	int progress;
+	const char *agent;
+	const char *cupti;
+	const char *api;
+	const char *user;		/* --user */
+	char **cmd;
+	int cmd_argc;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kprofctl capture --device nvidia:N [OPTIONS] -- CMD [ARGS...]\n"
+		"Capture an NVIDIA GPU while CMD runs: CMD's CUDA processes load kprof's\n"
+		"CUPTI agent, which records every kernel, memcpy and memset with its GPU\n"
+		"start and end, and the launch and sync calls on the host, on\n"
+		"CLOCK_MONOTONIC. Raw records go to DIR/raw/; at the end ops.csv,\n"
+		"counters.csv, trace.json, summary.txt, params.json (and the rest) are\n"
+		"written to DIR. The exit status is CMD's (128+signal if it was killed).\n"
+		"CUDA_VISIBLE_DEVICES is not changed; nvidia:N names the GPU for NVML.\n"
+		"\n"
+		"  -d, --device nvidia:N  the GPU: nvidia:N (NVML index) or nvidia:GPU-<uuid>\n"
+		"  -o, --output DIR      output directory (default ./kprof-nvidia-N-YYYYmmdd-HHMMSS);\n"
+		"                        a non-empty DIR is refused without --force\n"
+		"  -f, --force           write into a non-empty DIR\n"
+		"      --op-filter GLOB  keep only ops whose OP CODE matches GLOB\n"
+		"      --trace-group N   trace.json: one track per N streams (default 1)\n"
+		"      --no-device-log   skip device_log.csv\n"
+		"      --progress        show the report's progress on any stderr\n"
+		"      --agent PATH      the CUPTI agent (default: " AGENT_NAME " next to\n"
+		"                        kprofctl, or in ../lib/kprof/)\n"
+		"      --cupti PATH      libcupti to load (default: libcupti.so.13, .12 or\n"
+		"                        libcupti.so from the library path or CUDA's usual places)\n"
+		"      --api MODE        API calls to record: driver (default: the cheapest;\n"
+		"                        runtime calls are seen through the driver calls they\n"
+		"                        make), runtime, both, or none (no host timestamps)\n"
+		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
+		"                        the sudo user); by default as kprofctl capture does:\n"
+		"                        the sudo user under sudo, else kprofctl's own user\n"
+		"\n"
+		"CMD runs in its own process group: Ctrl-C, SIGTERM and SIGHUP to kprofctl\n"
+		"are passed on to it, and kprofctl still writes the results.\n");
+}
+
+enum { OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
+       OPT_CUPTI, OPT_API };
+
+int capture_nvidia_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *v = NULL;
+
+		if ((!strcmp(argv[i], "-d") || !strcmp(argv[i], "--device")) && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--device=", 9))
+			v = argv[i] + 9;
+		else if (!strncmp(argv[i], "-d", 2) && argv[i][2])
+			v = argv[i] + 2;
+		if (v && !strncmp(v, "nvidia:", 7))
+			return 1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct nv_opts *o)
+{
+	static const struct option lo[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
+		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
+		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "agent", required_argument, NULL, OPT_AGENT },
+		{ "cupti", required_argument, NULL, OPT_CUPTI },
+		{ "api", required_argument, NULL, OPT_API },
+		{ "user", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, have_dev = 0;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+d:o:fu:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': {
+			char why[256];
+
+			if (kprof_device_parse_name(optarg, &o->id, why, sizeof(why)))
+				return kprofctl_usage_error("capture", "%s", why);
+			if (o->id.kind != KPROF_DEVICE_NVIDIA)
+				return kprofctl_usage_error("capture", "one device: %s", optarg);
+			kprof_device_name(&o->id, o->name, sizeof(o->name));
+			have_dev = 1;
+			break;
+		}
+		case 'o':
+			o->outdir = optarg;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case OPT_OP_FILTER:
+			o->op_filter = optarg;
+			break;
+		case OPT_TRACE_GROUP:
+			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
+				return kprofctl_usage_error("capture", "bad --trace-group '%s' (1..65536)",
+							    optarg);
+			break;
+		case OPT_NO_DEVLOG:
+			o->no_devlog = 1;
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
+			break;
+		case OPT_AGENT:
+			o->agent = optarg;
+			break;
+		case OPT_CUPTI:
+			o->cupti = optarg;
+			break;
+		case OPT_API:
+			if (strcmp(optarg, "driver") && strcmp(optarg, "runtime") &&
+			    strcmp(optarg, "both") && strcmp(optarg, "none"))
+				return kprofctl_usage_error("capture", "bad --api '%s' (driver, runtime, both, none)",
+							    optarg);
+			o->api = optarg;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			return kprofctl_usage_error("capture", "unknown option (an NVIDIA capture takes the options in --help)");
+		}
+	}
+	if (!have_dev)
+		return kprofctl_usage_error("capture", "--device nvidia:N is required");
+	if (optind >= argc)
+		return kprofctl_usage_error("capture", "no command: kprofctl capture --device %s -- CMD [ARGS]",
+					    o->name);
+	o->cmd = argv + optind;
+	o->cmd_argc = argc - optind;
+	return 0;
+}
+
+/* The agent: --agent, else next to this kprofctl, else ../lib/kprof/. */
+static int find_agent(const struct nv_opts *o, char *out, size_t len)
+{
+	char exe[PATH_MAX - 32], *sl;
+	ssize_t n;
+
+	if (o->agent) {
+		if (len < PATH_MAX || !realpath(o->agent, out) || access(out, R_OK)) {
+			kprofctl_err("--agent %s: %s", o->agent, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		sl = strrchr(exe, '/');
+		if (sl) {
+			*sl = '\0';
+			snprintf(out, len, "%s/%s", exe, AGENT_NAME);
+			if (!access(out, R_OK))
+				return 0;
+			snprintf(out, len, "%s/../lib/kprof/%s", exe, AGENT_NAME);
+			if (!access(out, R_OK))
+				return 0;
+		}
+	}
+	kprofctl_err("the CUPTI agent %s is not next to kprofctl (%s) nor in ../lib/kprof/; build it (make -C user agent) or give --agent PATH",
+		     AGENT_NAME, n > 0 ? exe : "?");
+	return -1;
+}
+
+static char *config_json(const struct nv_opts *o, const char *agent,
+			 const struct kprof_user *as, int status, double wall_s, int exec_errno)
+{
+	json_object *j = json_object_new_object(), *a = json_object_new_array(), *r;
+	char *s;
+
+	for (int i = 0; i < o->cmd_argc; i++)
+		json_object_array_add(a, json_object_new_string(o->cmd[i]));
+	json_object_object_add(j, "command", a);
+	json_object_object_add(j, "device", json_object_new_string(o->name));
+	json_object_object_add(j, "op_filter", o->op_filter ? json_object_new_string(o->op_filter) : NULL);
+	json_object_object_add(j, "trace_group",
+			       json_object_new_int64(o->trace_group ? o->trace_group : 1));
+	json_object_object_add(j, "agent", json_object_new_string(agent));
+	json_object_object_add(j, "cupti_lib", o->cupti ? json_object_new_string(o->cupti) : NULL);
+	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
+	r = json_object_new_object();
+	json_object_object_add(r, "uid", json_object_new_int64(as->uid));
+	if (exec_errno)
+		json_object_object_add(r, "exec_error", json_object_new_string(strerror(exec_errno)));
+	else if (WIFEXITED(status))
+		json_object_object_add(r, "exit_status", json_object_new_int(WEXITSTATUS(status)));
+	else if (WIFSIGNALED(status))
+		json_object_object_add(r, "signal", json_object_new_int(WTERMSIG(status)));
+	json_object_object_add(r, "wall_s", json_object_new_double(wall_s));
+	json_object_object_add(j, "run", r);
+	s = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+	return s;
+}
+
+/*
+ * The device description of raw/device.kspool: kprof_gpu_device_info(),
+ * with NVML's name and clock when NVML answers (the SM clock now, and
+ * locked when kprof's lock-clock holds it). Without NVML (no driver) the
+ * capture still runs: the GPU is named as given, its clock unknown.
+ */
+static void describe(const struct nv_opts *o, struct kprof_device_info *info,
+		     struct kprof_counter_info *cinfo)
+{
+	struct kprof_device d;
+	struct kprof_device_desc desc;
+	struct kprof_err err = { 0 };
+
+	kprof_gpu_device_info(o->id.index, info, cinfo);
+	snprintf(info->name, sizeof(info->name), "%.31s", o->name);
+	if (kprof_device_open(&d, &o->id, 0, &err)) {
+		kprofctl_warn("%s; the capture goes on without the GPU's name and clock",
+			      err.msg);
+		return;
+	}
+	if (!kprof_device_describe(&d, &desc, &err)) {
+		const struct kprof_nvml_info *n = &desc.nvidia;
+
+		info->device_id = n->index;
+		snprintf(info->name, sizeof(info->name), "%.31s", n->name);
+		info->clock_mhz = n->sm_mhz;
+		info->clock_max_mhz = n->max_sm_mhz;
+		if (n->held)
+			info->clock_flags = KPROF_CLOCK_LOCKED;
+	} else {
+		kprofctl_warn("%s; the capture goes on without the GPU's name and clock",
+			      err.msg);
+	}
+	kprof_device_close(&d);
+}
+
+/*
+ * Runs CMD as the workload's user in its own process group (capture_child.h,
+ * as every capture does), the agent in its environment; Ctrl-C, SIGTERM and
+ * SIGHUP to kprofctl are passed to CMD's group. When CMD ends, what it left
+ * running in its group is stopped. 0 with ch's status, or -1.
+ */
+static int run_cmd(const struct nv_opts *o, const struct kprof_user *as,
+		   struct capture_child *ch)
+{
+	sigset_t mask, old;
+	int sig;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	if (capture_child_fork(ch, o->cmd, as, &old)) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	if (!capture_child_release(ch, o->cmd[0])) {
+		capture_child_reap(ch);
+		while (!ch->exited) {
+			sig = sigwaitinfo(&mask, NULL);
+			if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+				capture_child_signal(ch, sig);
+			capture_child_reap(ch);
+		}
+	}
+	capture_child_stop(ch, "the workload's main process ended", NULL, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
+int capture_nvidia(int argc, char **argv)
+{
+	struct kprof_report_opts ro = { .version = KPROF_VERSION };
+	struct kprof_report_result res;
+	struct kprof_progress prog;
+	struct kprof_device_info info;
+	struct kprof_counter_info cinfo;
+	struct kprof_spool_writer *w;
+	struct kprof_outdir *od;
+	struct kprof_err err = { 0 };
+	struct kprof_user as;
+	struct capture_child ch = { .pid = -1, .go_fd = -1, .ex_fd = -1 };
+	struct timespec t0, t1;
+	struct nv_opts o;
+	char dir[PATH_MAX], agent_dir[PATH_MAX + 8], rawdir[PATH_MAX], agent[PATH_MAX + 32];
+	char *cfg;
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+	int r, st, exec_errno, rc = KPROFCTL_EXIT_FAIL;
+
+	r = parse(argc, argv, &o);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (find_agent(&o, agent, sizeof(agent)))
+		return KPROFCTL_EXIT_FAIL;
+	if (o.outdir) {
+		snprintf(dir, sizeof(dir), "%s", o.outdir);
+	} else {
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		snprintf(dir, sizeof(dir), "./kprof-nvidia-%u-%s", o.id.index, stamp);
+	}
+	/* who CMD runs as: it owns the outputs, and its agent writes raw/ */
+	if (kprof_user_for_workload(o.user, &as, &err)) {
+		kprofctl_err("%s", err.msg);
+		return KPROFCTL_EXIT_FAIL;
+	}
+	/* a new capture starts from an empty raw/, as any capture */
+	od = kprofctl_outdir(dir, KPROF_OUTDIR_EMPTY |
+			     (o.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
+			     as.drop ? as.uid : (uid_t)-1, as.drop ? as.gid : (gid_t)-1);
+	if (!od)
+		return KPROFCTL_EXIT_FAIL;
+	describe(&o, &info, &cinfo);
+	w = kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &cinfo, &err);
+	if (!w || kprof_spool_close(w, &err)) {
+		kprofctl_err("cannot create the device spool in %s: %s", dir, err.msg);
+		goto out;
+	}
+	/* the agent runs in CMD's processes, wherever they chdir to */
+	snprintf(agent_dir, sizeof(agent_dir), "%s/%s", dir, KPROF_SPOOL_DIR);
+	if (!realpath(agent_dir, rawdir)) {
+		kprofctl_err("%s: %s", agent_dir, strerror(errno));
+		goto out;
+	}
+	if (inj && inj[0] && strcmp(inj, agent))
+		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD", inj);
+	/* the agent's environment, for CMD and every CUDA process it starts */
+	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
+	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
+	    (o.api && setenv("KPROF_AGENT_API", o.api, 1))) {
+		kprofctl_err("setenv: %s", strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (run_cmd(&o, &as, &ch))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st = ch.status;
+	exec_errno = ch.exec_errno ? ch.exec_errno : ch.setup_errno;
+
+	cfg = config_json(&o, agent, &as, st, (double)(t1.tv_sec - t0.tv_sec) +
+			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, exec_errno);
+	ro.config_json = cfg;
+	ro.op_filter = o.op_filter;
+	ro.trace_group = o.trace_group;
+	if (o.no_devlog)
+		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
+	kprof_progress_init(&prog, stderr, "report", o.progress);
+	ro.progress = kprof_progress_report_cb;
+	ro.progress_ctx = &prog;
+	memset(&res, 0, sizeof(res));
+	r = kprof_report_build(NULL, od, &ro, &res, &err);
+	kprof_progress_done(&prog);
+	free(cfg);
+	if (r) {
+		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
+			     err.msg[0] ? err.msg : strerror(-r), dir, dir);
+		goto out;
+	}
+	printf("kprof capture of %s: %s\n", o.name, dir);
+	kprofctl_print_result(dir, &res, 0);
+	if (!res.gpu_processes)
+		kprofctl_warn("no CUDA process loaded the agent (no %s/gpu-PID.kspool): CMD made no CUDA call, or its CUDA_INJECTION64_PATH was overridden",
+			      rawdir);
+	else if (res.gpu_processes > 1)
+		kprofctl_warn("%u CUDA processes: the outputs are of the one with the most records; summary.txt lists the others",
+			      res.gpu_processes);
+	if (res.gpu_dropped)
+		kprofctl_warn("CUPTI dropped %llu records (kernels, copies or API calls are missing): see summary.txt",
+			      (unsigned long long)res.gpu_dropped);
+	if (res.gpu_problems)
+		kprofctl_warn("the agent reported problems (agent errors, no clean stop): see summary.txt");
+	if (exec_errno)
+		rc = ch.exec_errno == ENOENT ? 127 : 126;
+	else if (WIFEXITED(st))
+		rc = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		rc = 128 + WTERMSIG(st);
+	else
+		rc = 0;
+out:
+	kprof_outdir_close(od);
+	return rc;
+}

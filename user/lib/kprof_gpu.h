@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NVIDIA captures: the CUPTI agent's spool (raw/gpu-PID.kspool,
+ * <kprof/gpu_rec.h>) read as kprof's own records, so that the one
+ * aggregation (kprof_agg) and every writer make the outputs.
+ *
+ * A spool is opened twice, as two views, the way a kprof.ko capture has
+ * a device spool and a host spool:
+ *   - the device view gives, per kernel / memcpy / memset, an OP record
+ *     (op seq = CUPTI correlation id, name = kernel name, or "[memcpy
+ *     HtoD]" / "[memset]"; a name longer than the OP record's 32 bytes
+ *     follows the record, kprof_agg.h), FW_START + KERNEL_START markers at
+ *     its start and KERNEL_END + FW_END at its end on the "core" of its
+ *     (device, stream) track, RISC 0, and a COUNTERS record
+ *     (KPROF_GPU_CNT_*); the SYNC triples as they are; STATE records for
+ *     the agent's start and stop;
+ *   - the host view gives a struct kprof_host_event per recorded API call
+ *     (role launch or sync, seq = correlation id, enter / exit = the
+ *     call's start / end, cmd = domain << 16 | cbid, ret = -(CUDA error)).
+ * Memory: a name per slot (KPROF_GNAME_SLOTS), a track table
+ * (KPROF_GPU_MAX_TRACKS) and a ring of recent launch times: bounded.
+ */
+#ifndef KPROF_GPU_H
+#define KPROF_GPU_H
+
+#include <stdint.h>
+#include <linux/kprof.h>
+#include <kprof/gpu_rec.h>
+
+#include "kprof_err.h"
+#include "kprof_spool.h"
+#include "kprof_timesync.h"
+
+#define KPROF_GPU_BACKEND	"nvidia"
+
+/* counters of GPU ops (struct kprof_counter_info of the capture) */
+#define KPROF_GPU_CNT_BYTES	0	/* memcpy / memset bytes */
+#define KPROF_GPU_CNT_BLOCKS	1	/* kernel grid: blocks */
+#define KPROF_GPU_CNT_THREADS	2	/* kernel: threads per block */
+#define KPROF_GPU_CNT_REGS	3	/* kernel: registers per thread */
+#define KPROF_GPU_CNT_SMEM	4	/* kernel: shared memory per block, bytes */
+#define KPROF_GPU_NCOUNTERS	5
+
+/* (device, stream) tracks; streams past this share the last one */
+#define KPROF_GPU_MAX_TRACKS	1024
+
+#define KPROF_GPU_VIEW_DEVICE	1
+#define KPROF_GPU_VIEW_HOST	2
+
+#define KPROF_GPU_MAX_ERRORS	16	/* agent ERROR records kept for the summary */
+
+/* What the agent said about itself (either view collects it). */
+struct kprof_gpu_stats {
+	uint32_t pid, ppid;
+	char comm[17];
+	uint32_t clock;			/* KPROF_GCLOCK_*, 0 before START */
+	uint32_t cupti_version;
+	int started, stopped;		/* START / STOP records seen */
+	uint64_t records_written;	/* the STOP record's count */
+	uint64_t forks;
+	uint64_t dropped;		/* CUPTI records dropped (DROPPED) */
+	uint64_t no_buffer;		/* buffer requests the agent refused */
+	uint64_t kernels, memcpys, memsets, api_launches, api_syncs;
+	uint64_t bad_names;		/* NAME records that do not hold their text */
+	uint64_t unnamed;		/* kernels whose name slot was empty */
+	uint64_t tracks_over;		/* ops on streams past KPROF_GPU_MAX_TRACKS */
+	uint64_t multiple_subscribers;	/* another CUPTI client held the process */
+	uint32_t nerrors;		/* ERROR records, the first few kept: */
+	struct {
+		int32_t code;
+		char text[65];
+	} errors[KPROF_GPU_MAX_ERRORS];
+};
+
+struct kprof_gpu_src;
+
+/* The spool at rel in dirfd (kprof_spool_openat rules: no links, a regular
+ * file; shown names it in messages); kprof_gpu_open: a path. */
+struct kprof_gpu_src *kprof_gpu_openat(int dirfd, const char *rel, const char *shown,
+				       int view, struct kprof_err *err);
+struct kprof_gpu_src *kprof_gpu_open(const char *path, int view, struct kprof_err *err);
+void kprof_gpu_free(struct kprof_gpu_src *s);
+/* Like kprof_spool_next(): KPROF_REC_OK with *rec valid until the next
+ * call, KPROF_REC_END, or KPROF_REC_BAD with err set. */
+int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
+		   struct kprof_err *err);
+/* Back to the start; tracks keep the numbers they got (a second pass
+ * gives the same records). */
+int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err);
+const struct kprof_spool_stats *kprof_gpu_spool_stats(const struct kprof_gpu_src *s);
+const struct kprof_gpu_stats *kprof_gpu_stats(const struct kprof_gpu_src *s);
+/* Host view: CUPTI timestamps -> host ns through fit (NULL: they are
+ * host CLOCK_MONOTONIC already). */
+void kprof_gpu_set_fit(struct kprof_gpu_src *s, const struct kprof_tsfit *fit);
+/* Tracks seen so far and the name of one: "GPU D stream S". */
+uint32_t kprof_gpu_ntracks(const struct kprof_gpu_src *s);
+void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *buf,
+			  size_t len);
+/* OP CODE of a memcpy / memset: "[memcpy HtoD]", "[memset]". */
+const char *kprof_gpu_copy_name(uint8_t kind, uint8_t copy_kind);
+
+/* The device description kprofctl writes in raw/device.kspool for
+ * nvidia:index: backend "nvidia", no RISCs, timestamps in ns
+ * (ref_clock_hz 1e9), the GPU counters. */
+void kprof_gpu_device_info(uint32_t index, struct kprof_device_info *d,
+			   struct kprof_counter_info *c);
+
+/* The agent spools of a capture (DIR/raw/gpu-*.kspool), by pid. */
+struct kprof_gpu_spool {
+	uint32_t pid;
+	uint64_t bytes;
+};
+/* The raw/ of the capture directory capfd (capture_dir names it in
+ * messages): fills up to max entries sorted by pid; returns how many
+ * there are (may be > max), or -errno. Links and non-files are left out. */
+int kprof_gpu_list(int capfd, const char *capture_dir, struct kprof_gpu_spool *out, int max,
+		   struct kprof_err *err);
+/* The one a report aggregates: the largest (most records), ties: lowest pid. */
+int kprof_gpu_pick(const struct kprof_gpu_spool *sp, int n);
+
+#endif /* KPROF_GPU_H */
