@@ -70,4 +70,11 @@ else
 	rc=1
 fi
 echo "# kprof-suite: end ring-pages exit=$rc time=0s"
+# Give later jobs (the debug lane's BPF sim test) their device 0 back.
+echo 0 >/sys/bus/kprof_sim/new_device
+i=0
+while [ ! -e /dev/kprof_sim0 ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 exit $rc
