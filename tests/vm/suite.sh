@@ -19,7 +19,9 @@ if [ $# -gt 0 ]; then
 		esac
 	done
 else
-	for t in "$dir"/* "$vm"/e2e_*.sh; do
+	# KPROF_SUITE_E2E: the e2e scripts to run (names); unset: all of them.
+	e2e=$(for t in ${KPROF_SUITE_E2E-"$vm"/e2e_*.sh}; do echo "$vm/${t##*/}"; done)
+	for t in "$dir"/* $e2e; do
 		[ -f "$t" ] && [ -x "$t" ] && set -- "$@" "$t"
 	done
 fi
