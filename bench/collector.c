@@ -17,6 +17,10 @@
  * launch/sync events per op. Markers of an op arrive interleaved across
  * cores, the way the kernel drains per-RISC rings.
  *
+ *   collector limit DIR         the machine's limit: a minimal loop that
+ *                               maps DIR's device spool, walks the records
+ *                               by size and sums one field of every marker
+ *
  *   collector timesync DIR TRUTH  (in the VM, after a capture) the time-
  *                               sync fits of DIR's spool against the sim's
  *                               debugfs ground truth (TRUTH: a copy of
@@ -31,7 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "kprof.h"
@@ -407,15 +415,71 @@ static int timesync(const char *dir, const char *truth)
 	return 0;
 }
 
+/*
+ * The machine's limit for a report: map the device spool, walk the records
+ * by size and add up one field of every marker, nothing else. Prints the
+ * markers, the time and the sum (so the loop cannot be optimised away).
+ */
+static int limit(const char *dir)
+{
+	char path[4096];
+	const struct kprof_spool_hdr *h;
+	const uint8_t *p, *end;
+	uint64_t markers = 0, sum = 0;
+	double w0, c0, w, c;
+	struct stat st;
+	void *map;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "collector: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	w0 = now(CLOCK_MONOTONIC);
+	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "collector: mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	h = map;
+	p = (const uint8_t *)map + h->hdr_size;
+	end = (const uint8_t *)map + st.st_size;
+	while (p + sizeof(struct kprof_rec_hdr) <= end) {
+		const struct kprof_rec_hdr *r = (const void *)p;
+
+		if (r->size < sizeof(*r) || p + r->size > end)
+			break;
+		if (r->type == KPROF_REC_MARKER) {
+			sum += ((const struct kprof_rec_marker *)r)->timestamp;
+			markers++;
+		}
+		p += r->size;
+	}
+	munmap(map, (size_t)st.st_size);
+	w = now(CLOCK_MONOTONIC) - w0;
+	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	printf("limit: markers %" PRIu64 " wall %.3f s cpu %.3f s markers/s (wall) %.1fM (sum %" PRIx64 ")\n",
+	       markers, w, c, markers / w / 1e6, sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"));
+	if (argc == 3 && !strcmp(argv[1], "limit"))
+		return limit(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
 	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace] |\n"
+		"       collector limit DIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;
 }
