@@ -4,10 +4,10 @@
  *
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
- *   collector run DIR OUTDIR [trace]
+ *   collector run DIR OUTDIR [trace|devlog]
  *                               kprof_report_build() on it, to OUTDIR, without
- *                               device_log.csv (and trace.json unless
- *                               "trace"); prints markers/s (wall and
+ *                               device_log.csv (unless "devlog") and
+ *                               trace.json (unless "trace"); prints markers/s (wall and
  *                               CPU) and peak RSS
  *
  * The synthetic device: 64 cores x 5 RISCs, ops of 1 ms back to back,
@@ -171,9 +171,9 @@ static int gen(const char *dir, uint64_t markers)
 	return 0;
 }
 
-static int run(const char *dir, const char *outdir, int trace)
+static int run(const char *dir, const char *outdir, int trace, int devlog)
 {
-	struct kprof_report_opts opts = { .flags = KPROF_REPORT_NO_DEVICE_LOG |
+	struct kprof_report_opts opts = { .flags = (devlog ? 0 : KPROF_REPORT_NO_DEVICE_LOG) |
 					  (trace ? 0 : KPROF_REPORT_NO_TRACE) };
 	struct kprof_report_result res;
 	struct kprof_outdir *od;
@@ -191,8 +191,9 @@ static int run(const char *dir, const char *outdir, int trace)
 	w = now(CLOCK_MONOTONIC) - w0;
 	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("markers %" PRIu64 " ops %" PRIu64 " wall %.2f s cpu %.2f s%s\n",
-	       res.markers, res.ops, w, c, trace ? " (with trace.json)" : "");
+	printf("markers %" PRIu64 " ops %" PRIu64 " wall %.3f s cpu %.3f s%s%s\n",
+	       res.markers, res.ops, w, c, trace ? " (with trace.json)" : "",
+	       devlog ? " (with device_log.csv)" : "");
 	printf("markers/s (wall) %.1fM  markers/s (cpu) %.1fM  peak RSS %ld KiB\n",
 	       res.markers / w / 1e6, res.markers / c / 1e6, ru.ru_maxrss);
 	return 0;
@@ -473,12 +474,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
-		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"));
+		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"),
+			   argc == 5 && !strcmp(argv[4], "devlog"));
 	if (argc == 3 && !strcmp(argv[1], "limit"))
 		return limit(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
-	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace] |\n"
+	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace|devlog] |\n"
 		"       collector limit DIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;

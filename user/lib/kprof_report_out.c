@@ -13,7 +13,6 @@
 #include "kprof_text.h"
 #include "kprof_trace.h"
 
-
 int kprof_report_grow(void *arr, size_t *cap, size_t n, size_t elem, size_t init,
 		      struct kprof_err *err)
 {

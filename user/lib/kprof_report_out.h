@@ -39,8 +39,10 @@ int kprof_report_write_params(struct kprof_outdir *od, json_object *root,
 
 /* Closes trace.json (if open) and the CSV files: all put in place. */
 int kprof_report_close_streams(struct kprof_out *out, struct kprof_err *err);
-/* Last: report.html from the files written, then every output of the set
- * this report did not write is removed. */
+/*
+ * Last: report.html from the files written, then every output of the set
+ * this report did not write is removed.
+ */
 int kprof_report_finish(struct kprof_outdir *od, struct kprof_err *err);
 /* Frees what out holds; files not yet closed are dropped. */
 void kprof_report_out_free(struct kprof_out *out);

@@ -75,9 +75,11 @@ struct spool_report {
 	uint64_t slack_ns;		/* what pass 2 used */
 	int slack_capped;
 	uint64_t records;
-	/* NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
+	/*
+	 * NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
 	 * process, read as device and host records (kprof_gpu.h) in place
-	 * of raw/device.kspool's records and raw/host.kspool */
+	 * of raw/device.kspool's records and raw/host.kspool
+	 */
 	int nvidia;
 	struct kprof_gpu_src *gdev, *ghost;
 	struct kprof_gpu_spool gspools[MAX_GPU_SPOOLS];
@@ -133,7 +135,7 @@ static int pass1(struct spool_report *c, struct kprof_err *err)
 			const struct kprof_rec_clock *k = (const void *)rec;
 
 			if (kprof_report_grow(&c->clocks, &c->clocks_cap, c->nclocks,
-				 sizeof(*c->clocks), 256, err))
+					      sizeof(*c->clocks), 256, err))
 				return -ENOMEM;
 			c->clocks[c->nclocks++] = (struct clock_ev){
 				k->host_ns, k->device_cycles, k->mhz, k->flags };
@@ -168,8 +170,10 @@ static void fit_capture(struct spool_report *c, struct kprof_err *err)
 	double hz = (double)c->dev_hdr.device.ref_clock_hz;
 
 	if (gpu_monotonic(c)) {
-		/* CUPTI's timestamps are CLOCK_MONOTONIC already (the agent's
-		 * timestamp callback): nothing to fit */
+		/*
+		 * CUPTI's timestamps are CLOCK_MONOTONIC already (the agent's
+		 * timestamp callback): nothing to fit
+		 */
 		kprof_tsfit_linear(&c->fit, 1.0, 0);
 		kprof_tsfit_linear(&c->oneshot, 1.0, 0);
 		c->oneshot_max_diff_ns = NAN;
@@ -332,6 +336,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	double dk = 0, hk = 0;
 	int dret, hret = KPROF_REC_END, ret = 0;
 	uint64_t total = 0;	/* unknown: the callback gets 0 */
+
 	dret = dev_next(fd->c, &dr, err);
 	if (dret == KPROF_REC_OK)
 		dk = dev_key(fd, dr);
@@ -612,10 +617,10 @@ static json_object *device_json(const struct kprof_spool_hdr *h)
 	for (unsigned int i = 0; i < h->counters.num_counters && i < KPROF_MAX_COUNTERS; i++) {
 		json_object *c = json_object_new_object();
 
-		json_object_object_add(c, "name", jstrn(h->counters.desc[i].name,
-							 sizeof(h->counters.desc[i].name)));
-		json_object_object_add(c, "unit", jstrn(h->counters.desc[i].unit,
-							 sizeof(h->counters.desc[i].unit)));
+		const struct kprof_counter_desc *cd = &h->counters.desc[i];
+
+		json_object_object_add(c, "name", jstrn(cd->name, sizeof(cd->name)));
+		json_object_object_add(c, "unit", jstrn(cd->unit, sizeof(cd->unit)));
 		json_object_array_add(cs, c);
 	}
 	json_object_object_add(o, "counters", cs);
@@ -662,9 +667,9 @@ static json_object *gpu_json(const struct spool_report *c)
 	g = kprof_gpu_stats(c->gdev);
 	json_object_object_add(o, "host_timestamps",
 			       json_object_new_string("CUPTI API activity records (launch and sync calls)"));
-	json_object_object_add(o, "clock", json_object_new_string(
-		g->clock == KPROF_GCLOCK_MONOTONIC ? "CLOCK_MONOTONIC (timestamp callback)" :
-		"CUPTI, mapped by sync triples"));
+	json_object_object_add(o, "clock", json_object_new_string(g->clock == KPROF_GCLOCK_MONOTONIC ?
+			       "CLOCK_MONOTONIC (timestamp callback)" :
+			       "CUPTI, mapped by sync triples"));
 	ADD("pid", g->pid);
 	ADD("ppid", g->ppid);
 	json_object_object_add(o, "comm", json_object_new_string(g->comm));
@@ -715,8 +720,8 @@ static int capture_params(struct kprof_outdir *od, struct spool_report *c, const
 			       json_object_new_string(opts->version) : NULL);
 	json_object_object_add(k, "uapi_version", json_object_new_int(KPROF_UAPI_VERSION));
 	json_object_object_add(k, "spool_version", json_object_new_int(KPROF_SPOOL_VERSION));
-	json_object_object_add(k, "source", json_object_new_string(
-		c->nvidia ? "kprof capture (NVIDIA: CUPTI agent)" : "kprof capture"));
+	json_object_object_add(k, "source", json_object_new_string(c->nvidia ?
+			       "kprof capture (NVIDIA: CUPTI agent)" : "kprof capture"));
 	json_object_object_add(root, "kprof", k);
 	json_object_object_add(root, "config", kprof_report_config_json(config));
 	json_object_object_add(root, "device", device_json(&c->dev_hdr));
@@ -774,8 +779,9 @@ static int capture_params(struct kprof_outdir *od, struct spool_report *c, const
 		json_object_object_add(a, "slack_ns", json_object_new_int64((int64_t)c->slack_ns));
 		json_object_object_add(a, "slack_capped", json_object_new_boolean(c->slack_capped));
 		/* garbage timestamps can make it any size: clamp, never UB */
-		json_object_object_add(a, "max_record_lag_ns", json_object_new_int64(
-			c->lag.max_lag_ns < 9e18 ? (int64_t)c->lag.max_lag_ns : INT64_MAX));
+		json_object_object_add(a, "max_record_lag_ns",
+				       json_object_new_int64(c->lag.max_lag_ns < 9e18 ?
+							     (int64_t)c->lag.max_lag_ns : INT64_MAX));
 		json_object_object_add(a, "max_record_lag_op", json_object_new_int64((int64_t)c->lag.max_lag_seq));
 		json_object_object_add(a, "records_without_dispatch",
 				       json_object_new_int64((int64_t)c->lag.unknown));
@@ -808,8 +814,10 @@ static int load_config(int capfd, const char *capture_dir, struct kprof_outdir *
 			return kprof_err_set(err, EINVAL, "report: config is not a JSON object");
 		}
 		json_object_put(o);
-		/* saved with the capture's own report only: a report written
-		 * elsewhere leaves the capture directory alone */
+		/*
+		 * saved with the capture's own report only: a report written
+		 * elsewhere leaves the capture directory alone
+		 */
 		if (kprof_outdir_is(od, capfd)) {
 			struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, err);
 
@@ -873,8 +881,10 @@ static unsigned int pick_group(const struct kprof_report_opts *opts, const char 
 	return g;
 }
 
-/* NVIDIA: the agent spool of the process with the most records, as the
- * device and the host record streams (kprof_gpu.h); none is no error */
+/*
+ * NVIDIA: the agent spool of the process with the most records, as the
+ * device and the host record streams (kprof_gpu.h); none is no error
+ */
 static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir,
 		    struct kprof_err *err)
 {
@@ -974,14 +984,18 @@ static int open_csvs(struct spool_report *c, struct kprof_out *out, struct kprof
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
 		return ret;
-	/* the time column is reference-timer cycles: CHIP_FREQ is its rate,
-	 * so tt-metal tools convert it right */
+	/*
+	 * the time column is reference-timer cycles: CHIP_FREQ is its rate,
+	 * so tt-metal tools convert it right
+	 */
 	snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
 	return kprof_out_devlog_header(out, "kprof", freq, c->dev_hdr.device.num_cores);
 }
 
-/* trace.json, unless the options leave it out (an older report's one is
- * then removed by kprof_outdir_prune) */
+/*
+ * trace.json, unless the options leave it out (an older report's one is
+ * then removed by kprof_outdir_prune)
+ */
 static int open_trace(struct spool_report *c, struct kprof_out *out, struct kprof_outdir *od,
 		      const struct kprof_report_opts *opts, unsigned int group,
 		      struct kprof_err *err)
@@ -1004,8 +1018,10 @@ static int open_trace(struct spool_report *c, struct kprof_out *out, struct kpro
 	out->trace = kprof_trace_open(od, "trace.json", &tc, err);
 	if (!out->trace)
 		return -(err ? err->code : EIO);
-	/* the clock counter starts at the capture's first moment (none for a
-	 * GPU whose clock was not read) */
+	/*
+	 * the clock counter starts at the capture's first moment (none for a
+	 * GPU whose clock was not read)
+	 */
 	if ((c->npts || c->nstates) && !(c->nvidia && !d->clock_mhz))
 		kprof_trace_clock(out->trace, c->nstates ? c->states[0].host_ns :
 				  c->pts[0].host_before_ns, d->clock_mhz);
@@ -1024,8 +1040,10 @@ static struct kprof_agg *new_agg(struct spool_report *c, struct emit_both *em,
 	cfg.device_id = c->dev_hdr.device.device_id;
 	cfg.num_riscs = c->nvidia ? 1 : em->out->nriscs;	/* GPU markers: RISC 0 */
 	cfg.num_cores = c->dev_hdr.device.num_cores;
-	/* a slack given by the caller wins; else one that covers the
-	 * lateness pass 1 saw (kprof_lag.h) */
+	/*
+	 * a slack given by the caller wins; else one that covers the
+	 * lateness pass 1 saw (kprof_lag.h)
+	 */
 	c->slack_ns = opts && opts->slack_ns ? opts->slack_ns :
 		      kprof_lag_slack(&c->lag, KPROF_AGG_SLACK_NS_DEFAULT,
 				      KPROF_REPORT_SLACK_CAP_NS, &c->slack_capped);
@@ -1169,8 +1187,10 @@ int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
 	struct kprof_outdir *own = NULL;
 	int capfd, ret;
 
-	/* the directory the user named (or the held output directory); what
-	 * is inside is read without links */
+	/*
+	 * the directory the user named (or the held output directory); what
+	 * is inside is read without links
+	 */
 	if (!capture_dir) {
 		capture_dir = kprof_outdir_path(od);
 		capfd = dup(kprof_outdir_fd(od));

@@ -27,6 +27,8 @@
 #include "kprof_ttmetal.h"
 #include "kprof_writers.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* RISC types in tt-metal's ops_perf column order; others are appended. */
 static const char *const tt_riscs[] = { "BRISC", "NCRISC", "TRISC_0", "TRISC_1",
 					"TRISC_2", "ERISC" };
@@ -123,8 +125,10 @@ static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
 					     row->line, KPROF_MAX_RISCS);
 		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
 	}
-	/* cores: distinct ones by hash (files list cores in runs: the last
-	 * first), sorted once after the pass: linear in the rows */
+	/*
+	 * cores: distinct ones by hash (files list cores in runs: the last
+	 * first), sorted once after the pass: linear in the rows
+	 */
 	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
 		return 0;
 	return tt_core_add(t, &key);
@@ -187,14 +191,16 @@ static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
 	return r;
 }
 
-/* Pass 1: the RISC types (tt-metal's order first) and the cores, sorted:
- * pass 2 finds a core by bsearch, and its id is its rank. */
+/*
+ * Pass 1: the RISC types (tt-metal's order first) and the cores, sorted:
+ * pass 2 finds a core by bsearch, and its id is its rank.
+ */
 static int tt_scan(const char *csv, struct tt_ctx *t, struct kprof_tt_info *info,
 		   struct kprof_err *err)
 {
 	int ret;
 
-	for (size_t i = 0; i < sizeof(tt_riscs) / sizeof(tt_riscs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tt_riscs); i++)
 		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", tt_riscs[i]);
 	ret = kprof_tt_parse_file(csv, tt_pass1, t, info, err);
 	if (ret)
@@ -228,8 +234,10 @@ static int tt_open(struct tt_ctx *t, struct kprof_out *out, struct kprof_outdir 
 	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
 	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE))
 		return 0;
-	/* busy % of the device's compute cores (the log header's Max Compute
-	 * Cores), or of every core in the log if more */
+	/*
+	 * busy % of the device's compute cores (the log header's Max Compute
+	 * Cores), or of every core in the log if more
+	 */
 	tc = (struct kprof_trace_cfg){
 		.device_label = label, .group = opts ? opts->trace_group : 0,
 		.num_cores = info->max_compute_cores > t->ncores ?
@@ -255,8 +263,10 @@ static int tt_aggregate(const char *csv, struct tt_ctx *t, struct kprof_out *out
 	cfg.num_riscs = t->nriscs;
 	cfg.num_cores = (uint32_t)t->ncores;
 	cfg.zone_spans = out->trace && !(opts && opts->trace_group > 1);
-	/* tt-metal writes the log core by core, not in time order: no op is
-	 * complete before the end of the file, so none retires earlier */
+	/*
+	 * tt-metal writes the log core by core, not in time order: no op is
+	 * complete before the end of the file, so none retires earlier
+	 */
 	cfg.slack_ns = KPROF_AGG_NEVER;
 	cfg.emit = kprof_out_op;
 	cfg.ctx = out;
@@ -348,8 +358,10 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 		ret = tt_summary(od, t, &out, csv, &info, err);
 	if (!ret)
 		ret = tt_params(od, t, &out, csv, &info, opts, err);
-	/* last: report.html is made from the files written above; then
-	 * every output this report did not write goes (counters.csv, ...) */
+	/*
+	 * last: report.html is made from the files written above; then
+	 * every output this report did not write goes (counters.csv, ...)
+	 */
 	if (!ret)
 		ret = kprof_report_finish(od, err);
 	if (!ret && res) {

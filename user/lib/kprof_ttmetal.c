@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define MAX_COLS	32
 #define MAX_LINE	(1 << 20)
 
@@ -59,9 +61,11 @@ static void normalize(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
-/* Digits only, no sign or blank, at most UINT64_MAX (what strtoull with a
+/*
+ * Digits only, no sign or blank, at most UINT64_MAX (what strtoull with a
  * full-string check accepts); by hand: strtoull's locale handling was the
- * import's largest cost after the CSV scan. */
+ * import's largest cost after the CSV scan.
+ */
 static int parse_u64(const char *s, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -159,7 +163,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 				char key[64];
 
 				normalize(fld[i], key, sizeof(key));
-				for (size_t k = 0; k < sizeof(col_names) / sizeof(col_names[0]); k++)
+				for (size_t k = 0; k < ARRAY_SIZE(col_names); k++)
 					if (!strcmp(key, col_names[k].name) &&
 					    colidx[col_names[k].col] < 0)
 						colidx[col_names[k].col] = i;
@@ -176,7 +180,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 					[C_PHASE] = "type (or zone phase)",
 				};
 				for (int c = 0; c < C_NR && !ret; c++)
-					if (c < (int)(sizeof(need) / sizeof(need[0])) && need[c] &&
+					if (c < (int)(ARRAY_SIZE(need)) && need[c] &&
 					    colidx[c] < 0)
 						ret = kprof_err_set(err, EBADMSG,
 								    "%s:%lu: header has no '%s' column (%d columns): not a known tt-metal device log layout",
@@ -187,8 +191,10 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			info->ncols = ncols;
 			continue;
 		}
-		/* fewer fields: broken; more: commas in the trailing free-text
-		 * column (meta data / source file), which we do not read */
+		/*
+		 * fewer fields: broken; more: commas in the trailing free-text
+		 * column (meta data / source file), which we do not read
+		 */
 		if (n < ncols) {
 			ret = kprof_err_set(err, EBADMSG,
 					    "%s:%lu: %d fields, the header has %d", name,
@@ -207,7 +213,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			static const enum col nums[] = { C_SLOT, C_X, C_Y, C_TIMER, C_TIME,
 							 C_DATA, C_RUN_HOST_ID };
 
-			for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+			for (size_t k = 0; k < ARRAY_SIZE(nums); k++) {
 				int c = colidx[nums[k]];
 				int optional = nums[k] == C_SLOT || nums[k] == C_TIMER ||
 					       nums[k] == C_DATA;
