@@ -54,7 +54,8 @@ void kprof_report_summary_ops(FILE *f, struct kprof_out *o)
 	/* op codes come from the device or a log: no control characters */
 	for (unsigned int i = 0; i < o->ntop; i++)
 		fprintf(f, "  %-20" PRIu64 " %-32s %14.0f %14.0f\n", o->top[i].seq,
-			o->top[i].op_code[0] ? kprof_text_safe(name, sizeof(name), o->top[i].op_code) :
+			o->top[i].op_code[0] ?
+			kprof_text_safe(name, sizeof(name), o->top[i].op_code) :
 			"-", o->top[i].fw_ns, o->top[i].kernel_ns);
 	fprintf(f, "\nby op code:\n  %-32s %8s %16s %14s %14s %14s\n", "OP CODE", "COUNT",
 		"FW SUM [ns]", "FW AVG [ns]", "FW MIN [ns]", "FW MAX [ns]");
@@ -96,8 +97,10 @@ json_object *kprof_report_stats_json(const struct kprof_agg_stats *as,
 	ADD("lost_records", as->lost_records);
 	ADD("lost_markers", as->lost_markers);
 	ADD("device_records_lost", as->device_records_lost);
-	ADD("device_records_lost_first_op", as->device_records_lost ? as->device_records_lost_first : 0);
-	ADD("device_records_lost_last_op", as->device_records_lost ? as->device_records_lost_last : 0);
+	ADD("device_records_lost_first_op",
+	    as->device_records_lost ? as->device_records_lost_first : 0);
+	ADD("device_records_lost_last_op",
+	    as->device_records_lost ? as->device_records_lost_last : 0);
 	ADD("corrupt_records", as->corrupt_records);
 	ADD("invalid_markers", as->bad_markers);
 	ADD("invalid_op_seqs", as->bad_seqs);

@@ -329,7 +329,8 @@ static int tt_params(struct kprof_outdir *od, struct tt_ctx *t, struct kprof_out
 	json_object_object_add(root, "config",
 			       kprof_report_config_json(opts ? opts->config_json : NULL));
 	json_object_object_add(root, "ttmetal", src);
-	json_object_object_add(root, "stats", kprof_report_stats_json(kprof_agg_stats(t->agg), out));
+	json_object_object_add(root, "stats",
+			       kprof_report_stats_json(kprof_agg_stats(t->agg), out));
 	ret = kprof_report_write_params(od, root, err);
 	json_object_put(root);
 	return ret;

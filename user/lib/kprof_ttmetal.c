@@ -108,14 +108,16 @@ static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *i
 			if (end == val || *end || !(info->chip_freq_mhz > 0) ||
 			    info->chip_freq_mhz > 1e6)
 				return kprof_err_set(err, EBADMSG,
-						     "%s:1: bad CHIP_FREQ[MHz] value '%s'", name, val);
+						     "%s:1: bad CHIP_FREQ[MHz] value '%s'",
+						     name, val);
 			have_freq = 1;
 		} else if (!strcmp(key, "max compute cores")) {
 			uint64_t v;
 
 			if (parse_u64(val, &v) || v > UINT32_MAX)
 				return kprof_err_set(err, EBADMSG,
-						     "%s:1: bad Max Compute Cores value '%s'", name, val);
+						     "%s:1: bad Max Compute Cores value '%s'",
+						     name, val);
 			info->max_compute_cores = (uint32_t)v;
 		}
 	}
@@ -155,7 +157,8 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		if (nrec == 2) {
 			ncols = n;
 			if (ncols > MAX_COLS) {
-				ret = kprof_err_set(err, EBADMSG, "%s:%lu: bad header line (%d columns)",
+				ret = kprof_err_set(err, EBADMSG,
+						    "%s:%lu: bad header line (%d columns)",
 						    name, lineno, ncols);
 				break;
 			}
@@ -232,7 +235,8 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			if (ret)
 				break;
 			if (v[C_SLOT] > UINT32_MAX || v[C_X] > UINT32_MAX || v[C_Y] > UINT32_MAX) {
-				ret = kprof_err_set(err, EBADMSG, "%s:%lu: core or slot out of range",
+				ret = kprof_err_set(err, EBADMSG,
+						    "%s:%lu: core or slot out of range",
 						    name, lineno);
 				break;
 			}
