@@ -4,10 +4,10 @@
  *
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
- *   collector run DIR OUTDIR [trace]
+ *   collector run DIR OUTDIR [trace|devlog]
  *                               kprof_report_build() on it, to OUTDIR, without
- *                               device_log.csv (and trace.json unless
- *                               "trace"); prints markers/s (wall and
+ *                               device_log.csv (unless "devlog") and
+ *                               trace.json (unless "trace"); prints markers/s (wall and
  *                               CPU) and peak RSS
  *
  * The synthetic device: 64 cores x 5 RISCs, ops of 1 ms back to back,
@@ -16,6 +16,10 @@
  * a SYNC triple every 100 ms of device time with 200 ppm drift, host
  * launch/sync events per op. Markers of an op arrive interleaved across
  * cores, the way the kernel drains per-RISC rings.
+ *
+ *   collector limit DIR         the machine's limit: a minimal loop that
+ *                               maps DIR's device spool, walks the records
+ *                               by size and sums one field of every marker
  *
  *   collector timesync DIR TRUTH  (in the VM, after a capture) the time-
  *                               sync fits of DIR's spool against the sim's
@@ -31,7 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "kprof.h"
@@ -163,9 +171,9 @@ static int gen(const char *dir, uint64_t markers)
 	return 0;
 }
 
-static int run(const char *dir, const char *outdir, int trace)
+static int run(const char *dir, const char *outdir, int trace, int devlog)
 {
-	struct kprof_report_opts opts = { .flags = KPROF_REPORT_NO_DEVICE_LOG |
+	struct kprof_report_opts opts = { .flags = (devlog ? 0 : KPROF_REPORT_NO_DEVICE_LOG) |
 					  (trace ? 0 : KPROF_REPORT_NO_TRACE) };
 	struct kprof_report_result res;
 	struct kprof_outdir *od;
@@ -183,8 +191,9 @@ static int run(const char *dir, const char *outdir, int trace)
 	w = now(CLOCK_MONOTONIC) - w0;
 	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("markers %" PRIu64 " ops %" PRIu64 " wall %.2f s cpu %.2f s%s\n",
-	       res.markers, res.ops, w, c, trace ? " (with trace.json)" : "");
+	printf("markers %" PRIu64 " ops %" PRIu64 " wall %.3f s cpu %.3f s%s%s\n",
+	       res.markers, res.ops, w, c, trace ? " (with trace.json)" : "",
+	       devlog ? " (with device_log.csv)" : "");
 	printf("markers/s (wall) %.1fM  markers/s (cpu) %.1fM  peak RSS %ld KiB\n",
 	       res.markers / w / 1e6, res.markers / c / 1e6, ru.ru_maxrss);
 	return 0;
@@ -407,15 +416,72 @@ static int timesync(const char *dir, const char *truth)
 	return 0;
 }
 
+/*
+ * The machine's limit for a report: map the device spool, walk the records
+ * by size and add up one field of every marker, nothing else. Prints the
+ * markers, the time and the sum (so the loop cannot be optimised away).
+ */
+static int limit(const char *dir)
+{
+	char path[4096];
+	const struct kprof_spool_hdr *h;
+	const uint8_t *p, *end;
+	uint64_t markers = 0, sum = 0;
+	double w0, c0, w, c;
+	struct stat st;
+	void *map;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "collector: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	w0 = now(CLOCK_MONOTONIC);
+	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "collector: mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	h = map;
+	p = (const uint8_t *)map + h->hdr_size;
+	end = (const uint8_t *)map + st.st_size;
+	while (p + sizeof(struct kprof_rec_hdr) <= end) {
+		const struct kprof_rec_hdr *r = (const void *)p;
+
+		if (r->size < sizeof(*r) || p + r->size > end)
+			break;
+		if (r->type == KPROF_REC_MARKER) {
+			sum += ((const struct kprof_rec_marker *)r)->timestamp;
+			markers++;
+		}
+		p += r->size;
+	}
+	munmap(map, (size_t)st.st_size);
+	w = now(CLOCK_MONOTONIC) - w0;
+	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	printf("limit: markers %" PRIu64 " wall %.3f s cpu %.3f s markers/s (wall) %.1fM (sum %" PRIx64 ")\n",
+	       markers, w, c, markers / w / 1e6, sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
-		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"));
+		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"),
+			   argc == 5 && !strcmp(argv[4], "devlog"));
+	if (argc == 3 && !strcmp(argv[1], "limit"))
+		return limit(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
-	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace] |\n"
+	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace|devlog] |\n"
+		"       collector limit DIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;
 }

@@ -4,7 +4,8 @@
 # Collector throughput: markers aggregated per second on one core and
 # peak RSS for a synthetic spool (default 100M markers, ~3.5 GB in
 # $KPROF_BENCH_DIR, default /tmp/kprof-collector-bench.PID; removed afterwards).
-# Usage: bench/collector.sh [MARKERS]   Results: docs/performance.md.
+# The machine's limit beside it: `collector limit`, a minimal loop over
+# the same spool. Usage: bench/collector.sh [MARKERS]   Results: docs/performance.md.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -24,8 +25,21 @@ rm -rf "$dir"
 trap 'rm -rf "$dir"' EXIT INT TERM
 "$build/bench/collector" gen "$dir" "$markers"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+# alternated, 3 rounds (take medians): the machine's limit (a minimal
+# loop over the same spool), the default report, and the report with
+# trace.json or device_log.csv; the difference to the default run is
+# that output's cost, its size over that its MB/s
 for run in 1 2 3; do
+	taskset -c "$cpu" "$build/bench/collector" limit "$dir"
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out"
+	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" trace
+	ls -l "$dir/out/trace.json" | awk '{print "trace.json bytes", $5}'
+	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" devlog
+	ls -l "$dir/out/device_log.csv" | awk '{print "device_log.csv bytes", $5}'
+	# a plain write of the same bytes (page cache to page cache)
+	for f in device_log.csv report.html; do
+		s=$(date +%s.%N)
+		cat "$dir/out/$f" >"$dir/plain"
+		echo "plain write of $f: $(echo "$(date +%s.%N) - $s" | bc) s"
+	done
 done
-# the same with trace.json (one JSON event per op and core) written too
-taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" trace

@@ -26,8 +26,10 @@ struct kprof_report_opts {
 	uint64_t slack_ns;		/* retirement slack; 0 = default */
 	unsigned int top_n;		/* summary.txt top ops; 0 = 10 */
 	unsigned int flags;		/* KPROF_REPORT_* */
-	/* trace.json: cores per device track (0 or 1: one per core); a
-	 * bigger group bounds the file for huge captures */
+	/*
+	 * trace.json: cores per device track (0 or 1: one per core); a
+	 * bigger group bounds the file for huge captures
+	 */
 	unsigned int trace_group;
 	/*
 	 * fnmatch(3) pattern: ops.csv, counters.csv and the summary keep only
@@ -47,12 +49,14 @@ struct kprof_report_opts {
 };
 
 /* kprof_report_opts.flags */
-#define KPROF_REPORT_NO_DEVICE_LOG	(1U << 0)	/* skip device_log.csv (one
-							 * row per marker: large) */
+/* skip device_log.csv (one row per marker: large) */
+#define KPROF_REPORT_NO_DEVICE_LOG	(1U << 0)
 #define KPROF_REPORT_NO_TRACE		(1U << 1)	/* skip trace.json */
 
-/* Most a report holds ops for late data (kprof_lag.h): memory is the ops
- * dispatched in that time. */
+/*
+ * Most a report holds ops for late data (kprof_lag.h): memory is the ops
+ * dispatched in that time.
+ */
 #define KPROF_REPORT_SLACK_CAP_NS	(30ULL * 1000 * 1000 * 1000)
 
 struct kprof_report_result {
@@ -86,9 +90,11 @@ int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
 		       const struct kprof_report_opts *opts,
 		       struct kprof_report_result *res, struct kprof_err *err);
 
-/* tt-metal profile_log_device.csv -> ops.csv, device_log.csv, trace.json,
+/*
+ * tt-metal profile_log_device.csv -> ops.csv, device_log.csv, trace.json,
  * summary.txt, params.json and report.html in od; the other outputs of
- * the set are removed. */
+ * the set are removed.
+ */
 int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 			 const struct kprof_report_opts *opts,
 			 struct kprof_report_result *res, struct kprof_err *err);

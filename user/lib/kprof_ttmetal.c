@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define MAX_COLS	32
 #define MAX_LINE	(1 << 20)
 
@@ -59,15 +61,26 @@ static void normalize(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
+/*
+ * Digits only, no sign or blank, at most UINT64_MAX (what strtoull with a
+ * full-string check accepts); by hand: strtoull's locale handling was the
+ * import's largest cost after the CSV scan.
+ */
 static int parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
+	uint64_t x = 0;
 
 	if (!isdigit((unsigned char)*s))
 		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return (errno || *end) ? -1 : 0;
+	for (; *s; s++) {
+		unsigned int d = (unsigned int)(unsigned char)*s - '0';
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
 }
 
 static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *info,
@@ -95,14 +108,16 @@ static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *i
 			if (end == val || *end || !(info->chip_freq_mhz > 0) ||
 			    info->chip_freq_mhz > 1e6)
 				return kprof_err_set(err, EBADMSG,
-						     "%s:1: bad CHIP_FREQ[MHz] value '%s'", name, val);
+						     "%s:1: bad CHIP_FREQ[MHz] value '%s'",
+						     name, val);
 			have_freq = 1;
 		} else if (!strcmp(key, "max compute cores")) {
 			uint64_t v;
 
 			if (parse_u64(val, &v) || v > UINT32_MAX)
 				return kprof_err_set(err, EBADMSG,
-						     "%s:1: bad Max Compute Cores value '%s'", name, val);
+						     "%s:1: bad Max Compute Cores value '%s'",
+						     name, val);
 			info->max_compute_cores = (uint32_t)v;
 		}
 	}
@@ -142,7 +157,8 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		if (nrec == 2) {
 			ncols = n;
 			if (ncols > MAX_COLS) {
-				ret = kprof_err_set(err, EBADMSG, "%s:%lu: bad header line (%d columns)",
+				ret = kprof_err_set(err, EBADMSG,
+						    "%s:%lu: bad header line (%d columns)",
 						    name, lineno, ncols);
 				break;
 			}
@@ -150,7 +166,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 				char key[64];
 
 				normalize(fld[i], key, sizeof(key));
-				for (size_t k = 0; k < sizeof(col_names) / sizeof(col_names[0]); k++)
+				for (size_t k = 0; k < ARRAY_SIZE(col_names); k++)
 					if (!strcmp(key, col_names[k].name) &&
 					    colidx[col_names[k].col] < 0)
 						colidx[col_names[k].col] = i;
@@ -167,7 +183,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 					[C_PHASE] = "type (or zone phase)",
 				};
 				for (int c = 0; c < C_NR && !ret; c++)
-					if (c < (int)(sizeof(need) / sizeof(need[0])) && need[c] &&
+					if (c < (int)(ARRAY_SIZE(need)) && need[c] &&
 					    colidx[c] < 0)
 						ret = kprof_err_set(err, EBADMSG,
 								    "%s:%lu: header has no '%s' column (%d columns): not a known tt-metal device log layout",
@@ -178,8 +194,10 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			info->ncols = ncols;
 			continue;
 		}
-		/* fewer fields: broken; more: commas in the trailing free-text
-		 * column (meta data / source file), which we do not read */
+		/*
+		 * fewer fields: broken; more: commas in the trailing free-text
+		 * column (meta data / source file), which we do not read
+		 */
 		if (n < ncols) {
 			ret = kprof_err_set(err, EBADMSG,
 					    "%s:%lu: %d fields, the header has %d", name,
@@ -198,7 +216,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			static const enum col nums[] = { C_SLOT, C_X, C_Y, C_TIMER, C_TIME,
 							 C_DATA, C_RUN_HOST_ID };
 
-			for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+			for (size_t k = 0; k < ARRAY_SIZE(nums); k++) {
 				int c = colidx[nums[k]];
 				int optional = nums[k] == C_SLOT || nums[k] == C_TIMER ||
 					       nums[k] == C_DATA;
@@ -217,7 +235,8 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			if (ret)
 				break;
 			if (v[C_SLOT] > UINT32_MAX || v[C_X] > UINT32_MAX || v[C_Y] > UINT32_MAX) {
-				ret = kprof_err_set(err, EBADMSG, "%s:%lu: core or slot out of range",
+				ret = kprof_err_set(err, EBADMSG,
+						    "%s:%lu: core or slot out of range",
 						    name, lineno);
 				break;
 			}

@@ -25,8 +25,10 @@ struct kprof_tt_info {
 	int ncols;			/* header columns: 12, 13 or 15 */
 };
 
-/* One data row. Strings point into the parser's line buffer: valid only
- * during the callback. */
+/*
+ * One data row. Strings point into the parser's line buffer: valid only
+ * during the callback.
+ */
 struct kprof_tt_row {
 	unsigned long line;
 	uint32_t pcie_slot;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reports: spools (or a tt-metal device log) -> all output files.
+ * Reports from a capture's spools (raw/device.kspool, raw/host.kspool or
+ * an NVIDIA capture's agent spool) -> all output files.
  *
  * A capture is read twice: pass 1 collects the SYNC triples (and clock
  * and state records) from the device spool to fit the time mapping;
@@ -27,15 +28,13 @@
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
 #include "kprof_gpu.h"
-#include "kprof_hash.h"
-#include "kprof_html.h"
 #include "kprof_lag.h"
 #include "kprof_outdir.h"
+#include "kprof_report_out.h"
 #include "kprof_spool.h"
 #include "kprof_text.h"
 #include "kprof_timesync.h"
 #include "kprof_trace.h"
-#include "kprof_ttmetal.h"
 #include "kprof_writers.h"
 
 #define CONFIG_NAME	"config.json"
@@ -54,7 +53,12 @@ struct state_ev {
 	uint32_t state, reason;
 };
 
-struct capture {
+/*
+ * One report from a capture's spools: the open spools and what pass 1
+ * learnt from the device spool (time sync samples, clock and state
+ * changes, record lateness), then the fit made from it.
+ */
+struct spool_report {
 	struct kprof_spool_reader *dev, *host;
 	struct kprof_spool_hdr dev_hdr;
 	struct kprof_sync_pt *pts;
@@ -71,9 +75,11 @@ struct capture {
 	uint64_t slack_ns;		/* what pass 2 used */
 	int slack_capped;
 	uint64_t records;
-	/* NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
+	/*
+	 * NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
 	 * process, read as device and host records (kprof_gpu.h) in place
-	 * of raw/device.kspool's records and raw/host.kspool */
+	 * of raw/device.kspool's records and raw/host.kspool
+	 */
 	int nvidia;
 	struct kprof_gpu_src *gdev, *ghost;
 	struct kprof_gpu_spool gspools[MAX_GPU_SPOOLS];
@@ -81,54 +87,35 @@ struct capture {
 };
 
 /* The device and host record streams, whichever spools hold them. */
-static int dev_next(struct capture *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+static int dev_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
 {
 	return c->gdev ? kprof_gpu_next(c->gdev, r, err) : kprof_spool_next(c->dev, r, err);
 }
 
-static int host_next(struct capture *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+static int host_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
 {
 	return c->ghost ? kprof_gpu_next(c->ghost, r, err) : kprof_spool_next(c->host, r, err);
 }
 
-static int have_host(const struct capture *c)
+static int have_host(const struct spool_report *c)
 {
 	return c->host || c->ghost;
 }
 
-static const struct kprof_spool_stats *dev_stats(const struct capture *c)
+static const struct kprof_spool_stats *dev_stats(const struct spool_report *c)
 {
 	return c->gdev ? kprof_gpu_spool_stats(c->gdev) : kprof_spool_reader_stats(c->dev);
 }
 
-static const struct kprof_spool_stats *host_stats(const struct capture *c)
+static const struct kprof_spool_stats *host_stats(const struct spool_report *c)
 {
 	return c->ghost ? kprof_gpu_spool_stats(c->ghost) : kprof_spool_reader_stats(c->host);
-}
-
-/* Makes room for one more element in *arr (doubling from init). */
-static int grow(void *arr, size_t *cap, size_t n, size_t elem, size_t init,
-		struct kprof_err *err)
-{
-	void **a = arr;
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : init;
-	p = realloc(*a, c * elem);
-	if (!p)
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	*a = p;
-	*cap = c;
-	return 0;
 }
 
 /* ---------------------------------------------------------------- */
 /* pass 1                                                           */
 
-static int pass1(struct capture *c, struct kprof_err *err)
+static int pass1(struct spool_report *c, struct kprof_err *err)
 {
 	const struct kprof_rec_hdr *rec;
 	int ret;
@@ -140,15 +127,15 @@ static int pass1(struct capture *c, struct kprof_err *err)
 		if (rec->type == KPROF_REC_SYNC) {
 			const struct kprof_rec_sync *s = (const void *)rec;
 
-			if (grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024, err))
+			if (kprof_report_grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024, err))
 				return -ENOMEM;
 			c->pts[c->npts++] = (struct kprof_sync_pt){
 				s->host_before_ns, s->device_cycles, s->host_after_ns };
 		} else if (rec->type == KPROF_REC_CLOCK) {
 			const struct kprof_rec_clock *k = (const void *)rec;
 
-			if (grow(&c->clocks, &c->clocks_cap, c->nclocks,
-				 sizeof(*c->clocks), 256, err))
+			if (kprof_report_grow(&c->clocks, &c->clocks_cap, c->nclocks,
+					      sizeof(*c->clocks), 256, err))
 				return -ENOMEM;
 			c->clocks[c->nclocks++] = (struct clock_ev){
 				k->host_ns, k->device_cycles, k->mhz, k->flags };
@@ -173,18 +160,20 @@ static int pass1(struct capture *c, struct kprof_err *err)
 }
 
 /* An NVIDIA capture whose CUPTI timestamps are host CLOCK_MONOTONIC. */
-static int gpu_monotonic(const struct capture *c)
+static int gpu_monotonic(const struct spool_report *c)
 {
 	return c->gdev && kprof_gpu_stats(c->gdev)->clock == KPROF_GCLOCK_MONOTONIC;
 }
 
-static void fit_capture(struct capture *c, struct kprof_err *err)
+static void fit_capture(struct spool_report *c, struct kprof_err *err)
 {
 	double hz = (double)c->dev_hdr.device.ref_clock_hz;
 
 	if (gpu_monotonic(c)) {
-		/* CUPTI's timestamps are CLOCK_MONOTONIC already (the agent's
-		 * timestamp callback): nothing to fit */
+		/*
+		 * CUPTI's timestamps are CLOCK_MONOTONIC already (the agent's
+		 * timestamp callback): nothing to fit
+		 */
 		kprof_tsfit_linear(&c->fit, 1.0, 0);
 		kprof_tsfit_linear(&c->oneshot, 1.0, 0);
 		c->oneshot_max_diff_ns = NAN;
@@ -211,7 +200,7 @@ static void fit_capture(struct capture *c, struct kprof_err *err)
 /* pass 2                                                           */
 
 struct feed {
-	struct capture *c;
+	struct spool_report *c;
 	struct kprof_agg *agg;
 	struct kprof_out *out;
 	const struct kprof_report_opts *opts;
@@ -347,6 +336,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	double dk = 0, hk = 0;
 	int dret, hret = KPROF_REC_END, ret = 0;
 	uint64_t total = 0;	/* unknown: the callback gets 0 */
+
 	dret = dev_next(fd->c, &dr, err);
 	if (dret == KPROF_REC_OK)
 		dk = dev_key(fd, dr);
@@ -415,47 +405,6 @@ static const char *fit_method(int m)
 	}
 }
 
-static void summary_ops(FILE *f, struct kprof_out *o, const char *unit_note)
-{
-	char name[KPROF_NAME_LEN];
-
-	fprintf(f, "ops: %" PRIu64 " (%" PRIu64 " with FW markers)\n", o->nops,
-		o->ops_with_fw);
-	if (o->op_filter) {
-		fputs("op filter '", f);
-		kprof_text_put(f, o->op_filter);
-		fprintf(f, "': %" PRIu64 " ops left out\n", o->ops_filtered);
-	}
-	fprintf(f, "device FW time, sum over ops: %.0f ns%s\n", o->fw_sum_ns, unit_note);
-	fprintf(f, "device kernel time, sum over ops: %.0f ns\n", o->kernel_sum_ns);
-	if (!isnan(o->first_fw_ns) && !isnan(o->last_fw_end_ns))
-		fprintf(f, "device span, first FW start to last FW end: %.0f ns\n",
-			o->last_fw_end_ns - o->first_fw_ns);
-	kprof_out_top_sorted(o);
-	fprintf(f, "\ntop %u ops by device time (FW duration, else kernel):\n", o->ntop);
-	fprintf(f, "  %-20s %-32s %14s %14s\n", "GLOBAL CALL COUNT", "OP CODE",
-		"FW [ns]", "KERNEL [ns]");
-	/* op codes come from the device or a log: no control characters */
-	for (unsigned int i = 0; i < o->ntop; i++)
-		fprintf(f, "  %-20" PRIu64 " %-32s %14.0f %14.0f\n", o->top[i].seq,
-			o->top[i].op_code[0] ? kprof_text_safe(name, sizeof(name), o->top[i].op_code) :
-			"-", o->top[i].fw_ns, o->top[i].kernel_ns);
-	fprintf(f, "\nby op code:\n  %-32s %8s %16s %14s %14s %14s\n", "OP CODE", "COUNT",
-		"FW SUM [ns]", "FW AVG [ns]", "FW MIN [ns]", "FW MAX [ns]");
-	for (unsigned int i = 0; i < o->ncodes; i++) {
-		const struct kprof_out_code *c = &o->codes[i];
-
-		fprintf(f, "  %-32s %8" PRIu64 " %16.0f %14.0f %14.0f %14.0f\n",
-			c->op_code[0] ? kprof_text_safe(name, sizeof(name), c->op_code) : "-",
-			c->count, c->fw_sum_ns,
-			c->count ? c->fw_sum_ns / (double)c->count : 0.0,
-			isnan(c->fw_min_ns) ? 0.0 : c->fw_min_ns,
-			isnan(c->fw_max_ns) ? 0.0 : c->fw_max_ns);
-	}
-	if (o->other_codes)
-		fprintf(f, "  (%" PRIu64 " ops of further op codes not listed)\n", o->other_codes);
-}
-
 /*
  * Records the kernel dropped because the capture ring was full: only the
  * capture knows (ring control page), so it is read from the config kprofctl
@@ -475,7 +424,7 @@ static int64_t config_ring_lost(const char *config)
 }
 
 /* NVIDIA: where the data came from and what the agent could not do. */
-static void summary_gpu(FILE *f, const struct capture *c)
+static void summary_gpu(FILE *f, const struct spool_report *c)
 {
 	const struct kprof_gpu_stats *g;
 
@@ -530,7 +479,7 @@ static void summary_gpu(FILE *f, const struct capture *c)
 }
 
 /* summary.txt up to the analysis' part (kprof_analysis_finish adds it) */
-static void write_summary(FILE *f, struct capture *c, struct kprof_out *o,
+static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 			  const struct kprof_agg_stats *as, const char *config)
 {
 	int64_t klost = config_ring_lost(config);
@@ -549,7 +498,7 @@ static void write_summary(FILE *f, struct capture *c, struct kprof_out *o,
 			name, backend, d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
 	if (c->nvidia)
 		summary_gpu(f, c);
-	summary_ops(f, o, "");
+	kprof_report_summary_ops(f, o);
 
 	fprintf(f, "\nlost and late data:\n");
 	fprintf(f, "  markers received: %" PRIu64 "\n", as->markers);
@@ -668,10 +617,10 @@ static json_object *device_json(const struct kprof_spool_hdr *h)
 	for (unsigned int i = 0; i < h->counters.num_counters && i < KPROF_MAX_COUNTERS; i++) {
 		json_object *c = json_object_new_object();
 
-		json_object_object_add(c, "name", jstrn(h->counters.desc[i].name,
-							 sizeof(h->counters.desc[i].name)));
-		json_object_object_add(c, "unit", jstrn(h->counters.desc[i].unit,
-							 sizeof(h->counters.desc[i].unit)));
+		const struct kprof_counter_desc *cd = &h->counters.desc[i];
+
+		json_object_object_add(c, "name", jstrn(cd->name, sizeof(cd->name)));
+		json_object_object_add(c, "unit", jstrn(cd->unit, sizeof(cd->unit)));
 		json_object_array_add(cs, c);
 	}
 	json_object_object_add(o, "counters", cs);
@@ -697,49 +646,8 @@ static json_object *fit_json(const struct kprof_tsfit *f)
 	return o;
 }
 
-static json_object *config_json(const char *text)
-{
-	json_object *o;
-
-	if (!text)
-		return NULL;
-	o = json_tokener_parse(text);
-	return o;
-}
-
-static json_object *stats_json(const struct kprof_agg_stats *as, struct kprof_out *o)
-{
-	json_object *j = json_object_new_object();
-
-#define ADD(k, v) json_object_object_add(j, k, json_object_new_int64((int64_t)(v)))
-	ADD("ops", o->nops);
-	ADD("ops_filtered", o->ops_filtered);
-	ADD("markers", as->markers);
-	ADD("op_records", as->ops_records);
-	ADD("counter_records", as->counter_records);
-	ADD("lost_records", as->lost_records);
-	ADD("lost_markers", as->lost_markers);
-	ADD("device_records_lost", as->device_records_lost);
-	ADD("device_records_lost_first_op", as->device_records_lost ? as->device_records_lost_first : 0);
-	ADD("device_records_lost_last_op", as->device_records_lost ? as->device_records_lost_last : 0);
-	ADD("corrupt_records", as->corrupt_records);
-	ADD("invalid_markers", as->bad_markers);
-	ADD("invalid_op_seqs", as->bad_seqs);
-	ADD("zone_markers_unpaired", as->zone_unpaired);
-	ADD("zone_markers_over_cap", as->zone_over_cap);
-	ADD("host_events", as->host_events);
-	ADD("launches", as->launches);
-	ADD("syncs", as->syncs);
-	ADD("late_markers", as->late_markers);
-	ADD("late_host_events", as->late_host_events);
-	ADD("late_lost_markers", as->late_lost_markers);
-	ADD("max_ops_in_flight", as->max_in_flight);
-#undef ADD
-	return j;
-}
-
 /* params.json "gpu": the agent's account of itself (NVIDIA captures) */
-static json_object *gpu_json(const struct capture *c)
+static json_object *gpu_json(const struct spool_report *c)
 {
 	json_object *o = json_object_new_object(), *e, *sp = json_object_new_array();
 	const struct kprof_gpu_stats *g;
@@ -759,9 +667,9 @@ static json_object *gpu_json(const struct capture *c)
 	g = kprof_gpu_stats(c->gdev);
 	json_object_object_add(o, "host_timestamps",
 			       json_object_new_string("CUPTI API activity records (launch and sync calls)"));
-	json_object_object_add(o, "clock", json_object_new_string(
-		g->clock == KPROF_GCLOCK_MONOTONIC ? "CLOCK_MONOTONIC (timestamp callback)" :
-		"CUPTI, mapped by sync triples"));
+	json_object_object_add(o, "clock", json_object_new_string(g->clock == KPROF_GCLOCK_MONOTONIC ?
+			       "CLOCK_MONOTONIC (timestamp callback)" :
+			       "CUPTI, mapped by sync triples"));
 	ADD("pid", g->pid);
 	ADD("ppid", g->ppid);
 	json_object_object_add(o, "comm", json_object_new_string(g->comm));
@@ -796,29 +704,7 @@ static json_object *gpu_json(const struct capture *c)
 	return o;
 }
 
-/* text as the whole file od/name, synced (small files a later report needs) */
-static int write_text(struct kprof_outdir *od, const char *name, const char *text,
-		      const char *tail, struct kprof_err *err)
-{
-	struct kprof_outfile of;
-	int ret = kprof_outfile_create(od, name, &of, err);
-
-	if (ret)
-		return ret;
-	fputs(text, of.f);
-	fputs(tail, of.f);
-	return kprof_outfile_commit(&of, KPROF_OUTFILE_SYNC, err);
-}
-
-static int write_params(struct kprof_outdir *od, json_object *root, struct kprof_err *err)
-{
-	/* json-c leaves no trailing newline: add one for text tools */
-	return write_text(od, "params.json", json_object_to_json_string_ext(root,
-			  JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			  JSON_C_TO_STRING_NOSLASHESCAPE), "\n", err);
-}
-
-static int capture_params(struct kprof_outdir *od, struct capture *c, const char *config,
+static int capture_params(struct kprof_outdir *od, struct spool_report *c, const char *config,
 			  const struct kprof_report_opts *opts,
 			  const struct kprof_agg_stats *as, struct kprof_out *o,
 			  struct kprof_err *err)
@@ -834,10 +720,10 @@ static int capture_params(struct kprof_outdir *od, struct capture *c, const char
 			       json_object_new_string(opts->version) : NULL);
 	json_object_object_add(k, "uapi_version", json_object_new_int(KPROF_UAPI_VERSION));
 	json_object_object_add(k, "spool_version", json_object_new_int(KPROF_SPOOL_VERSION));
-	json_object_object_add(k, "source", json_object_new_string(
-		c->nvidia ? "kprof capture (NVIDIA: CUPTI agent)" : "kprof capture"));
+	json_object_object_add(k, "source", json_object_new_string(c->nvidia ?
+			       "kprof capture (NVIDIA: CUPTI agent)" : "kprof capture"));
 	json_object_object_add(root, "kprof", k);
-	json_object_object_add(root, "config", config_json(config));
+	json_object_object_add(root, "config", kprof_report_config_json(config));
 	json_object_object_add(root, "device", device_json(&c->dev_hdr));
 
 	json_object_object_add(clk, "at_start_mhz", json_object_new_int64(d->clock_mhz));
@@ -893,8 +779,9 @@ static int capture_params(struct kprof_outdir *od, struct capture *c, const char
 		json_object_object_add(a, "slack_ns", json_object_new_int64((int64_t)c->slack_ns));
 		json_object_object_add(a, "slack_capped", json_object_new_boolean(c->slack_capped));
 		/* garbage timestamps can make it any size: clamp, never UB */
-		json_object_object_add(a, "max_record_lag_ns", json_object_new_int64(
-			c->lag.max_lag_ns < 9e18 ? (int64_t)c->lag.max_lag_ns : INT64_MAX));
+		json_object_object_add(a, "max_record_lag_ns",
+				       json_object_new_int64(c->lag.max_lag_ns < 9e18 ?
+							     (int64_t)c->lag.max_lag_ns : INT64_MAX));
 		json_object_object_add(a, "max_record_lag_op", json_object_new_int64((int64_t)c->lag.max_lag_seq));
 		json_object_object_add(a, "records_without_dispatch",
 				       json_object_new_int64((int64_t)c->lag.unknown));
@@ -902,8 +789,8 @@ static int capture_params(struct kprof_outdir *od, struct capture *c, const char
 	}
 	if (c->nvidia)
 		json_object_object_add(root, "gpu", gpu_json(c));
-	json_object_object_add(root, "stats", stats_json(as, o));
-	ret = write_params(od, root, err);
+	json_object_object_add(root, "stats", kprof_report_stats_json(as, o));
+	ret = kprof_report_write_params(od, root, err);
 	json_object_put(root);
 	return ret;
 }
@@ -927,12 +814,14 @@ static int load_config(int capfd, const char *capture_dir, struct kprof_outdir *
 			return kprof_err_set(err, EINVAL, "report: config is not a JSON object");
 		}
 		json_object_put(o);
-		/* saved with the capture's own report only: a report written
-		 * elsewhere leaves the capture directory alone */
+		/*
+		 * saved with the capture's own report only: a report written
+		 * elsewhere leaves the capture directory alone
+		 */
 		if (kprof_outdir_is(od, capfd)) {
 			struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, err);
 
-			if (!raw || write_text(raw, CONFIG_NAME, opts->config_json, "", err))
+			if (!raw || kprof_report_write_text(raw, CONFIG_NAME, opts->config_json, "", err))
 				return -(err ? err->code : EIO);
 		}
 		*config = strdup(opts->config_json);
@@ -992,9 +881,11 @@ static unsigned int pick_group(const struct kprof_report_opts *opts, const char 
 	return g;
 }
 
-/* NVIDIA: the agent spool of the process with the most records, as the
- * device and the host record streams (kprof_gpu.h); none is no error */
-static int open_gpu(struct capture *c, int capfd, const char *capture_dir,
+/*
+ * NVIDIA: the agent spool of the process with the most records, as the
+ * device and the host record streams (kprof_gpu.h); none is no error
+ */
+static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir,
 		    struct kprof_err *err)
 {
 	char rel[64], path[PATH_MAX];
@@ -1038,209 +929,182 @@ static int emit_both(void *ctx, const struct kprof_op_row *row)
 	return kprof_analysis_op(e->an, row);
 }
 
-static int report_build(const char *capture_dir, int capfd, struct kprof_outdir *od,
-			const struct kprof_report_opts *opts,
-			struct kprof_report_result *res, struct kprof_err *err)
+/* raw/device.kspool (or an NVIDIA capture's agent spool) and raw/host.kspool */
+static int open_spools(struct spool_report *c, int capfd, const char *capture_dir,
+		       struct kprof_err *err)
 {
-	struct capture *c = calloc(1, sizeof(*c));
-	struct kprof_analysis *an = NULL;
-	struct kprof_outfile sum = { 0 };
-	struct emit_both em;
-	struct kprof_out out;
-	struct kprof_agg *agg = NULL;
-	struct kprof_agg_config cfg;
-	struct feed fd;
-	char path[PATH_MAX], *config = NULL, freq[32], *filter = NULL;
-	int ret;
+	char path[PATH_MAX];
+	struct kprof_err e = { 0 };
 
-	if (!c)
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	memset(&out, 0, sizeof(out));
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_DEVICE_FILE);
 	c->dev = kprof_spool_openat(capfd, KPROF_SPOOL_DEVICE_FILE, path, err);
-	if (!c->dev) {
-		ret = -(err ? err->code : EIO);
-		goto out;
-	}
+	if (!c->dev)
+		return -(err ? err->code : EIO);
 	c->dev_hdr = *kprof_spool_header(c->dev);
-	if (c->dev_hdr.kind != KPROF_SPOOL_DEVICE) {
-		ret = kprof_err_set(err, EBADMSG, "%s is not a device spool", path);
-		goto out;
-	}
+	if (c->dev_hdr.kind != KPROF_SPOOL_DEVICE)
+		return kprof_err_set(err, EBADMSG, "%s is not a device spool", path);
 	c->nvidia = !strncmp(c->dev_hdr.device.backend, KPROF_GPU_BACKEND,
 			     sizeof(c->dev_hdr.device.backend));
-	if (c->nvidia) {
-		ret = open_gpu(c, capfd, capture_dir, err);
-		if (ret)
-			goto out;
-	}
+	if (c->nvidia)
+		return open_gpu(c, capfd, capture_dir, err);
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_HOST_FILE);
-	if (!c->nvidia) {
-		struct kprof_err e = { 0 };
+	/* optional: absent without BPF; anything else there must be one */
+	c->host = kprof_spool_openat(capfd, KPROF_SPOOL_HOST_FILE, path, &e);
+	if (!c->host && e.code != ENOENT)
+		return kprof_err_set(err, e.code, "%s", e.msg);
+	return 0;
+}
 
-		/* optional: absent without BPF; anything else there must be one */
-		c->host = kprof_spool_openat(capfd, KPROF_SPOOL_HOST_FILE, path, &e);
-		if (!c->host && e.code != ENOENT) {
-			ret = kprof_err_set(err, e.code, "%s", e.msg);
-			goto out;
-		}
-	}
-	ret = load_config(capfd, capture_dir, od, opts, &config, err);
-	if (ret)
-		goto out;
-	ret = kprof_lag_init(&c->lag, c->dev_hdr.device.ref_clock_hz, err);
-	if (ret)
-		goto out;
-	ret = pass1(c, err);
-	if (ret)
-		goto out;
-	fit_capture(c, err);
+/* ops.csv, counters.csv, host_events.csv and device_log.csv */
+static int open_csvs(struct spool_report *c, struct kprof_out *out, struct kprof_outdir *od,
+		     const struct kprof_report_opts *opts, const char *filter,
+		     struct kprof_err *err)
+{
+	double mhz = (double)c->dev_hdr.device.ref_clock_hz / 1e6;
+	char freq[32];
+	int ret;
 
-	out.nriscs = c->dev_hdr.device.riscs_per_core;
-	if (out.nriscs == 0 || out.nriscs > KPROF_MAX_RISCS)
-		out.nriscs = KPROF_MAX_RISCS;
+	out->nriscs = c->dev_hdr.device.riscs_per_core;
+	if (out->nriscs == 0 || out->nriscs > KPROF_MAX_RISCS)
+		out->nriscs = KPROF_MAX_RISCS;
 	if (c->nvidia) {
 		/* a GPU has no RISC columns, and its timestamps are ns */
-		out.nriscs = 0;
-		out.no_cycles = 1;
+		out->nriscs = 0;
+		out->no_cycles = 1;
 	}
-	for (unsigned int r = 0; r < out.nriscs; r++)
-		risc_label(&c->dev_hdr, r, out.risc_names[r], sizeof(out.risc_names[r]));
-	ret = pick_filter(opts, config, &filter, err);
-	if (ret)
-		goto out;
-	out.op_filter = filter;
-	out.ncounters = c->dev_hdr.counters.num_counters;
-	if (out.ncounters > KPROF_MAX_COUNTERS)
-		out.ncounters = KPROF_MAX_COUNTERS;
-	memcpy(out.cdesc, c->dev_hdr.counters.desc, sizeof(out.cdesc));
-	ret = kprof_out_open(&out, od, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
+	for (unsigned int r = 0; r < out->nriscs; r++)
+		risc_label(&c->dev_hdr, r, out->risc_names[r], sizeof(out->risc_names[r]));
+	out->op_filter = filter;
+	out->ncounters = c->dev_hdr.counters.num_counters;
+	if (out->ncounters > KPROF_MAX_COUNTERS)
+		out->ncounters = KPROF_MAX_COUNTERS;
+	memcpy(out->cdesc, c->dev_hdr.counters.desc, sizeof(out->cdesc));
+	ret = kprof_out_open(out, od, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
 	if (ret)
-		goto out;
-	{
-		double mhz = (double)c->dev_hdr.device.ref_clock_hz / 1e6;
+		return ret;
+	/*
+	 * the time column is reference-timer cycles: CHIP_FREQ is its rate,
+	 * so tt-metal tools convert it right
+	 */
+	snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
+	return kprof_out_devlog_header(out, "kprof", freq, c->dev_hdr.device.num_cores);
+}
 
-		/* the time column is reference-timer cycles: CHIP_FREQ is its
-		 * rate, so tt-metal tools convert it right */
-		snprintf(freq, sizeof(freq), "%.6g", mhz > 0 ? mhz : 1000.0);
-		kprof_out_devlog_header(&out, "kprof", freq, c->dev_hdr.device.num_cores);
-	}
-	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
-	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
-		char label[96];
-		const struct kprof_device_info *d = &c->dev_hdr.device;
-		struct kprof_trace_cfg tc;
+/*
+ * trace.json, unless the options leave it out (an older report's one is
+ * then removed by kprof_outdir_prune)
+ */
+static int open_trace(struct spool_report *c, struct kprof_out *out, struct kprof_outdir *od,
+		      const struct kprof_report_opts *opts, unsigned int group,
+		      struct kprof_err *err)
+{
+	const struct kprof_device_info *d = &c->dev_hdr.device;
+	struct kprof_trace_cfg tc;
+	char label[96];
 
-		snprintf(label, sizeof(label), "device %u: %.*s (%.*s)", d->device_id,
-			 (int)strnlen(d->name, sizeof(d->name)), d->name,
-			 (int)strnlen(d->backend, sizeof(d->backend)), d->backend);
-		tc = (struct kprof_trace_cfg){
-			.device_label = label, .grid_x = d->grid_x,
-			.group = pick_group(opts, config), .num_cores = d->num_cores,
-			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
-			.core_label = c->gdev ? gpu_track_label : NULL, .core_label_ctx = c->gdev,
-		};
-		out.trace = kprof_trace_open(od, "trace.json", &tc, err);
-		if (!out.trace) {
-			ret = -(err ? err->code : EIO);
-			goto out;
-		}
-		/* the clock counter starts at the capture's first moment
-		 * (none for a GPU whose clock was not read) */
-		if ((c->npts || c->nstates) && !(c->nvidia && !d->clock_mhz))
-			kprof_trace_clock(out.trace, c->nstates ? c->states[0].host_ns :
-					  c->pts[0].host_before_ns, d->clock_mhz);
-	}
+	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE))
+		return 0;
+	snprintf(label, sizeof(label), "device %u: %.*s (%.*s)", d->device_id,
+		 (int)strnlen(d->name, sizeof(d->name)), d->name,
+		 (int)strnlen(d->backend, sizeof(d->backend)), d->backend);
+	tc = (struct kprof_trace_cfg){
+		.device_label = label, .grid_x = d->grid_x,
+		.group = group, .num_cores = d->num_cores,
+		.risc_names = (const char (*)[16])out->risc_names, .nriscs = out->nriscs,
+		.core_label = c->gdev ? gpu_track_label : NULL, .core_label_ctx = c->gdev,
+	};
+	out->trace = kprof_trace_open(od, "trace.json", &tc, err);
+	if (!out->trace)
+		return -(err ? err->code : EIO);
+	/*
+	 * the clock counter starts at the capture's first moment (none for a
+	 * GPU whose clock was not read)
+	 */
+	if ((c->npts || c->nstates) && !(c->nvidia && !d->clock_mhz))
+		kprof_trace_clock(out->trace, c->nstates ? c->states[0].host_ns :
+				  c->pts[0].host_before_ns, d->clock_mhz);
+	return 0;
+}
+
+/* The aggregation engine, its rows going to ops.csv and the analysis. */
+static struct kprof_agg *new_agg(struct spool_report *c, struct emit_both *em,
+				 const struct kprof_report_opts *opts, unsigned int group,
+				 struct kprof_err *err)
+{
+	struct kprof_agg_config cfg;
+
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &c->fit;
 	cfg.device_id = c->dev_hdr.device.device_id;
-	cfg.num_riscs = c->nvidia ? 1 : out.nriscs;	/* GPU markers: RISC 0 */
+	cfg.num_riscs = c->nvidia ? 1 : em->out->nriscs;	/* GPU markers: RISC 0 */
 	cfg.num_cores = c->dev_hdr.device.num_cores;
-	/* a slack given by the caller wins; else one that covers the
-	 * lateness pass 1 saw (kprof_lag.h) */
+	/*
+	 * a slack given by the caller wins; else one that covers the
+	 * lateness pass 1 saw (kprof_lag.h)
+	 */
 	c->slack_ns = opts && opts->slack_ns ? opts->slack_ns :
 		      kprof_lag_slack(&c->lag, KPROF_AGG_SLACK_NS_DEFAULT,
 				      KPROF_REPORT_SLACK_CAP_NS, &c->slack_capped);
 	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
-	cfg.zone_spans = out.trace && pick_group(opts, config) <= 1;
-	an = kprof_analysis_new(capfd, capture_dir, od, opts ? opts->peaks_file : NULL,
-				&c->dev_hdr, err);
-	if (!an) {
-		ret = -(err ? err->code : ENOMEM);
-		goto out;
-	}
-	em = (struct emit_both){ &out, an };
+	cfg.zone_spans = em->out->trace && group <= 1;
 	cfg.emit = emit_both;
-	cfg.ctx = &em;
-	agg = kprof_agg_new(&cfg, err);
-	if (!agg) {
-		ret = -(err ? err->code : ENOMEM);
-		goto out;
-	}
-	memset(&fd, 0, sizeof(fd));
-	fd.c = c;
-	fd.agg = agg;
-	fd.out = &out;
-	fd.opts = opts;
-	ret = pass2(&fd, err);
+	cfg.ctx = em;
+	return kprof_agg_new(&cfg, err);
+}
+
+/* After pass 2: the streamed files, summary.txt, params.json, report.html. */
+static int write_outputs(struct spool_report *c, struct kprof_outdir *od,
+			 struct kprof_out *out, struct kprof_agg *agg,
+			 struct kprof_analysis *an, const struct kprof_report_opts *opts,
+			 const char *config, struct kprof_err *err)
+{
+	struct kprof_outfile sum = { 0 };
+	int ret = kprof_report_close_streams(out, err);
+
+	if (!ret)
+		ret = kprof_outfile_create(od, "summary.txt", &sum, err);
 	if (ret)
-		goto out;
-	ret = kprof_trace_close(out.trace, err);
-	out.trace = NULL;
-	if (ret)
-		goto out;
-	ret = kprof_out_close(&out, err);
-	if (ret)
-		goto out;
-	ret = kprof_outfile_create(od, "summary.txt", &sum, err);
-	if (ret)
-		goto out;
-	write_summary(sum.f, c, &out, kprof_agg_stats(agg), config);
+		return ret;
+	write_summary(sum.f, c, out, kprof_agg_stats(agg), config);
 	ret = kprof_analysis_finish(an, sum.f, err);	/* adds to summary.txt */
 	if (!ret)
 		ret = kprof_outfile_commit(&sum, 0, err);
-	if (ret)
-		goto out;
-	ret = capture_params(od, c, config, opts, kprof_agg_stats(agg), &out, err);
-	if (ret)
-		goto out;
-	/* last: report.html is made from the files written above */
-	ret = kprof_html_write(od, err);
-	if (!ret)
-		ret = kprof_outdir_prune(od, err);
-	if (ret)
-		goto out;
-	if (res) {
-		memset(res, 0, sizeof(*res));
-		res->ops = out.nops;
-		res->markers = kprof_agg_stats(agg)->markers;
-		res->lost_markers = kprof_agg_stats(agg)->lost_markers;
-		res->device_records_lost = kprof_agg_stats(agg)->device_records_lost;
-		res->truncated_bytes = dev_stats(c)->truncated_bytes +
-			(have_host(c) ? host_stats(c)->truncated_bytes : 0);
-		/* CUPTI on CLOCK_MONOTONIC: the same clock, no mapping error */
-		res->sync_err_bound_ns = gpu_monotonic(c) ? 0 : c->fit.err_bound_ns;
-		res->ops_filtered = out.ops_filtered;
-		res->gpu_processes = (uint32_t)c->ngspools;
-		if (c->gdev) {
-			const struct kprof_gpu_stats *g = kprof_gpu_stats(c->gdev);
-
-			res->gpu_dropped = g->dropped;
-			res->gpu_problems = g->nerrors || !g->stopped;
-		}
-	}
-out:
-	free(filter);
-	kprof_trace_free(out.trace);
-	kprof_out_discard(&out);
 	kprof_outfile_discard(&sum);
-	free(out.top);
-	free(out.codes);
-	kprof_agg_free(agg);
-	kprof_analysis_free(an);
+	if (!ret)
+		ret = capture_params(od, c, config, opts, kprof_agg_stats(agg), out, err);
+	/* last: report.html is made from the files written above */
+	return ret ? ret : kprof_report_finish(od, err);
+}
+
+static void fill_result(struct kprof_report_result *res, struct spool_report *c,
+			const struct kprof_out *out, struct kprof_agg *agg)
+{
+	const struct kprof_agg_stats *as = kprof_agg_stats(agg);
+
+	memset(res, 0, sizeof(*res));
+	res->ops = out->nops;
+	res->markers = as->markers;
+	res->lost_markers = as->lost_markers;
+	res->device_records_lost = as->device_records_lost;
+	res->truncated_bytes = dev_stats(c)->truncated_bytes +
+		(have_host(c) ? host_stats(c)->truncated_bytes : 0);
+	/* CUPTI on CLOCK_MONOTONIC: the same clock, no mapping error */
+	res->sync_err_bound_ns = gpu_monotonic(c) ? 0 : c->fit.err_bound_ns;
+	res->ops_filtered = out->ops_filtered;
+	res->gpu_processes = (uint32_t)c->ngspools;
+	if (c->gdev) {
+		const struct kprof_gpu_stats *g = kprof_gpu_stats(c->gdev);
+
+		res->gpu_dropped = g->dropped;
+		res->gpu_problems = g->nerrors || !g->stopped;
+	}
+}
+
+static void spool_report_free(struct spool_report *c)
+{
 	kprof_spool_free(c->dev);
 	kprof_spool_free(c->host);
 	kprof_gpu_free(c->gdev);
@@ -1251,6 +1115,67 @@ out:
 	free(c->pts);
 	free(c->clocks);
 	free(c);
+}
+
+static int report_build(const char *capture_dir, int capfd, struct kprof_outdir *od,
+			const struct kprof_report_opts *opts,
+			struct kprof_report_result *res, struct kprof_err *err)
+{
+	struct spool_report *c = calloc(1, sizeof(*c));
+	struct kprof_analysis *an = NULL;
+	struct kprof_agg *agg = NULL;
+	char *config = NULL, *filter = NULL;
+	struct kprof_out out = { 0 };
+	struct emit_both em;
+	struct feed fd;
+	unsigned int group;
+	int ret;
+
+	if (!c)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	ret = open_spools(c, capfd, capture_dir, err);
+	if (!ret)
+		ret = load_config(capfd, capture_dir, od, opts, &config, err);
+	if (!ret)
+		ret = kprof_lag_init(&c->lag, c->dev_hdr.device.ref_clock_hz, err);
+	if (!ret)
+		ret = pass1(c, err);
+	if (ret)
+		goto out;
+	fit_capture(c, err);
+
+	group = pick_group(opts, config);
+	ret = pick_filter(opts, config, &filter, err);
+	if (!ret)
+		ret = open_csvs(c, &out, od, opts, filter, err);
+	if (!ret)
+		ret = open_trace(c, &out, od, opts, group, err);
+	if (ret)
+		goto out;
+	an = kprof_analysis_new(capfd, capture_dir, od, opts ? opts->peaks_file : NULL,
+				&c->dev_hdr, err);
+	if (!an) {
+		ret = -(err ? err->code : ENOMEM);
+		goto out;
+	}
+	em = (struct emit_both){ &out, an };
+	agg = new_agg(c, &em, opts, group, err);
+	if (!agg) {
+		ret = -(err ? err->code : ENOMEM);
+		goto out;
+	}
+	fd = (struct feed){ .c = c, .agg = agg, .out = &out, .opts = opts };
+	ret = pass2(&fd, err);
+	if (!ret)
+		ret = write_outputs(c, od, &out, agg, an, opts, config, err);
+	if (!ret && res)
+		fill_result(res, c, &out, agg);
+out:
+	free(filter);
+	kprof_report_out_free(&out);
+	kprof_agg_free(agg);
+	kprof_analysis_free(an);
+	spool_report_free(c);
 	free(config);
 	return ret;
 }
@@ -1262,8 +1187,10 @@ int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
 	struct kprof_outdir *own = NULL;
 	int capfd, ret;
 
-	/* the directory the user named (or the held output directory); what
-	 * is inside is read without links */
+	/*
+	 * the directory the user named (or the held output directory); what
+	 * is inside is read without links
+	 */
 	if (!capture_dir) {
 		capture_dir = kprof_outdir_path(od);
 		capfd = dup(kprof_outdir_fd(od));
@@ -1284,324 +1211,5 @@ int kprof_report_build(const char *capture_dir, struct kprof_outdir *od,
 	ret = report_build(capture_dir, capfd, od ? od : own, opts, res, err);
 	kprof_outdir_close(own);
 	close(capfd);
-	return ret;
-}
-
-/* ---------------------------------------------------------------- */
-/* tt-metal device log                                              */
-
-/* RISC types in tt-metal's ops_perf column order; others are appended. */
-static const char *const tt_riscs[] = { "BRISC", "NCRISC", "TRISC_0", "TRISC_1",
-					"TRISC_2", "ERISC" };
-
-struct tt_core {
-	uint32_t slot, x, y;
-};
-
-struct tt_ctx {
-	/* pass 1: tables */
-	char riscs[KPROF_MAX_RISCS][16];
-	unsigned int nriscs;
-	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
-	size_t ncores, cap;
-	struct kprof_hidx ch;		/* pass 1: core -> index */
-	/* pass 2 */
-	struct kprof_tsfit fit;
-	struct kprof_agg *agg;
-	struct kprof_out *out;
-	struct kprof_err *err;
-	uint64_t rows, markers, other_rows;
-};
-
-static int tt_risc_index(struct tt_ctx *t, const char *name)
-{
-	for (unsigned int i = 0; i < t->nriscs; i++)
-		if (!strcmp(t->riscs[i], name))
-			return (int)i;
-	return -1;
-}
-
-static int cmp_core(const void *a, const void *b)
-{
-	const struct tt_core *x = a, *y = b;
-
-	if (x->slot != y->slot)
-		return x->slot < y->slot ? -1 : 1;
-	if (x->y != y->y)
-		return x->y < y->y ? -1 : 1;
-	return (x->x > y->x) - (x->x < y->x);
-}
-
-static size_t core_hash(const struct tt_core *c)
-{
-	return kprof_hash_u64(((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x);
-}
-
-static size_t core_hash_at(const void *arr, size_t i)
-{
-	return core_hash(&((const struct tt_core *)arr)[i]);
-}
-
-struct core_key {
-	const struct tt_core *cores, *key;
-};
-
-static int core_eq(const void *key, size_t i)
-{
-	const struct core_key *k = key;
-
-	return !cmp_core(&k->cores[i], k->key);
-}
-
-static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
-{
-	struct core_key k = { t->cores, key };
-	size_t h = core_hash(key), pos;
-
-	if (t->ch.cap && t->ch.slot[kprof_hidx_slot(&t->ch, h, core_eq, &k)])
-		return 0;
-	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores))
-		return kprof_err_set(t->err, ENOMEM, "out of memory");
-	if (grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
-		return -ENOMEM;
-	k.cores = t->cores;
-	pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
-	t->cores[t->ncores++] = *key;
-	t->ch.slot[pos] = t->ncores;
-	return 0;
-}
-
-static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
-		    const struct kprof_tt_row *row)
-{
-	struct tt_ctx *t = ctx;
-	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y };
-
-	(void)info;
-	if (tt_risc_index(t, row->risc) < 0) {
-		if (t->nriscs == KPROF_MAX_RISCS)
-			return kprof_err_set(t->err, EBADMSG,
-					     "line %lu: more than %d RISC processor types",
-					     row->line, KPROF_MAX_RISCS);
-		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
-	}
-	/* cores: distinct ones by hash (files list cores in runs: the last
-	 * first), sorted once after the pass: linear in the rows */
-	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
-		return 0;
-	return tt_core_add(t, &key);
-}
-
-static int zone_kind(const char *zone, const char *type)
-{
-	size_t n = strlen(zone);
-	int start, fw, kernel;
-
-	if (!strcasecmp(type, "ZONE_START") || !strcasecmp(type, "begin"))
-		start = 1;
-	else if (!strcasecmp(type, "ZONE_END") || !strcasecmp(type, "end"))
-		start = 0;
-	else
-		return 0;	/* TS_DATA, TS_EVENT, ZONE_TOTAL: not timing zones */
-	fw = n >= 3 && !strcmp(zone + n - 3, "-FW");
-	kernel = n >= 7 && !strcmp(zone + n - 7, "-KERNEL");
-	if (fw)
-		return start ? KPROF_MARK_FW_START : KPROF_MARK_FW_END;
-	if (kernel)
-		return start ? KPROF_MARK_KERNEL_START : KPROF_MARK_KERNEL_END;
-	return start ? KPROF_MARK_ZONE_START : KPROF_MARK_ZONE_END;
-}
-
-static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
-		    const struct kprof_tt_row *row)
-{
-	struct tt_ctx *t = ctx;
-	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y }, *c;
-	struct kprof_agg_marker m;
-	int kind, r;
-
-	(void)info;
-	t->rows++;
-	kprof_out_devlog_row(t->out, row->pcie_slot, row->core_x, row->core_y, row->risc,
-			     row->timer_id, row->time, row->data, row->run_host_id,
-			     row->zone_name, row->type);
-	kind = zone_kind(row->zone_name, row->type);
-	if (!kind) {
-		t->other_rows++;
-		return 0;
-	}
-	c = t->ncores ? bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core) : NULL;
-	r = tt_risc_index(t, row->risc);
-	if (!c || r < 0)	/* file changed between the passes */
-		return kprof_err_set(t->err, EAGAIN, "line %lu: file changed while reading",
-				     row->line);
-	memset(&m, 0, sizeof(m));
-	m.op_seq = row->run_host_id;
-	m.timestamp = row->time;
-	m.core = (uint32_t)(c - t->cores);
-	m.risc = (uint8_t)r;
-	m.kind = (uint8_t)kind;
-	m.zone_id = (uint32_t)row->timer_id;
-	if (kind >= KPROF_MARK_ZONE_START && t->out->trace)
-		kprof_trace_zone_name(t->out->trace, m.zone_id, row->zone_name);
-	t->markers++;
-	r = kprof_agg_marker(t->agg, &m, t->err);
-	return r;
-}
-
-int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
-			 const struct kprof_report_opts *opts,
-			 struct kprof_report_result *res, struct kprof_err *err)
-{
-	struct tt_ctx *t = calloc(1, sizeof(*t));
-	struct kprof_outfile sum = { 0 };
-	struct kprof_tt_info info;
-	struct kprof_out out;
-	struct kprof_agg_config cfg;
-	char freq[32];
-	int ret;
-
-	if (!t)
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	memset(&out, 0, sizeof(out));
-	t->err = err;
-	for (size_t i = 0; i < sizeof(tt_riscs) / sizeof(tt_riscs[0]); i++)
-		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", tt_riscs[i]);
-	ret = kprof_tt_parse_file(csv, tt_pass1, t, &info, err);
-	if (ret)
-		goto out;
-	/* pass 2 finds cores by bsearch; a core's id is its rank */
-	if (t->ncores)
-		qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
-	kprof_hidx_free(&t->ch);
-	out.nriscs = t->nriscs;
-	memcpy(out.risc_names, t->riscs, sizeof(out.risc_names));
-	out.op_filter = opts ? opts->op_filter : NULL;
-	ret = kprof_out_open(&out, od, KPROF_OUT_OPS |
-			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
-			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
-	if (ret)
-		goto out;
-	snprintf(freq, sizeof(freq), "%.6g", info.chip_freq_mhz);
-	kprof_out_devlog_header(&out, info.arch[0] ? info.arch : "unknown", freq,
-				info.max_compute_cores);
-	kprof_tsfit_linear(&t->fit, 1000.0 / info.chip_freq_mhz, 0);
-	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
-	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
-		char label[96];
-		/* busy % of the device's compute cores (the log header's Max
-		 * Compute Cores), or of every core in the log if more */
-		struct kprof_trace_cfg tc = {
-			.device_label = label, .group = opts ? opts->trace_group : 0,
-			.num_cores = info.max_compute_cores > t->ncores ?
-				     info.max_compute_cores : (uint32_t)t->ncores,
-			.risc_names = (const char (*)[16])out.risc_names, .nriscs = out.nriscs,
-		};
-
-		snprintf(label, sizeof(label), "tt-metal %s (device time)", info.arch);
-		out.trace = kprof_trace_open(od, "trace.json", &tc, err);
-		if (!out.trace) {
-			ret = -(err ? err->code : EIO);
-			goto out;
-		}
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.fit = &t->fit;
-	cfg.num_riscs = t->nriscs;
-	cfg.num_cores = (uint32_t)t->ncores;
-	cfg.zone_spans = out.trace && !(opts && opts->trace_group > 1);
-	/* tt-metal writes the log core by core, not in time order: no op is
-	 * complete before the end of the file, so none retires earlier */
-	cfg.slack_ns = KPROF_AGG_NEVER;
-	cfg.emit = kprof_out_op;
-	cfg.ctx = &out;
-	t->agg = kprof_agg_new(&cfg, err);
-	if (!t->agg) {
-		ret = -(err ? err->code : ENOMEM);
-		goto out;
-	}
-	t->out = &out;
-	ret = kprof_tt_parse_file(csv, tt_pass2, t, &info, err);
-	if (!ret)
-		ret = kprof_agg_finish(t->agg, err);
-	if (ret)
-		goto out;	/* the trace is closed (and freed) at out: */
-	ret = kprof_trace_close(out.trace, err);
-	out.trace = NULL;
-	if (ret)
-		goto out;
-	ret = kprof_out_close(&out, err);
-	if (ret)
-		goto out;
-	ret = kprof_outfile_create(od, "summary.txt", &sum, err);
-	if (ret)
-		goto out;
-	{
-		FILE *f = sum.f;
-		const struct kprof_agg_stats *as = kprof_agg_stats(t->agg);
-		json_object *root = json_object_new_object(), *src = json_object_new_object();
-
-		fputs("kprof report from a tt-metal device log\n\nsource: ", f);
-		kprof_text_put(f, csv);
-		fputs("\narch: ", f);
-		kprof_text_put(f, info.arch);
-		fprintf(f, ", CHIP_FREQ %s MHz, %d-column layout\n"
-			"rows: %" PRIu64 " (%" PRIu64 " zone markers, %" PRIu64 " other rows such as TS_DATA)\ncores: %zu\n\n",
-			freq, info.ncols, t->rows, t->markers, t->other_rows, t->ncores);
-		summary_ops(f, &out, "");
-		fprintf(f, "\ntimes: cycles / CHIP_FREQ; no host timestamps in a tt-metal device log\n");
-		ret = kprof_outfile_commit(&sum, 0, err);
-
-		json_object_object_add(src, "kind", json_object_new_string("tt-metal profile_log_device.csv"));
-		json_object_object_add(src, "file", json_object_new_string(csv));
-		json_object_object_add(src, "arch", json_object_new_string(info.arch));
-		json_object_object_add(src, "chip_freq_mhz", json_object_new_double(info.chip_freq_mhz));
-		json_object_object_add(src, "max_compute_cores", info.max_compute_cores ?
-				       json_object_new_int64(info.max_compute_cores) : NULL);
-		json_object_object_add(src, "columns", json_object_new_int(info.ncols));
-		json_object_object_add(src, "rows", json_object_new_int64((int64_t)t->rows));
-		json_object_object_add(src, "other_rows", json_object_new_int64((int64_t)t->other_rows));
-		json_object_object_add(src, "cores", json_object_new_int64((int64_t)t->ncores));
-		{
-			json_object *k = json_object_new_object();
-
-			json_object_object_add(k, "version", opts && opts->version ?
-					       json_object_new_string(opts->version) : NULL);
-			json_object_object_add(k, "source", json_object_new_string("tt-metal device log"));
-			json_object_object_add(root, "kprof", k);
-		}
-		json_object_object_add(root, "config", config_json(opts ? opts->config_json : NULL));
-		json_object_object_add(root, "ttmetal", src);
-		json_object_object_add(root, "stats", stats_json(as, &out));
-		if (!ret)
-			ret = write_params(od, root, err);
-		json_object_put(root);
-		if (ret)
-			goto out;
-	}
-	/* last: report.html is made from the files written above; then
-	 * every output this report did not write goes (counters.csv, ...) */
-	ret = kprof_html_write(od, err);
-	if (!ret)
-		ret = kprof_outdir_prune(od, err);
-	if (ret)
-		goto out;
-	if (res) {
-		memset(res, 0, sizeof(*res));
-		res->ops = out.nops;
-		res->markers = t->markers;
-		res->ops_filtered = out.ops_filtered;
-		res->sync_err_bound_ns = NAN;
-	}
-out:
-	kprof_trace_free(out.trace);
-	kprof_out_discard(&out);
-	kprof_outfile_discard(&sum);
-	free(out.top);
-	free(out.codes);
-	kprof_agg_free(t->agg);
-	free(t->cores);
-	kprof_hidx_free(&t->ch);
-	free(t);
 	return ret;
 }

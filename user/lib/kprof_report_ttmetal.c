@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reports from a tt-metal profile_log_device.csv (kprof_ttmetal.h parses
+ * it) -> ops.csv, device_log.csv, trace.json, summary.txt, params.json
+ * and report.html. Two passes over the file: the first finds the RISC
+ * types and cores (a core's id is its rank), the second feeds every zone
+ * marker to the aggregation engine.
+ */
+#include "kprof_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <json.h>
+
+#include "kprof_agg.h"
+#include "kprof_hash.h"
+#include "kprof_report_out.h"
+#include "kprof_text.h"
+#include "kprof_timesync.h"
+#include "kprof_trace.h"
+#include "kprof_ttmetal.h"
+#include "kprof_writers.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* RISC types in tt-metal's ops_perf column order; others are appended. */
+static const char *const tt_riscs[] = { "BRISC", "NCRISC", "TRISC_0", "TRISC_1",
+					"TRISC_2", "ERISC" };
+
+struct tt_core {
+	uint32_t slot, x, y;
+};
+
+struct tt_ctx {
+	/* pass 1: tables */
+	char riscs[KPROF_MAX_RISCS][16];
+	unsigned int nriscs;
+	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
+	size_t ncores, cap;
+	struct kprof_hidx ch;		/* pass 1: core -> index */
+	/* pass 2 */
+	struct kprof_tsfit fit;
+	struct kprof_agg *agg;
+	struct kprof_out *out;
+	struct kprof_err *err;
+	uint64_t rows, markers, other_rows;
+	char freq[32];			/* CHIP_FREQ as written in the outputs */
+};
+
+static int tt_risc_index(struct tt_ctx *t, const char *name)
+{
+	for (unsigned int i = 0; i < t->nriscs; i++)
+		if (!strcmp(t->riscs[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int cmp_core(const void *a, const void *b)
+{
+	const struct tt_core *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	if (x->y != y->y)
+		return x->y < y->y ? -1 : 1;
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+static size_t core_hash(const struct tt_core *c)
+{
+	return kprof_hash_u64(((uint64_t)c->slot << 42) ^ ((uint64_t)c->y << 21) ^ c->x);
+}
+
+static size_t core_hash_at(const void *arr, size_t i)
+{
+	return core_hash(&((const struct tt_core *)arr)[i]);
+}
+
+struct core_key {
+	const struct tt_core *cores, *key;
+};
+
+static int core_eq(const void *key, size_t i)
+{
+	const struct core_key *k = key;
+
+	return !cmp_core(&k->cores[i], k->key);
+}
+
+static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
+{
+	struct core_key k = { t->cores, key };
+	size_t h = core_hash(key), pos;
+
+	if (t->ch.cap && t->ch.slot[kprof_hidx_slot(&t->ch, h, core_eq, &k)])
+		return 0;
+	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores))
+		return kprof_err_set(t->err, ENOMEM, "out of memory");
+	if (kprof_report_grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
+		return -ENOMEM;
+	k.cores = t->cores;
+	pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
+	t->cores[t->ncores++] = *key;
+	t->ch.slot[pos] = t->ncores;
+	return 0;
+}
+
+static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
+		    const struct kprof_tt_row *row)
+{
+	struct tt_ctx *t = ctx;
+	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y };
+
+	(void)info;
+	if (tt_risc_index(t, row->risc) < 0) {
+		if (t->nriscs == KPROF_MAX_RISCS)
+			return kprof_err_set(t->err, EBADMSG,
+					     "line %lu: more than %d RISC processor types",
+					     row->line, KPROF_MAX_RISCS);
+		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
+	}
+	/*
+	 * cores: distinct ones by hash (files list cores in runs: the last
+	 * first), sorted once after the pass: linear in the rows
+	 */
+	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
+		return 0;
+	return tt_core_add(t, &key);
+}
+
+static int zone_kind(const char *zone, const char *type)
+{
+	size_t n = strlen(zone);
+	int start, fw, kernel;
+
+	if (!strcasecmp(type, "ZONE_START") || !strcasecmp(type, "begin"))
+		start = 1;
+	else if (!strcasecmp(type, "ZONE_END") || !strcasecmp(type, "end"))
+		start = 0;
+	else
+		return 0;	/* TS_DATA, TS_EVENT, ZONE_TOTAL: not timing zones */
+	fw = n >= 3 && !strcmp(zone + n - 3, "-FW");
+	kernel = n >= 7 && !strcmp(zone + n - 7, "-KERNEL");
+	if (fw)
+		return start ? KPROF_MARK_FW_START : KPROF_MARK_FW_END;
+	if (kernel)
+		return start ? KPROF_MARK_KERNEL_START : KPROF_MARK_KERNEL_END;
+	return start ? KPROF_MARK_ZONE_START : KPROF_MARK_ZONE_END;
+}
+
+static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
+		    const struct kprof_tt_row *row)
+{
+	struct tt_ctx *t = ctx;
+	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y }, *c;
+	struct kprof_agg_marker m;
+	int kind, r;
+
+	(void)info;
+	t->rows++;
+	kprof_out_devlog_row(t->out, row->pcie_slot, row->core_x, row->core_y, row->risc,
+			     row->timer_id, row->time, row->data, row->run_host_id,
+			     row->zone_name, row->type);
+	kind = zone_kind(row->zone_name, row->type);
+	if (!kind) {
+		t->other_rows++;
+		return 0;
+	}
+	c = t->ncores ? bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core) : NULL;
+	r = tt_risc_index(t, row->risc);
+	if (!c || r < 0)	/* file changed between the passes */
+		return kprof_err_set(t->err, EAGAIN, "line %lu: file changed while reading",
+				     row->line);
+	memset(&m, 0, sizeof(m));
+	m.op_seq = row->run_host_id;
+	m.timestamp = row->time;
+	m.core = (uint32_t)(c - t->cores);
+	m.risc = (uint8_t)r;
+	m.kind = (uint8_t)kind;
+	m.zone_id = (uint32_t)row->timer_id;
+	if (kind >= KPROF_MARK_ZONE_START && t->out->trace)
+		kprof_trace_zone_name(t->out->trace, m.zone_id, row->zone_name);
+	t->markers++;
+	r = kprof_agg_marker(t->agg, &m, t->err);
+	return r;
+}
+
+/*
+ * Pass 1: the RISC types (tt-metal's order first) and the cores, sorted:
+ * pass 2 finds a core by bsearch, and its id is its rank.
+ */
+static int tt_scan(const char *csv, struct tt_ctx *t, struct kprof_tt_info *info,
+		   struct kprof_err *err)
+{
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tt_riscs); i++)
+		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", tt_riscs[i]);
+	ret = kprof_tt_parse_file(csv, tt_pass1, t, info, err);
+	if (ret)
+		return ret;
+	if (t->ncores)
+		qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
+	kprof_hidx_free(&t->ch);
+	return 0;
+}
+
+/* ops.csv, device_log.csv and (unless left out) trace.json */
+static int tt_open(struct tt_ctx *t, struct kprof_out *out, struct kprof_outdir *od,
+		   const struct kprof_report_opts *opts, const struct kprof_tt_info *info,
+		   struct kprof_err *err)
+{
+	struct kprof_trace_cfg tc;
+	char label[96];
+	int ret;
+
+	out->nriscs = t->nriscs;
+	memcpy(out->risc_names, t->riscs, sizeof(out->risc_names));
+	out->op_filter = opts ? opts->op_filter : NULL;
+	ret = kprof_out_open(out, od, KPROF_OUT_OPS |
+			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
+			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
+	if (ret)
+		return ret;
+	snprintf(t->freq, sizeof(t->freq), "%.6g", info->chip_freq_mhz);
+	kprof_out_devlog_header(out, info->arch[0] ? info->arch : "unknown", t->freq,
+				info->max_compute_cores);
+	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
+	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE))
+		return 0;
+	/*
+	 * busy % of the device's compute cores (the log header's Max Compute
+	 * Cores), or of every core in the log if more
+	 */
+	tc = (struct kprof_trace_cfg){
+		.device_label = label, .group = opts ? opts->trace_group : 0,
+		.num_cores = info->max_compute_cores > t->ncores ?
+			     info->max_compute_cores : (uint32_t)t->ncores,
+		.risc_names = (const char (*)[16])out->risc_names, .nriscs = out->nriscs,
+	};
+	snprintf(label, sizeof(label), "tt-metal %s (device time)", info->arch);
+	out->trace = kprof_trace_open(od, "trace.json", &tc, err);
+	return out->trace ? 0 : -(err ? err->code : EIO);
+}
+
+/* Pass 2: every row to device_log.csv, every zone marker to the engine. */
+static int tt_aggregate(const char *csv, struct tt_ctx *t, struct kprof_out *out,
+			const struct kprof_report_opts *opts, struct kprof_tt_info *info,
+			struct kprof_err *err)
+{
+	struct kprof_agg_config cfg;
+	int ret;
+
+	kprof_tsfit_linear(&t->fit, 1000.0 / info->chip_freq_mhz, 0);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fit = &t->fit;
+	cfg.num_riscs = t->nriscs;
+	cfg.num_cores = (uint32_t)t->ncores;
+	cfg.zone_spans = out->trace && !(opts && opts->trace_group > 1);
+	/*
+	 * tt-metal writes the log core by core, not in time order: no op is
+	 * complete before the end of the file, so none retires earlier
+	 */
+	cfg.slack_ns = KPROF_AGG_NEVER;
+	cfg.emit = kprof_out_op;
+	cfg.ctx = out;
+	t->agg = kprof_agg_new(&cfg, err);
+	if (!t->agg)
+		return -(err ? err->code : ENOMEM);
+	t->out = out;
+	ret = kprof_tt_parse_file(csv, tt_pass2, t, info, err);
+	return ret ? ret : kprof_agg_finish(t->agg, err);
+}
+
+static int tt_summary(struct kprof_outdir *od, struct tt_ctx *t, struct kprof_out *out,
+		      const char *csv, const struct kprof_tt_info *info,
+		      struct kprof_err *err)
+{
+	struct kprof_outfile sum = { 0 };
+	int ret = kprof_outfile_create(od, "summary.txt", &sum, err);
+	FILE *f = sum.f;
+
+	if (ret)
+		return ret;
+	fputs("kprof report from a tt-metal device log\n\nsource: ", f);
+	kprof_text_put(f, csv);
+	fputs("\narch: ", f);
+	kprof_text_put(f, info->arch);
+	fprintf(f, ", CHIP_FREQ %s MHz, %d-column layout\n", t->freq, info->ncols);
+	fprintf(f, "rows: %" PRIu64 " (%" PRIu64 " zone markers, %" PRIu64
+		" other rows such as TS_DATA)\ncores: %zu\n\n",
+		t->rows, t->markers, t->other_rows, t->ncores);
+	kprof_report_summary_ops(f, out);
+	fprintf(f, "\ntimes: cycles / CHIP_FREQ; no host timestamps in a tt-metal device log\n");
+	ret = kprof_outfile_commit(&sum, 0, err);
+	kprof_outfile_discard(&sum);
+	return ret;
+}
+
+static int tt_params(struct kprof_outdir *od, struct tt_ctx *t, struct kprof_out *out,
+		     const char *csv, const struct kprof_tt_info *info,
+		     const struct kprof_report_opts *opts, struct kprof_err *err)
+{
+	json_object *root = json_object_new_object(), *src = json_object_new_object();
+	json_object *k = json_object_new_object();
+	int ret;
+
+	json_object_object_add(src, "kind",
+			       json_object_new_string("tt-metal profile_log_device.csv"));
+	json_object_object_add(src, "file", json_object_new_string(csv));
+	json_object_object_add(src, "arch", json_object_new_string(info->arch));
+	json_object_object_add(src, "chip_freq_mhz", json_object_new_double(info->chip_freq_mhz));
+	json_object_object_add(src, "max_compute_cores", info->max_compute_cores ?
+			       json_object_new_int64(info->max_compute_cores) : NULL);
+	json_object_object_add(src, "columns", json_object_new_int(info->ncols));
+	json_object_object_add(src, "rows", json_object_new_int64((int64_t)t->rows));
+	json_object_object_add(src, "other_rows", json_object_new_int64((int64_t)t->other_rows));
+	json_object_object_add(src, "cores", json_object_new_int64((int64_t)t->ncores));
+	json_object_object_add(k, "version", opts && opts->version ?
+			       json_object_new_string(opts->version) : NULL);
+	json_object_object_add(k, "source", json_object_new_string("tt-metal device log"));
+	json_object_object_add(root, "kprof", k);
+	json_object_object_add(root, "config",
+			       kprof_report_config_json(opts ? opts->config_json : NULL));
+	json_object_object_add(root, "ttmetal", src);
+	json_object_object_add(root, "stats",
+			       kprof_report_stats_json(kprof_agg_stats(t->agg), out));
+	ret = kprof_report_write_params(od, root, err);
+	json_object_put(root);
+	return ret;
+}
+
+int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
+			 const struct kprof_report_opts *opts,
+			 struct kprof_report_result *res, struct kprof_err *err)
+{
+	struct tt_ctx *t = calloc(1, sizeof(*t));
+	struct kprof_out out = { 0 };
+	struct kprof_tt_info info;
+	int ret;
+
+	if (!t)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	t->err = err;
+	ret = tt_scan(csv, t, &info, err);
+	if (!ret)
+		ret = tt_open(t, &out, od, opts, &info, err);
+	if (!ret)
+		ret = tt_aggregate(csv, t, &out, opts, &info, err);
+	if (!ret)
+		ret = kprof_report_close_streams(&out, err);
+	if (!ret)
+		ret = tt_summary(od, t, &out, csv, &info, err);
+	if (!ret)
+		ret = tt_params(od, t, &out, csv, &info, opts, err);
+	/*
+	 * last: report.html is made from the files written above; then
+	 * every output this report did not write goes (counters.csv, ...)
+	 */
+	if (!ret)
+		ret = kprof_report_finish(od, err);
+	if (!ret && res) {
+		memset(res, 0, sizeof(*res));
+		res->ops = out.nops;
+		res->markers = t->markers;
+		res->ops_filtered = out.ops_filtered;
+		res->sync_err_bound_ns = NAN;
+	}
+	kprof_report_out_free(&out);
+	kprof_agg_free(t->agg);
+	free(t->cores);
+	kprof_hidx_free(&t->ch);
+	free(t);
+	return ret;
+}
