@@ -1332,9 +1332,13 @@ int cmd_capture(int argc, char **argv)
 	c.o = &o;
 	kprof_progress_init(&c.prog, stderr, "capture", o.progress);
 	c.dev.fd = -1;
-	c.epfd = c.sigfd = c.timerfd = c.durfd = -1;
+	c.epfd = -1;
+	c.sigfd = -1;
+	c.timerfd = -1;
+	c.durfd = -1;
 	c.child.pid = -1;
-	c.child.go_fd = c.child.ex_fd = -1;
+	c.child.go_fd = -1;
+	c.child.ex_fd = -1;
 
 	/* Who CMD runs as; the outputs are to be that user's too. */
 	if (kprof_user_for_workload(o.user, &c.run_as, &err)) {
@@ -1373,7 +1377,7 @@ int cmd_capture(int argc, char **argv)
 			kprofctl_err("%s", msg);
 			goto out;
 		}
-	} else if (o.events != NULL && strcmp(o.events, DEFAULT_EVENTS) &&
+	} else if (o.events && strcmp(o.events, DEFAULT_EVENTS) &&
 		   strcmp(o.events, "none")) {
 		kprofctl_warn("--events counts a command's events; ignored with --duration");
 	}
