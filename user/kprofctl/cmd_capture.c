@@ -12,14 +12,17 @@
 #include "capture_child.h"
 #include "capture_nvidia.h"
 #include "capture_perf.h"
-#include "kprof.h"
 #include "kprof_bpf.h"
+#include "kprof_clockstate.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
+#include "kprof_err.h"
 #include "kprof_outdir.h"
-#include "kprof_profile.h"
 #include "kprof_peaks.h"
+#include "kprof_profile.h"
 #include "kprof_progress.h"
+#include "kprof_report.h"
+#include "kprof_spool.h"
 #include "kprof_user.h"
 
 #include <errno.h>
@@ -43,21 +46,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-
-/*
- * kprof_bpf.c is in libkprof.a only when the BPF skeletons were built
- * (user/Makefile looks for skeleton headers in $(BUILD)/bpf, which is on the include
- * path): the same test here lets kprofctl build without them and say so
- * at run time.
- */
-#if defined(__has_include)
-#if __has_include("kprof_ioctl.skel.h")
-#define HAVE_BPF 1
-#endif
-#endif
-#ifndef HAVE_BPF
-#define HAVE_BPF 0
-#endif
 
 #define DEFAULT_EVENTS	"cycles,instructions"
 #define DRAIN_BUF	(1U << 20)
@@ -438,62 +426,11 @@ static int on_host_event(const struct kprof_host_event *ev, void *ctx)
 	return 0;
 }
 
-#if HAVE_BPF
 static void drain_bpf(struct capture *c)
 {
 	if (c->bpf)
 		kprof_bpf_consume(c->bpf);
 }
-#else
-/* Stand-ins: without skeletons there is never a c->bpf. */
-static void drain_bpf(struct capture *c)
-{
-	(void)c;
-}
-
-int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
-		   struct kprof_bpf **out, struct kprof_err *err)
-{
-	(void)t, (void)cb, (void)ctx, (void)out;
-	return kprof_err_set(err, ENOTSUP,
-			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
-}
-
-int kprof_bpf_fd(const struct kprof_bpf *b)
-{
-	(void)b;
-	return -1;
-}
-
-int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
-{
-	(void)b, (void)st;
-	return -ENOTSUP;
-}
-
-const char *kprof_bpf_hook_name(const struct kprof_bpf *b)
-{
-	(void)b;
-	return "";
-}
-
-const char *kprof_bpf_fallback_log(const struct kprof_bpf *b)
-{
-	(void)b;
-	return "";
-}
-
-void kprof_bpf_close(struct kprof_bpf *b)
-{
-	(void)b;
-}
-
-int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
-{
-	(void)s, (void)out;
-	return -1;
-}
-#endif
 
 static void flush_spools(struct capture *c)
 {
