@@ -101,7 +101,10 @@ int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out);
 static inline int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 				 struct kprof_bpf **out, struct kprof_err *err)
 {
-	(void)t, (void)cb, (void)ctx, (void)out;
+	(void)t;
+	(void)cb;
+	(void)ctx;
+	(void)out;
 	return kprof_err_set(err, ENOTSUP,
 			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
 }
@@ -120,7 +123,8 @@ static inline int kprof_bpf_consume(struct kprof_bpf *b)
 
 static inline int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
 {
-	(void)b, (void)st;
+	(void)b;
+	(void)st;
 	return -ENOTSUP;
 }
 
@@ -149,7 +153,8 @@ static inline const char *kprof_bpf_hook_kind_name(enum kprof_bpf_hook h)
 
 static inline int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
 {
-	(void)s, (void)out;
+	(void)s;
+	(void)out;
 	return -1;
 }
 #endif /* KPROF_HAVE_BPF */
