@@ -42,8 +42,13 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_err.h"
 #include "kprof_outdir.h"
+#include "kprof_rec.h"
+#include "kprof_report.h"
+#include "kprof_spool.h"
+#include "kprof_timesync.h"
 
 #define CORES		64
 #define RISCS		5

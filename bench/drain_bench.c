@@ -426,7 +426,8 @@ int main(int argc, char **argv)
 		db_run_rate(&ring, rates[i], secs, x);
 		mbs = x->mps * DB_MARKER_BYTES / 1e6;
 		/* fill%: the reader's backlog at worst; near 0 means the
-		 * reader was never the bottleneck. */
+		 * reader was never the bottleneck.
+		 */
 		printf("%12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64
 		       " %12.0f %10.1f %11.1f %7.2f%% %5.1f%%\n", x->rate, x->offered,
 		       x->received, x->lost, x->mps, mbs, x->bw / 1e6,

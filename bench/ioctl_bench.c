@@ -36,6 +36,7 @@
 #include <termios.h>
 
 #include "kprof_bpf.h"
+#include "kprof_array_size.h"
 
 enum { OP_TRACED, OP_OTHER_DEV, OP_OTHER_CMD, OP_GETPPID, OP_NR };
 static const char *const op_names[OP_NR] = {
@@ -48,7 +49,7 @@ static const enum kprof_bpf_hook hooks[] = {
 	KPROF_BPF_HOOK_HANDLER, KPROF_BPF_HOOK_LSM,
 	KPROF_BPF_HOOK_TP, KPROF_BPF_HOOK_RAWTP,
 };
-#define NCONF	(sizeof(hooks) / sizeof(hooks[0]))
+#define NCONF	(ARRAY_SIZE(hooks))
 #define CHUNK	4096
 #define MAX_ROUNDS 101
 

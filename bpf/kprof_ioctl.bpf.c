@@ -4,7 +4,7 @@
  * driver's LAUNCH and SYNC ioctls and emit one struct kprof_host_event per
  * ioctl into a ring buffer.
  *
- * Three hook sets, the loader (user/lib/kprof_bpf.c) enables exactly one:
+ * Four hook sets, the loader (user/lib/kprof_bpf.c) enables exactly one:
  *  handler: fentry/fexit on the driver's own ioctl handler (attach target
  *           set at load time). Only calls into that driver pay anything.
  *  lsm:     fentry on security_file_ioctl + fexit on __x64_sys_ioctl, when

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check-style`: kernel coding style of kmod/ with checkpatch.pl
-# --strict (from Debian's linux-source-6.1, unpacked by `make deps`) and
-# sparse over the module build. Any finding fails. The last line is
-# "N passed, N failed", counting kmod source files (checkpatch) plus the
-# sparse build as one more check.
+# `make check-style`: kernel coding style with checkpatch.pl --strict (from
+# Debian's linux-source-6.1, unpacked by `make deps`) over kmod/ and over
+# the user-space C of user/, bpf/, tests/, include/ and bench/ (a few rules
+# off there, see below), and sparse over the module build. Any finding
+# fails. The last line is "N passed, N failed", counting source files
+# (checkpatch) plus the sparse build as one more check.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +33,7 @@ if [ "${#files[@]}" = 0 ]; then
 	exit 1
 fi
 
-echo "== checkpatch.pl --strict: ${#files[@]} files"
+echo "== checkpatch.pl --strict, kmod/: ${#files[@]} files"
 for f in "${files[@]}"; do
 	# --no-tree: we check files, not a kernel tree; the spelling and
 	# const-struct lists come from the same scripts/ directory.
@@ -42,6 +43,65 @@ for f in "${files[@]}"; do
 	[ "$f" = kmod/kprof_compat.h ] && ignore=$ignore,LINUX_VERSION_CODE
 	if out=$(perl "$CHECKPATCH" --no-tree --strict --terse --show-types --no-summary \
 		--ignore "$ignore" -f "$f" 2>&1); then
+		passed=$((passed + 1))
+	else
+		echo "$out"
+		failed=$((failed + 1))
+	fi
+done
+
+# User space: no kernel types (u32...), compiler_attributes.h or BIT()
+# there (stdint and C11 instead); CamelCase names are the vendor APIs' own
+# (CUPTI, NVML, tt-metal columns).
+USER_IGNORE=FILE_PATH_CHANGES,PREFER_KERNEL_TYPES,CAMELCASE,BIT_MACRO,PREFER_DEFINED_ATTRIBUTE_MACRO
+
+# Generated sources are not ours to style: BPF skeletons, vmlinux.h.
+mapfile -t ufiles < <(find user bpf tests include bench -name '*.[ch]' \
+	! -name '*.skel.h' ! -name vmlinux.h | sort)
+# TEMPORARY, removed at merge: the report and tt-metal import files are
+# being rewritten on another branch, which brings them to this style.
+mapfile -t ufiles < <(printf '%s\n' "${ufiles[@]}" |
+	grep -Ev '^user/lib/kprof_(report|ttmetal)[^/]*\.[ch]$')
+
+# A file's rules beyond USER_IGNORE, each with its reason.
+user_extra_ignore() {
+	case $1 in
+	# Mirrors of the vendors' headers: their typedef names, as declared.
+	user/lib/kprof_cupti.h | user/lib/kprof_nvml_api.h) echo ,NEW_TYPEDEFS ;;
+	# libbpf's read-only config: const volatile globals set before load.
+	bpf/kprof_ioctl.bpf.c) echo ,VOLATILE ;;
+	# The mmapped ring's control page, which the kernel writes under us.
+	user/lib/kprof_dev.[ch] | bench/drain_bench.c | tests/kselftest/kprof_test_util.h | \
+	tests/kselftest/kprof_mmap_test.c | tests/kselftest/kprof_security_test.c | \
+	tests/unit/test_dev_ring_gone.c) echo ,VOLATILE ;;
+	# Locals live across siglongjmp (C11 7.13.2.1), reads of a mapping
+	# made only to fault, a NULL hidden from -Wnonnull.
+	tests/kselftest/kprof_remove_test.c | tests/fuzz/ioctl_fuzz.c | \
+	tests/fuzz/fuzz_csv.c | tests/kselftest/kprof_capture_test.c) echo ,VOLATILE ;;
+	esac
+}
+
+# checkpatch (6.1) reads the '-' of a float's exponent (1e-9) as a minus
+# without spaces; the kernel has no floats. Those findings, and only on
+# lines with such a literal, are dropped.
+drop_float_exponents() {
+	local f=$1 line loc
+	while IFS= read -r line; do
+		if [[ $line == *"CHECK:SPACING: spaces preferred around that '-' (ctx:VxV)" ]]; then
+			loc=${line#"$f":}
+			loc=${loc%%:*}
+			sed -n "${loc}p" "$f" | grep -Eq '[0-9.][eE]-[0-9]' && continue
+		fi
+		printf '%s\n' "$line"
+	done
+}
+
+echo "== checkpatch.pl --strict, user space: ${#ufiles[@]} files"
+for f in "${ufiles[@]}"; do
+	out=$(perl "$CHECKPATCH" --no-tree --strict --terse --show-types --no-summary \
+		--ignore "$USER_IGNORE$(user_extra_ignore "$f")" -f "$f" 2>&1 |
+		drop_float_exponents "$f")
+	if [ -z "$out" ]; then
 		passed=$((passed + 1))
 	else
 		echo "$out"

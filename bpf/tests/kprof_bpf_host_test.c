@@ -27,6 +27,7 @@
 #include <termios.h>
 
 #include "kprof_bpf.h"
+#include "kprof_array_size.h"
 
 #define N_LAUNCH	100
 #define N_SYNC		50
@@ -285,7 +286,7 @@ int main(void)
 	}
 	printf("# tracing %s (dev %u:%u), untraced twin %s\n", name,
 	       major(st.st_rdev), minor(st.st_rdev), other_name);
-	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(hooks); i++) {
 		int r = run_hook(hooks[i], fd, other_fd, st.st_rdev);
 
 		if (r == 77)

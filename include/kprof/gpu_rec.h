@@ -131,7 +131,8 @@ struct kprof_grec_copy {
 #define KPROF_GDOMAIN_RUNTIME	2	/* CUPTI_CB_DOMAIN_RUNTIME_API */
 
 /* A CUDA API call the agent asked CUPTI to record (CUPTI_ACTIVITY_KIND_
- * DRIVER / _RUNTIME): host entry and exit, on the launching thread. */
+ * DRIVER / _RUNTIME): host entry and exit, on the launching thread.
+ */
 struct kprof_grec_api {
 	__u16 type;			/* KPROF_GREC_API */
 	__u16 size;
@@ -173,7 +174,8 @@ struct kprof_grec_name {
 #define KPROF_GNAMEF_CUT	(1U << 0)
 
 /* CUPTI dropped records of a buffer (cuptiActivityGetNumDroppedRecords):
- * its buffers were full, or the agent refused a buffer (memory bound). */
+ * its buffers were full, or the agent refused a buffer (memory bound).
+ */
 struct kprof_grec_dropped {
 	__u16 type;			/* KPROF_GREC_DROPPED */
 	__u16 size;

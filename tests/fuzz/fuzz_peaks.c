@@ -11,9 +11,10 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "kprof_array_size.h"
 #include "kprof_peaks.h"
 
-#define TERMINATED(f) (memchr((f), '\0', sizeof(f)) != NULL)
+#define TERMINATED(f) (!!memchr((f), '\0', sizeof(f)))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,12 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(isfinite(p.flops_per_s) && p.flops_per_s > 0) ||
 	    !(isfinite(p.bytes_per_s) && p.bytes_per_s > 0))
 		abort();
-	for (size_t c = 0; c < sizeof(cores) / sizeof(cores[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(cores); c++) {
 		double b = kprof_peaks_bytes(&p, cores[c]);
 
 		if (isnan(b) || b < 0)
 			abort();
-		for (size_t m = 0; m < sizeof(mhz) / sizeof(mhz[0]); m++) {
+		for (size_t m = 0; m < ARRAY_SIZE(mhz); m++) {
 			double f = kprof_peaks_flops(&p, cores[c], mhz[m]);
 
 			if (isnan(f) || f < 0)

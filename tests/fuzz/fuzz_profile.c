@@ -8,7 +8,7 @@
 
 #include "kprof_profile.h"
 
-#define TERMINATED(f) (memchr((f), '\0', sizeof(f)) != NULL)
+#define TERMINATED(f) (!!memchr((f), '\0', sizeof(f)))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

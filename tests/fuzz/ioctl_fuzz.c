@@ -49,6 +49,8 @@
 #include <linux/kprof.h>
 #include <linux/kprof_sim.h>
 
+#include "kprof_array_size.h"
+
 #define MAX_FDS		4
 #define NERRNO		136
 #define MAX_WORKERS	16
@@ -249,7 +251,7 @@ static const unsigned int valid_cmds[] = {
 	KPROF_IOC_RING_CONSUME, KPROF_IOC_CLOCK_GET, KPROF_IOC_CLOCK_SET,
 	KPROF_IOC_SYNC_SAMPLE, KPROF_SIM_IOC_LAUNCH, KPROF_SIM_IOC_SYNC,
 };
-#define NVALID (sizeof(valid_cmds) / sizeof(valid_cmds[0]))
+#define NVALID (ARRAY_SIZE(valid_cmds))
 #define NSIM 2	/* the last two are the sim vendor node's */
 
 /* A real command, mostly one the node understands. */
@@ -392,7 +394,8 @@ static void worker(unsigned int id, uint64_t seed)
 		ret = ioctl(fds[slot], cmd, arg);
 		count_errno(ret);
 		/* started a capture by chance: stop it now and then so that
-		 * others get a turn */
+		 * others get a turn
+		 */
 		if (ret == 0 && cmd == KPROF_IOC_CAPTURE_START && chance(50))
 			ioctl(fds[slot], KPROF_IOC_CAPTURE_STOP, 0);
 		if (atomic_fetch_add(&S->calls, 1) + 1 >= atomic_load(&S->target))
@@ -584,7 +587,7 @@ static const char *const knobs[] = {
 	"fault_corrupt_markers", "fault_dma_stall", "fault_drop_irq",
 	"clock_lock_mhz", "drift_ppm", "jitter_ns", "marker_storm", "reset_truth",
 };
-#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+#define NKNOBS (ARRAY_SIZE(knobs))
 
 static void poke_knob(unsigned int id)
 {
@@ -594,7 +597,7 @@ static void poke_knob(unsigned int id)
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/kprof_sim/sim%u/%s", id,
 		 knobs[rn(NKNOBS)]);
-	if (write_sysfs(path, vals[rn(sizeof(vals) / sizeof(vals[0]))]) == 0)
+	if (write_sysfs(path, vals[rn(ARRAY_SIZE(vals))]) == 0)
 		atomic_fetch_add(&S->knobs, 1);
 }
 

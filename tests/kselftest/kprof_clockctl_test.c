@@ -107,7 +107,7 @@ static bool has(const char *hay, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(needle, sizeof(needle), fmt, ap);
 	va_end(ap);
-	return strstr(hay, needle) != NULL;
+	return !!strstr(hay, needle);
 }
 
 /* Lock from outside kprof through the sim (0 = back to DVFS). */

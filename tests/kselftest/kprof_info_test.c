@@ -128,7 +128,7 @@ TEST_F(dev, counters_names)
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_COUNTERS, &c));
-	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+	for (size_t w = 0; w < ARRAY_SIZE(want); w++) {
 		bool found = false;
 
 		for (unsigned int k = 0; k < c.num_counters; k++)
@@ -294,7 +294,7 @@ TEST_F(dev, sysfs_clock)
 	EXPECT_LE(self->info.clock_min_mhz, mhz);
 	EXPECT_GE(self->info.clock_max_mhz, mhz);
 	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_LOCKED), locked);
-	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_SAVED), strstr(buf, " saved=") != NULL);
+	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_SAVED), !!strstr(buf, " saved="));
 }
 
 /* Locking shows in sysfs with the saved state; reset clears it. */

@@ -94,7 +94,9 @@ FIXTURE_TEARDOWN(lost)
 /* Sums LOST records per RISC ring, and markers of our ops. */
 static void tally(struct _test_data_lost *self)
 {
-	self->lost_sum = self->lost_queue = self->markers = 0;
+	self->lost_sum = 0;
+	self->lost_queue = 0;
+	self->markers = 0;
 	memset(self->lost_ring, 0, sizeof(self->lost_ring));
 	kt_recs_for_each(h, &self->recs) {
 		const struct kprof_rec_lost *l = (const void *)h;

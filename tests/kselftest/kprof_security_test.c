@@ -57,7 +57,8 @@ static int become_with_cap(uid_t uid, gid_t gid, int cap)
 	if (prctl(PR_SET_KEEPCAPS, 1) || become(uid, gid))
 		return -errno;
 	memset(data, 0, sizeof(data));
-	data[cap / 32].effective = data[cap / 32].permitted = 1U << (cap % 32);
+	data[cap / 32].effective = 1U << (cap % 32);
+	data[cap / 32].permitted = 1U << (cap % 32);
 	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 

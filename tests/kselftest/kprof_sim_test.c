@@ -307,7 +307,7 @@ TEST_F(sim, new_device_bad_input)
 		"1 4 2 7", "1x", "99999999999", "1024",
 	};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, kt_write_file(NEW_DEV, bad[i]))
 			TH_LOG("'%s'", bad[i]);
 	}

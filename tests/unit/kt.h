@@ -60,7 +60,8 @@ static inline int kt_done(const char *name)
 }
 
 /* A fresh temporary directory for a test (removed by the caller or left
- * in /tmp on failure for inspection). */
+ * in /tmp on failure for inspection).
+ */
 /* The shared tt-metal logs: $KPROF_TTMETAL_DATA, else the build's default. */
 static inline const char *kt_ttmetal_datadir(void)
 {

@@ -68,7 +68,8 @@ int main(void)
 	kprof_tsfit_linear(&fit, 1.0, 0);
 
 	/* 1. known answers: op 1 on cores 0..3, RISCs 0 and 1, with
-	 * different spans; arrival interleaved across cores, core 3 last */
+	 * different spans; arrival interleaved across cores, core 3 last
+	 */
 	a = mk(0, 0);
 	op_on(a, 1, 0, 0, 1000, 500);		/* kernel 1010..1490 */
 	op_on(a, 1, 1, 0, 1100, 700);		/* kernel 1110..1790 */
@@ -137,7 +138,8 @@ int main(void)
 		KT_CHECK(!kprof_agg_device_rec(a, &lost.hdr, &err), "lost");
 		{
 			/* the device's record queue dropped 7 OP/COUNTERS
-			 * records of ops 1-2: not markers */
+			 * records of ops 1-2: not markers
+			 */
 			struct kprof_rec_lost q = lost;
 
 			q.core = KPROF_LOST_CORE_RECORDS;
@@ -217,7 +219,8 @@ int main(void)
 	kprof_agg_free(a);
 
 	/* 3. paused gap: ops retire on timeout while the stream is quiet for
-	 * their cores; a marker for an op already written is counted late */
+	 * their cores; a marker for an op already written is counted late
+	 */
 	a = mk(1000, 1000000);
 	op_on(a, 1, 0, 0, 1000, 100);
 	op_on(a, 2, 0, 0, 2000, 100);
@@ -286,7 +289,8 @@ int main(void)
 		KT_EQ_U64(rows[1].seq, 0x100000001ULL);
 		KT_EQ_U64(kprof_agg_stats(a)->bad_markers, 1);
 		/* an OP record 2^40 ahead is corrupt: skipped, and later
-		 * 32-bit marker seqs still widen against the real ones */
+		 * 32-bit marker seqs still widen against the real ones
+		 */
 		op.op_seq = 1ULL << 40;
 		KT_CHECK(!kprof_agg_device_rec(a, &op.hdr, &err), "far op rec");
 		KT_EQ_U64(kprof_agg_stats(a)->bad_seqs, 1);

@@ -46,7 +46,10 @@ static struct kprof_agg *mk(void)
 	cfg.emit = emit;
 	cfg.num_riscs = 1;
 	cfg.slack_ns = KPROF_AGG_NEVER;
-	nrows = lost_sum = last_seq = bad_order = 0;
+	nrows = 0;
+	lost_sum = 0;
+	last_seq = 0;
+	bad_order = 0;
 	memset(lost_of, 0, sizeof(lost_of));
 	return kprof_agg_new(&cfg, &err);
 }
@@ -106,7 +109,8 @@ static int descending(void)
 }
 
 /* 20000 ops in flight, 200000 LOST records over all of them: each walked
- * every op */
+ * every op
+ */
 static int lost_storm(void)
 {
 	struct kprof_agg *a = mk();
@@ -133,7 +137,8 @@ static void test_limits(void)
 }
 
 /* A LOST record counts toward every op of its range not written yet,
- * also one the engine sees only after it; not toward one written. */
+ * also one the engine sees only after it; not toward one written.
+ */
 static void test_lost_ranges(void)
 {
 	struct kprof_agg *a = mk();

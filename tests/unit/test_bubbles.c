@@ -22,7 +22,8 @@ static struct kprof_op_row row(uint64_t seq, uint64_t launch, double fw, double 
 	r.launch_to_start_ns = NAN;
 	r.sync_wait_ns = NAN;
 	r.sync_end_ns = KPROF_AGG_NONE;
-	r.fw_start_ns = r.fw_end_ns = NAN;
+	r.fw_start_ns = NAN;
+	r.fw_end_ns = NAN;
 	r.cores = ct;
 	return r;
 }
@@ -99,7 +100,7 @@ static void test_mixed(void)
 	KT_EQ_U64(c->core, 2);
 	KT_EQ_U64(c->ops, 0);
 	KT_NEAR(c->idle_other_ns, 1000, 1e-9);
-	KT_CHECK(kprof_bubbles_core(b, 3) == NULL, "only 3 cores");
+	KT_CHECK(!kprof_bubbles_core(b, 3), "only 3 cores");
 	KT_NEAR(t->bubble_rate, 0.5, 1e-12);
 	KT_NEAR(t->utilization, 0.45, 1e-12);
 	KT_NEAR(t->control_share, 350.0 / 600.0, 1e-12);
@@ -123,7 +124,7 @@ static void test_unknown_and_overlap(void)
 {
 	struct kprof_bubbles *b = kprof_bubbles_new(0, NULL);
 
-	KT_CHECK(b != NULL, "new");
+	KT_CHECK(b, "new");
 	const struct kprof_bub_totals *t;
 	const struct kprof_bub_core *c;
 	struct kprof_op_row r;
@@ -182,7 +183,7 @@ static void test_good_csv(void)
 	f = fopen(path, "w");
 	KT_CHECK(f && kprof_bubbles_write_csv(b, f) == 0 && fclose(f) == 0, "csv");
 	f = fopen(path, "r");
-	KT_CHECK(f != NULL, "open csv");
+	KT_CHECK(f, "open csv");
 	while (f && fgets(line, sizeof(line), f)) {
 		if (lines == 1)
 			KT_STR(line, "0,100,100000,0,10,0,0,100010,0.000100,0.999900,0\n");

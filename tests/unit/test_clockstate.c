@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host clock-state file: round trip (byte for byte values), malformed input,
- * refusal of files others could have planted or changed. */
+ * refusal of files others could have planted or changed.
+ */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_clockstate.h"
 
 #include <errno.h>
@@ -83,11 +85,11 @@ int main(void)
 			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [] } trailing",
 			"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": \"0123456789012345678901234567890123456789012345678901234567890123456789\", \"no_turbo\": null, \"cpus\": [] }",
 		};
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 			int r = kprof_clockstate_parse(bad[i], &back, &err);
 
 			KT_CHECK(r < 0 && err.msg[0], "bad[%zu] accepted", i);
-			KT_CHECK(back.cpus == NULL, "bad[%zu] leaked cpus", i);
+			KT_CHECK(!back.cpus, "bad[%zu] leaked cpus", i);
 		}
 	}
 	KT_CHECK(kprof_clockstate_read("/nonexistent/x.json", &back, &err) < 0 &&

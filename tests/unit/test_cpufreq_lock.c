@@ -9,6 +9,7 @@
  * kernel adjusts does not leave a state that fails every later reset.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_cpufreq.h"
 
 #include <errno.h>
@@ -30,7 +31,7 @@ static const char *const files[] = {
 	CF "/policy2/scaling_min_freq",
 	CF "/policy2/scaling_max_freq",
 };
-#define NFILES (sizeof(files) / sizeof(files[0]))
+#define NFILES (ARRAY_SIZE(files))
 
 static void put(const char *root, const char *rel, const char *val)
 {
@@ -123,7 +124,7 @@ int main(void)
 	/* No cpufreq at all (a VM): reported, nothing written. */
 	r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
 	KT_CHECK(r == -ENOENT, "lock without cpufreq: %d (%s)", r, msg);
-	KT_CHECK(strstr(msg, "not available") != NULL, "message: %s", msg);
+	KT_CHECK(strstr(msg, "not available"), "message: %s", msg);
 	KT_CHECK(stat(state, &sb) != 0, "state file written without cpufreq");
 
 	make_tree(root);
@@ -180,7 +181,8 @@ int main(void)
 	    "performance schedutil powersave\n");
 
 	/* kill -9 mid-lock: the state is saved before any write, so a tree
-	 * left half-changed is restored by reset. */
+	 * left half-changed is restored by reset.
+	 */
 	r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
 	KT_CHECK(r == 0, "lock: %d (%s)", r, msg);
 	put(root, CF "/policy2/scaling_governor", "powersave\n");	/* half undone */

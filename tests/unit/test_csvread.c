@@ -29,7 +29,8 @@ static const char *put_file(const char *name, const char *text, size_t len)
 
 /* A quote that does not start a field is an ordinary character: count and
  * split agree (they once disagreed and left row slots NULL or pointing
- * into the freed previous record). */
+ * into the freed previous record).
+ */
 static void test_inner_quotes(void)
 {
 	struct kprof_csv_table t;
@@ -74,7 +75,7 @@ static void want_error(const char *name, const char *text, size_t len, const cha
 	KT_CHECK(ret == -EBADMSG, "%s: load returned %d (%s)", name, ret, err.msg);
 	KT_CHECK(strstr(err.msg, where) == err.msg, "%s: message '%s' starts with '%s'",
 		 name, err.msg, where);
-	KT_CHECK(strstr(err.msg, what) != NULL, "%s: message '%s' says '%s'", name, err.msg,
+	KT_CHECK(strstr(err.msg, what), "%s: message '%s' says '%s'", name, err.msg,
 		 what);
 	if (!ret)
 		kprof_csv_free(&t);
@@ -89,7 +90,8 @@ static void test_errors(void)
 	/* too many */
 	WANT_ERROR("long.csv", "a,b\n1,2\n\n1,2,3\n", "3 fields, the header has 2", "4");
 	/* an unterminated quote at the end of the file; the count and the
-	 * split once disagreed on x"y,"z (a write before the row array) */
+	 * split once disagreed on x"y,"z (a write before the row array)
+	 */
 	WANT_ERROR("open.csv", "a,b\nx\"y,\"z\n", "unterminated quoted field", "2");
 	WANT_ERROR("open2.csv", "a,b\n1,2\n\"3\n4,5\n", "unterminated quoted field", "3");
 	/* text after a closing quote */
@@ -100,7 +102,8 @@ static void test_errors(void)
 }
 
 /* What a CSV may hold: quoted fields over lines, doubled quotes, CR LF,
- * blank lines, blanks around fields, a last line without its newline. */
+ * blank lines, blanks around fields, a last line without its newline.
+ */
 static void test_valid(void)
 {
 	struct kprof_csv_table t;

@@ -113,7 +113,8 @@ static void test_kernel(void)
 }
 
 /* The slots are bounded: names past them evict, and an evicted name is
- * named again when it comes back. */
+ * named again when it comes back.
+ */
 static void test_slots(void)
 {
 	static char names[3 * KPROF_GNAME_SLOTS][16];

@@ -58,7 +58,8 @@ static void produce(uint16_t size, uint32_t tag)
 static void reset(struct kprof_dev *dev, uint64_t pos)
 {
 	memset(&mem, 0, sizeof(mem));
-	mem.ctrl.head = mem.ctrl.tail = pos;
+	mem.ctrl.head = pos;
+	mem.ctrl.tail = pos;
 	mem.ctrl.data_size = RING;
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
@@ -188,7 +189,8 @@ int main(void)
 	KT_EQ_U64(mem.ctrl.tail, 32);
 
 	/* Device removed: records copied before are delivered once, then
-	 * -ENODEV, never the same bytes twice. */
+	 * -ENODEV, never the same bytes twice.
+	 */
 	reset(&dev, 0);
 	produce(32, 60);
 	produce(32, 61);

@@ -28,7 +28,7 @@ static void bad(const char *s, const char *why_has)
 
 	KT_CHECK(kprof_device_parse_name(s, &id, why, sizeof(why)) == -EINVAL,
 		 "'%s' accepted", s);
-	KT_CHECK(strstr(why, why_has) != NULL, "'%s': reason '%s' lacks '%s'",
+	KT_CHECK(strstr(why, why_has), "'%s': reason '%s' lacks '%s'",
 		 s, why, why_has);
 }
 

@@ -24,7 +24,8 @@ static const struct kprof_diff_row *find(const struct kprof_diff_row *r, size_t 
 }
 
 /* n values per side around base; B scaled by scale; amp = relative noise;
- * B's noise pattern shifted by shift ops */
+ * B's noise pattern shifted by shift ops
+ */
 static const struct kprof_diff_row *one(struct kprof_diff *d, int n, double base,
 					double scale, double amp, int shift)
 {
@@ -47,7 +48,7 @@ static void test_stats(void)
 
 	/* identical inputs: no change, not flagged */
 	r = one(d, 30, 10000, 1.0, 0.02, 0);
-	KT_CHECK(r != NULL, "one row");
+	KT_CHECK(r, "one row");
 	if (r) {
 		KT_NEAR(r->change_pct, 0, 1e-9);
 		KT_EQ_U64(r->flag, KPROF_DIFF_SAME);
@@ -120,7 +121,7 @@ static void test_capture_dirs(void)
 	char buf[4096];
 	FILE *mf;
 
-	KT_CHECK(mkdtemp(a) != NULL, "mkdtemp");
+	KT_CHECK(mkdtemp(a), "mkdtemp");
 	snprintf(b, sizeof(b), "%s/b", a);
 	KT_CHECK(mkdir(b, 0700) == 0, "mkdir");
 	snprintf(p, sizeof(p), "%s/ops.csv", a);

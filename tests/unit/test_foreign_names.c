@@ -8,6 +8,7 @@
  * is then checked.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_diff.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
@@ -20,7 +21,8 @@
 #define ESC "\x1b"
 
 /* op codes: a terminal title + bell, a formula, Markdown and HTML, C1 CSI,
- * invalid UTF-8 and a bidi override */
+ * invalid UTF-8 and a bidi override
+ */
 static const char *const ops[] = {
 	ESC "]0;pwned" "\x07" "x",
 	"=cmd|' /C calc'!A0",
@@ -120,7 +122,7 @@ static void test_report_outputs(void)
 
 	snprintf(peaks, sizeof(peaks), "%s/peaks.json", dir);
 	f = fopen(peaks, "w");
-	KT_CHECK(f != NULL, "peaks");
+	KT_CHECK(f, "peaks");
 	fputs("{\"device\": \"<img src=x>|" ESC "[5m\", \"peak_gflops\": 1, \"peak_gb_per_s\": 1,"
 	      " \"flops_counter\": \"-flops\", \"bytes_counters\": [\"bytes_read\"]}\n", f);
 	fclose(f);
@@ -217,7 +219,7 @@ static void test_cells(void)
 	char *buf = NULL;
 	size_t len;
 
-	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
 		FILE *f = open_memstream(&buf, &len);
 
 		kprof_csv_field(f, in[i][0]);
@@ -243,13 +245,21 @@ static void test_negative_numbers(void)
 	KT_CHECK(od && kprof_out_open(&o, od, KPROF_OUT_OPS, 0, &err) == 0, "open: %s", err.msg);
 	snprintf(row.op_code, sizeof(row.op_code), "-neg");
 	row.seq = 1;
-	row.host_start_ns = row.host_end_ns = KPROF_AGG_NONE;
-	row.fw_start_cycle = row.fw_end_cycle = KPROF_AGG_NONE;
+	row.host_start_ns = KPROF_AGG_NONE;
+	row.host_end_ns = KPROF_AGG_NONE;
+	row.fw_start_cycle = KPROF_AGG_NONE;
+	row.fw_end_cycle = KPROF_AGG_NONE;
 	row.sync_end_ns = KPROF_AGG_NONE;
 	row.op_to_op_ns = -5;
-	row.fw_duration_ns = row.kernel_duration_ns = NAN;
-	row.kernel_core_min_ns = row.kernel_core_max_ns = row.kernel_core_avg_ns = NAN;
-	row.fw_start_ns = row.fw_end_ns = row.launch_to_start_ns = row.sync_wait_ns = NAN;
+	row.fw_duration_ns = NAN;
+	row.kernel_duration_ns = NAN;
+	row.kernel_core_min_ns = NAN;
+	row.kernel_core_max_ns = NAN;
+	row.kernel_core_avg_ns = NAN;
+	row.fw_start_ns = NAN;
+	row.fw_end_ns = NAN;
+	row.launch_to_start_ns = NAN;
+	row.sync_wait_ns = NAN;
 	for (int r = 0; r < KPROF_MAX_RISCS; r++)
 		row.risc_kernel_ns[r] = NAN;
 	KT_CHECK(kprof_out_op(&o, &row) == 0, "op");

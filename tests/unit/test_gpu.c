@@ -6,6 +6,7 @@
  * list of a capture directory.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -214,7 +215,8 @@ static void test_device_view(const char *path)
 		KT_CHECK(c && c->counter_mask == 1ULL << KPROF_GPU_CNT_BYTES && c->values[0] == 4096,
 			 "bytes");
 		/* the kernel whose name record was bad: unnamed, counted; no
-		 * launch seen: dispatched at its start */
+		 * launch seen: dispatched at its start
+		 */
 		check_op(next(s), 13, 0, "", 2900, 2900, 2950, s);
 		next(s);
 		r = next(s);
@@ -324,7 +326,8 @@ static void test_agg_long_name(const char *path)
 }
 
 /* Untrusted sizes: a name far longer than the agent writes, a SYNC record
- * padded to 9000 bytes. Neither may overrun the view's record queue. */
+ * padded to 9000 bytes. Neither may overrun the view's record queue.
+ */
 static void test_oversized(void)
 {
 	static uint8_t b[9216];
@@ -390,7 +393,7 @@ static void test_list(void)
 
 	snprintf(path, sizeof(path), "%s/raw", dir);
 	mkdir(path, 0755);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/raw/%s", dir, files[i].name);

@@ -357,7 +357,8 @@ static json_object *gpu_params(const char *name)
 }
 
 /* A capture of one recording (mangled names, as recorded): every output
- * against it. */
+ * against it.
+ */
 static void test_recording(const char *name, const char *rec, struct expect *e)
 {
 	char path[PATH_MAX + 64], want[64];
@@ -419,7 +420,8 @@ static void test_demangle(void)
 }
 
 /* CUPTI on its own clock (where the timestamp callback is refused): the
- * agent's sync triples map it, through the piecewise fit */
+ * agent's sync triples map it, through the piecewise fit
+ */
 static void test_cupti_clock(void)
 {
 	static struct expect e;
@@ -456,7 +458,8 @@ static void test_cupti_clock(void)
 			if (e.ops[k].corr == corr) {
 				/* mapped through the fit between triples tens of
 				 * ms apart, whose reads take ~100 ns (a few ppm);
-				 * 100 ppm leaves room for a slow read */
+				 * 100 ppm leaves room for a slow read
+				 */
 				KT_NEAR(d, (double)(e.ops[k].end - e.ops[k].start),
 					1e-4 * (double)(e.ops[k].end - e.ops[k].start));
 				spins++;
@@ -528,7 +531,8 @@ int main(void)
 	test_spin();
 	{
 		/* CUPTI dropped records: the agent had 2 buffers of 64 KiB for
-		 * 20000 launches */
+		 * 20000 launches
+		 */
 		static struct expect e;
 
 		test_recording("drops", "drops.cuptirec", &e);

@@ -27,7 +27,8 @@ static void put(const char *name, const char *text)
 }
 
 /* a file in the directory the report did not write (an older report's,
- * or planted) */
+ * or planted)
+ */
 static void plant(const char *name, const char *text)
 {
 	char p[256];
@@ -35,7 +36,7 @@ static void plant(const char *name, const char *text)
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	f = fopen(p, "w");
-	KT_CHECK(f != NULL, "create %s", p);
+	KT_CHECK(f, "create %s", p);
 	if (f) {
 		fputs(text, f);
 		fclose(f);
@@ -74,12 +75,12 @@ int main(void)
 {
 	char *a, *b;
 
-	KT_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	KT_CHECK(mkdtemp(dir), "mkdtemp");
 	{
 		struct kprof_err err = { 0 };
 
 		od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
-		KT_CHECK(od != NULL, "outdir: %s", err.msg);
+		KT_CHECK(od, "outdir: %s", err.msg);
 		if (!od)
 			return kt_done("test_html");
 		/* in the directory, but not written by this report: not read */
@@ -104,28 +105,28 @@ int main(void)
 
 	/* no trace.json: one device lane from ops.csv */
 	a = build();
-	KT_CHECK(a != NULL, "report.html written");
+	KT_CHECK(a, "report.html written");
 	if (!a)
 		goto out;
 	KT_CHECK(!strstr(a, "<script>alert"), "op name is escaped everywhere");
-	KT_CHECK(strstr(a, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;") != NULL,
+	KT_CHECK(strstr(a, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;"),
 		 "escaped name in the page");
-	KT_CHECK(strstr(a, "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\u0026\\\"'") != NULL,
+	KT_CHECK(strstr(a, "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\u0026\\\"'"),
 		 "JSON string escaped for <script>");
-	KT_CHECK(strstr(a, "<p>4 ops in ops.csv, 2 op kinds.") != NULL, "op and kind counts");
-	KT_CHECK(strstr(a, "\"op\":\"matmul\",\"n\":3,\"nk\":2,\"tot_k\":1700,\"med_k\":850") != NULL,
+	KT_CHECK(strstr(a, "<p>4 ops in ops.csv, 2 op kinds."), "op and kind counts");
+	KT_CHECK(strstr(a, "\"op\":\"matmul\",\"n\":3,\"nk\":2,\"tot_k\":1700,\"med_k\":850"),
 		 "matmul kind data (empty fields are no value)");
-	KT_CHECK(strstr(a, "ops.csv DEVICE FW START/END TS") != NULL, "fallback lane source");
-	KT_CHECK(strstr(a, ">device (all cores)</text>") != NULL, "one device lane");
+	KT_CHECK(strstr(a, "ops.csv DEVICE FW START/END TS"), "fallback lane source");
+	KT_CHECK(strstr(a, ">device (all cores)</text>"), "one device lane");
 	KT_CHECK(strstr(a, ">launch w (5)</text>") && strstr(a, ">sync w (5)</text>"),
 		 "host launch and sync lanes");
 	/* 3 device slices + 2 host slices, none merged at this scale */
 	KT_EQ_U64(count(a, "<rect "), 5);
-	KT_CHECK(strstr(a, "No report.md") != NULL, "says report.md is missing");
+	KT_CHECK(strstr(a, "No report.md"), "says report.md is missing");
 	KT_CHECK(!strstr(a, "planted"), "files this report did not write are not read");
 	KT_CHECK(count(a, "http:") == 1 && count(a, "https:") == 0 && strstr(a, "xmlns=\"http://www.w3.org/2000/svg\""),
 		 "no URL but the SVG namespace");
-	KT_CHECK(strstr(a, "<script src") == NULL && strstr(a, "<link") == NULL,
+	KT_CHECK(!strstr(a, "<script src") && !strstr(a, "<link"),
 		 "nothing loaded from outside");
 
 	/* same inputs, same bytes */
@@ -148,26 +149,26 @@ int main(void)
 	put("bubbles.csv", "CORE,BUBBLE RATE\n0," EVIL_CSV "\n");
 	put("roofline.csv", "OP CODE,BOUND\n\"unterminated\n");
 	a = build();
-	KT_CHECK(a != NULL, "report.html written");
+	KT_CHECK(a, "report.html written");
 	if (!a)
 		goto out;
-	KT_CHECK(strstr(a, "Device lanes: trace.json device tracks") != NULL, "lanes from trace.json");
+	KT_CHECK(strstr(a, "Device lanes: trace.json device tracks"), "lanes from trace.json");
 	KT_CHECK(strstr(a, ">core 0</text>") && strstr(a, ">core 1</text>"), "one lane per core");
 	KT_EQ_U64(count(a, "<rect "), 5);
-	KT_CHECK(strstr(a, "<div id=\"verdict\">\n<h3>verdict</h3>\n<p>memory-bound &lt;script&gt;") != NULL,
+	KT_CHECK(strstr(a, "<div id=\"verdict\">\n<h3>verdict</h3>\n<p>memory-bound &lt;script&gt;"),
 		 "report.md rendered: heading, text escaped");
-	KT_CHECK(strstr(a, "<strong>bold</strong> | pipe <code>x&lt;y</code>") != NULL,
+	KT_CHECK(strstr(a, "<strong>bold</strong> | pipe <code>x&lt;y</code>"),
 		 "bold, backslash escape, code span");
-	KT_CHECK(strstr(a, "<ul>\n<li>one</li>\n<li>two</li>\n</ul>") != NULL, "list");
+	KT_CHECK(strstr(a, "<ul>\n<li>one</li>\n<li>two</li>\n</ul>"), "list");
 	KT_CHECK(strstr(a, "<table class=\"md\"><thead>\n<tr><th>OP</th><th class=\"r\">N</th></tr>\n"
 			   "</thead><tbody>\n<tr><td>a|b</td><td class=\"r\">3</td></tr>") != NULL,
 		 "pipe table with alignment and an escaped pipe");
-	KT_CHECK(strstr(a, "<p>&lt;img src=x&gt;</p>") != NULL, "raw HTML stays text");
+	KT_CHECK(strstr(a, "<p>&lt;img src=x&gt;</p>"), "raw HTML stays text");
 	KT_CHECK(strstr(a, "<table id=\"bubbles\"><tr><th>CORE</th><th>BUBBLE RATE</th></tr>") &&
 		 strstr(a, "<td>&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</td>"),
 		 "bubbles.csv as a table, escaped");
 	KT_CHECK(!strstr(a, "No report.md"), "no missing-report note");
-	KT_CHECK(strstr(a, "roofline.csv could not be read") != NULL, "broken CSV: a note");
+	KT_CHECK(strstr(a, "roofline.csv could not be read"), "broken CSV: a note");
 	KT_CHECK(!strstr(a, "<script>alert"), "still escaped");
 	free(a);
 
@@ -187,12 +188,12 @@ int main(void)
 		goto out;
 	KT_EQ_U64(count(a, "<circle "), 2);
 	KT_EQ_U64(count(a, "<polyline class=\"roof\""), 2);
-	KT_CHECK(strstr(a, "<title>matmul: 100 FLOP/B, 100 GFLOP/s, 61.5% of the time</title>") != NULL,
+	KT_CHECK(strstr(a, "<title>matmul: 100 FLOP/B, 100 GFLOP/s, 61.5% of the time</title>"),
 		 "matmul: summed intensity and rate, time share");
 	KT_CHECK(strstr(a, "<tr><td>matmul</td><td>4000</td><td>61.5%</td><td>100</td><td>100</td>"
 			   "<td>76800</td><td>0.1</td></tr>") != NULL,
 		 "table row: attainable is the bandwidth roof at 100 FLOP/B");
-	KT_CHECK(strstr(a, "<tr><td>copy</td><td>500</td><td>7.7%</td><td>-</td>") != NULL,
+	KT_CHECK(strstr(a, "<tr><td>copy</td><td>500</td><td>7.7%</td><td>-</td>"),
 		 "a kind without FLOPs: in the table, not on the chart");
 	KT_CHECK(!strstr(a, "<script>alert"), "kind names escaped in the chart");
 	free(a);
@@ -231,14 +232,14 @@ int main(void)
 		snprintf(p, sizeof(p), "%s/host_events.csv", dir);
 		unlink(p);
 		a = build();
-		KT_CHECK(a != NULL, "report.html written");
+		KT_CHECK(a, "report.html written");
 		if (!a)
 			goto out;
-		KT_CHECK(strstr(a, "<p>20000 ops in ops.csv, 5000 op kinds.") != NULL, "counts");
+		KT_CHECK(strstr(a, "<p>20000 ops in ops.csv, 5000 op kinds."), "counts");
 		KT_EQ_U64(count(a, "<rect "), 1000);	/* 20 starts in each of 1000 columns */
-		KT_CHECK(strstr(a, "20 slices (") != NULL, "20 ops per pixel column, merged");
+		KT_CHECK(strstr(a, "20 slices ("), "20 ops per pixel column, merged");
 		/* k7: kernel 0, 1000, 2000, 3000 -> median 1500 */
-		KT_CHECK(strstr(a, "{\"op\":\"k7\",\"n\":4,\"nk\":4,\"tot_k\":6000,\"med_k\":1500,") != NULL,
+		KT_CHECK(strstr(a, "{\"op\":\"k7\",\"n\":4,\"nk\":4,\"tot_k\":6000,\"med_k\":1500,"),
 			 "k7's median");
 		free(a);
 	}

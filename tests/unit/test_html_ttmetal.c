@@ -51,7 +51,7 @@ static void check_log(const char *dd, const char *name, const char *dir)
 	snprintf(out, sizeof(out), "%s/%s.a", dir, name);
 	snprintf(out2, sizeof(out2), "%s/%s.b", dir, name);
 	html = make(log, out);
-	KT_CHECK(html != NULL, "%s: report.html written", name);
+	KT_CHECK(html, "%s: report.html written", name);
 	snprintf(path, sizeof(path), "%s/ops.csv", out);
 	if (!html || kprof_csv_load(path, &ops, &err)) {
 		KT_CHECK(0, "%s: ops.csv: %s", name, err.msg);
@@ -76,15 +76,16 @@ static void check_log(const char *dd, const char *name, const char *dir)
 		kinds += j == r;
 	}
 	snprintf(want, sizeof(want), "<p>%zu ops in ops.csv, %zu op kinds.", ops.nrows, kinds);
-	KT_CHECK(strstr(html, want) != NULL, "%s: '%s'", name, want);
+	KT_CHECK(strstr(html, want), "%s: '%s'", name, want);
 	/* slowest ops: every op with a kernel time (<= 20 here), by its
-	 * GLOBAL CALL COUNT (the smoke log's last op has no zone ends) */
+	 * GLOBAL CALL COUNT (the smoke log's last op has no zone ends)
+	 */
 	for (size_t r = 0; r < ops.nrows; r++) {
 		if (!ops.rows[r][c_k][0])
 			continue;
 		nk++;
 		snprintf(want, sizeof(want), "<tr><td>%s</td>", ops.rows[r][c_seq]);
-		slow += strstr(html, want) != NULL;
+		slow += !!strstr(html, want);
 	}
 	KT_CHECK(nk > 0 && nk <= 20, "%s: %zu ops with a kernel time", name, nk);
 	KT_EQ_U64(slow, nk);
@@ -93,20 +94,21 @@ static void check_log(const char *dd, const char *name, const char *dir)
 	snprintf(path, sizeof(path), "%s/trace.json", out);
 	trace = kt_slurp(path, NULL);
 	/* metadata of pid 1: process_name, then thread_name and
-	 * thread_sort_index per track */
+	 * thread_sort_index per track
+	 */
 	ntr = trace ? (count(trace, "{\"ph\":\"M\",\"pid\":1,") - 1) / 2 : 0;
 	per = (ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES;
 	lanes = per ? (ntr + per - 1) / per : 0;
 	KT_CHECK(ntr > 0, "%s: trace.json has core tracks", name);
-	KT_CHECK(strstr(html, "Device lanes: trace.json device tracks") != NULL,
+	KT_CHECK(strstr(html, "Device lanes: trace.json device tracks"),
 		 "%s: device lanes from trace.json", name);
 	KT_EQ_U64(count(html, "<text class=\"lane\""), lanes);
 	KT_CHECK(count(html, "<rect ") > 0, "%s: timeline has slices", name);
-	KT_CHECK(strstr(html, "Host lanes: none (no host_events.csv: the input has no host data") != NULL,
+	KT_CHECK(strstr(html, "Host lanes: none (no host_events.csv: the input has no host data"),
 		 "%s: says there is no host data", name);
 	KT_CHECK(!strstr(html, ">launch ") && !strstr(html, ">sync "), "%s: no host lanes", name);
 	KT_CHECK(!strstr(html, "\"mean_host\""), "%s: no host times in the kinds JSON", name);
-	KT_CHECK(strstr(html, "kprof report from a tt-metal device log") != NULL,
+	KT_CHECK(strstr(html, "kprof report from a tt-metal device log"),
 		 "%s: summary.txt embedded", name);
 	again = make(log, out2);
 	KT_CHECK(again && !strcmp(html, again), "%s: byte-identical when re-made", name);
@@ -121,7 +123,7 @@ int main(void)
 	const char *dd = kt_ttmetal_datadir();
 	char *dir = kt_tmpdir();
 
-	KT_CHECK(dd != NULL, "set KPROF_TTMETAL_DATA");
+	KT_CHECK(dd, "set KPROF_TTMETAL_DATA");
 	if (!dd)
 		return kt_done("test_html_ttmetal");
 	/* 56 cores, 4 ops; and one core's BRISC, 5 ops (13-column layout) */

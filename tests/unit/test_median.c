@@ -49,7 +49,7 @@ static void check(const char *what, double **vals, const uint64_t *counts, size_
 	struct kprof_err err = { 0 };
 	struct kprof_median *m = kprof_median_new(NG, counts, budget, &err);
 
-	KT_CHECK(m != NULL, "%s: new: %s", what, err.msg);
+	KT_CHECK(m, "%s: new: %s", what, err.msg);
 	if (!m)
 		return;
 	while (!kprof_median_done(m)) {
@@ -130,7 +130,7 @@ int main(void)
 		uint64_t c[1] = { 3 };
 		struct kprof_median *m = kprof_median_new(1, c, 0, &err);
 
-		KT_CHECK(m != NULL, "new: %s", err.msg);
+		KT_CHECK(m, "new: %s", err.msg);
 		if (m) {
 			kprof_median_add(m, 0, 1);
 			kprof_median_add(m, 0, 2);

@@ -36,7 +36,7 @@ static void write_file(const char *rel, const char *text)
 
 	path_of(p, sizeof(p), rel);
 	f = fopen(p, "w");
-	KT_CHECK(f != NULL, "create %s", p);
+	KT_CHECK(f, "create %s", p);
 	if (f) {
 		fputs(text, f);
 		fclose(f);
@@ -131,7 +131,8 @@ static int put(struct kprof_outdir *od, const char *name, const char *text,
 }
 
 /* A link at an output name is replaced, its target untouched; nothing
- * half-written is ever visible under the name. */
+ * half-written is ever visible under the name.
+ */
 static void test_planted_links(void)
 {
 	struct kprof_err err = { 0 };
@@ -143,7 +144,7 @@ static void test_planted_links(void)
 	mkdir_rel("out", 0755);
 	link_to("../victim", "out/ops.csv");
 	od = open_rel("out", 0, &err);
-	KT_CHECK(od != NULL, "open out: %s", err.msg);
+	KT_CHECK(od, "open out: %s", err.msg);
 	if (!od)
 		return;
 	KT_CHECK(kprof_outfile_create(od, "ops.csv", &of, &err) == 0, "create: %s", err.msg);
@@ -251,12 +252,12 @@ static void test_existing_dirs(void)
 	/* the owner we write for may own it; what we create becomes theirs */
 	if (geteuid() == 0) {
 		od = kprof_outdir_open(p, 0, OTHER_UID, OTHER_UID, &err);
-		KT_CHECK(od != NULL, "the owner's directory: %s", err.msg);
+		KT_CHECK(od, "the owner's directory: %s", err.msg);
 		KT_CHECK(od && put(od, "ops.csv", "x\n", &err) == 0, "write: %s", err.msg);
 		path_of(p, sizeof(p), "theirs/ops.csv");
 		KT_CHECK(!lstat(p, &st) && st.st_uid == OTHER_UID && st.st_gid == OTHER_UID,
 			 "file chown'ed to the owner (uid %u)", (unsigned int)st.st_uid);
-		KT_CHECK(od && kprof_outdir_sub(od, "raw", &err) != NULL, "raw: %s", err.msg);
+		KT_CHECK(od && kprof_outdir_sub(od, "raw", &err), "raw: %s", err.msg);
 		path_of(p, sizeof(p), "theirs/raw");
 		KT_CHECK(!lstat(p, &st) && st.st_uid == OTHER_UID, "raw/ chown'ed to the owner");
 		kprof_outdir_close(od);
@@ -295,11 +296,12 @@ static void test_existing_dirs(void)
 
 	/* created: mkdir (and parents) must succeed; then it is ours */
 	od = open_rel("new/sub/dir", KPROF_OUTDIR_EMPTY, &err);
-	KT_CHECK(od != NULL, "new directory with parents: %s", err.msg);
+	KT_CHECK(od, "new directory with parents: %s", err.msg);
 	kprof_outdir_close(od);
 
 	/* a capture that fails at once leaves no empty directory it made,
-	 * and never removes one it did not make, or one with files */
+	 * and never removes one it did not make, or one with files
+	 */
 	od = open_rel("new/sub/dir", KPROF_OUTDIR_EMPTY, &err);
 	kprof_outdir_drop_new(od);
 	kprof_outdir_close(od);
@@ -346,7 +348,8 @@ static void test_existing_dirs(void)
 }
 
 /* --force removes the known output set (and raw/ for a capture) and
- * nothing else, never through a link. */
+ * nothing else, never through a link.
+ */
 static void test_force(void)
 {
 	struct kprof_err err = { 0 };
@@ -369,7 +372,7 @@ static void test_force(void)
 
 	/* without FORCE_RAW (a report): raw/ stays */
 	od = open_rel("cap", KPROF_OUTDIR_EMPTY | KPROF_OUTDIR_FORCE, &err);
-	KT_CHECK(od != NULL, "force: %s", err.msg);
+	KT_CHECK(od, "force: %s", err.msg);
 	kprof_outdir_close(od);
 	for (int i = 0; i < KPROF_OUTDIR_NOUTPUTS; i++) {
 		snprintf(name, sizeof(name), "cap/%s", kprof_outdir_outputs[i]);
@@ -382,7 +385,7 @@ static void test_force(void)
 	/* a capture: raw/ goes too, the link in it and not its target */
 	od = open_rel("cap", KPROF_OUTDIR_EMPTY | KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW,
 		      &err);
-	KT_CHECK(od != NULL, "force raw: %s", err.msg);
+	KT_CHECK(od, "force raw: %s", err.msg);
 	kprof_outdir_close(od);
 	KT_CHECK(!exists("cap/raw"), "raw/ removed");
 	victim_intact("victim");
@@ -393,7 +396,7 @@ static void test_force(void)
 	write_file("elsewhere/device.kspool", VICTIM_TEXT);
 	link_to("../elsewhere", "cap/raw");
 	od = open_rel("cap", KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW, &err);
-	KT_CHECK(od != NULL, "force, raw a link: %s", err.msg);
+	KT_CHECK(od, "force, raw a link: %s", err.msg);
 	kprof_outdir_close(od);
 	KT_CHECK(!exists("cap/raw"), "raw link removed");
 	victim_intact("elsewhere/device.kspool");
@@ -421,7 +424,7 @@ static void test_written_set(void)
 	link_to("../victim", "rep/report.md");
 	write_file("rep/notes.txt", "mine\n");
 	od = open_rel("rep", 0, &err);
-	KT_CHECK(od != NULL, "open: %s", err.msg);
+	KT_CHECK(od, "open: %s", err.msg);
 	if (!od)
 		return;
 	KT_EQ_U64(kprof_outdir_reopen(od, "roofline.csv", &err), -ENOENT);
@@ -479,7 +482,7 @@ static void test_inputs(void)
 	/* the size cap: at it is fine, one byte over is refused, named */
 	path_of(p, sizeof(p), "in.json");
 	s = kprof_in_read(AT_FDCWD, p, NULL, 8, NULL, &err);
-	KT_CHECK(s != NULL, "exactly the cap: %s", err.msg);
+	KT_CHECK(s, "exactly the cap: %s", err.msg);
 	free(s);
 	s = kprof_in_read(AT_FDCWD, p, NULL, 7, NULL, &err);
 	KT_CHECK(!s && err.code == EFBIG && strstr(err.msg, p) && strstr(err.msg, "8 bytes") &&
@@ -516,7 +519,7 @@ static void test_inputs(void)
 int main(void)
 {
 	snprintf(base, sizeof(base), "/tmp/kprof-test-outdir-XXXXXX");
-	KT_CHECK(mkdtemp(base) != NULL, "mkdtemp");
+	KT_CHECK(mkdtemp(base), "mkdtemp");
 	/* the other user must reach what is made for them (as root) */
 	KT_CHECK(chmod(base, 0755) == 0, "chmod");
 	umask(022);

@@ -46,11 +46,11 @@ static void test_parse(void)
 	KT_NEAR(kprof_peaks_bytes(&p, 4), 4e9, 1e-3);
 
 	KT_CHECK(parse("{\"peak_gflops\":1}", &p) == -EINVAL, "missing GB/s");
-	KT_CHECK(strstr(err.msg, "peak_gb_per_s") != NULL, "%s", err.msg);
+	KT_CHECK(strstr(err.msg, "peak_gb_per_s"), "%s", err.msg);
 	KT_CHECK(parse("{\"peak_gflops\":0,\"peak_gb_per_s\":1}", &p) == -EINVAL, "zero peak");
 	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"peak_gflop\":3}", &p) == -EINVAL,
 		 "unknown key");
-	KT_CHECK(strstr(err.msg, "peak_gflop\"") != NULL, "%s", err.msg);
+	KT_CHECK(strstr(err.msg, "peak_gflop\""), "%s", err.msg);
 	KT_CHECK(parse("{\"peak_gflops\":\"1\",\"peak_gb_per_s\":1}", &p) == -EINVAL, "string");
 	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"scope\":\"chip\"}", &p) == -EINVAL,
 		 "bad scope");
@@ -62,7 +62,7 @@ static void test_parse(void)
 	/* finite in GFLOP/s, infinite in FLOP/s: the roofline would divide by it */
 	KT_CHECK(parse("{\"peak_gflops\":1e300,\"peak_gb_per_s\":1}", &p) == -EINVAL,
 		 "too large");
-	KT_CHECK(strstr(err.msg, "too large") != NULL, "%s", err.msg);
+	KT_CHECK(strstr(err.msg, "too large"), "%s", err.msg);
 	KT_CHECK(parse("[1,2]", &p) == -EINVAL, "not an object");
 	KT_CHECK(parse("{\"peak_gflops\":1,", &p) == -EINVAL, "truncated");
 }
@@ -94,7 +94,7 @@ static void test_sim_file(void)
 	/* the repository root from this file's path (tests/unit/test_peaks.c) */
 	snprintf(root, sizeof(root), "%s", __FILE__);
 	s = strstr(root, "/tests/unit/");
-	KT_CHECK(s != NULL, "built from the tree: %s", __FILE__);
+	KT_CHECK(s, "built from the tree: %s", __FILE__);
 	if (!s)
 		return;
 	*s = '\0';
@@ -114,7 +114,7 @@ static void test_sim_file(void)
 
 	memset(&err, 0, sizeof(err));
 	KT_CHECK(kprof_peaks_load("/nonexistent/peaks.json", &p, &err) == -ENOENT, "missing");
-	KT_CHECK(strstr(err.msg, "/nonexistent/peaks.json") != NULL, "%s", err.msg);
+	KT_CHECK(strstr(err.msg, "/nonexistent/peaks.json"), "%s", err.msg);
 }
 
 int main(void)

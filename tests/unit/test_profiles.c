@@ -6,6 +6,7 @@
  * <linux/kprof_sim.h>, ioctl command parsing, and malformed profiles.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_profile.h"
 #include "kprof_env.h"
 
@@ -27,7 +28,7 @@ static const struct kprof_profile *get(const struct kprof_profile *v, size_t n,
 {
 	const struct kprof_profile *p = kprof_profile_find(v, n, name);
 
-	KT_CHECK(p != NULL, "no built-in profile \"%s\"", name);
+	KT_CHECK(p, "no built-in profile \"%s\"", name);
 	return p;
 }
 
@@ -169,7 +170,7 @@ static void check_cmd_parse(void)
 		 c == _IOW('H', 3, union hl_cs_args), "%s", buf);
 	KT_CHECK(!kprof_ioctl_cmd_parse("_IOR('d', 0x40+0x04, 24)", &c, &err) &&
 		 c == _IOC(_IOC_READ, 'd', 0x44, 24), "_IOR sum");
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		err.msg[0] = '\0';
 		KT_CHECK(kprof_ioctl_cmd_parse(bad[i], &c, &err) == -EINVAL && err.msg[0],
 			 "'%s' accepted as 0x%x", bad[i], c);

@@ -80,7 +80,7 @@ int main(void)
 
 	/* a pipe is not a terminal: nothing is counted or written */
 	kprof_progress_init(&p, w, "capture", 0);
-	KT_CHECK(p.f == NULL, "off on a pipe");
+	KT_CHECK(!p.f, "off on a pipe");
 	kprof_progress_count(&p, buf.b, off);
 	KT_CHECK(kprof_progress_tick(&p, p.start_ns + 10 * KPROF_PROGRESS_PERIOD_NS) == 0, "no draw");
 	kprof_progress_report_cb(&p, 100, 1000, 0);
@@ -141,16 +141,16 @@ int main(void)
 			kprof_progress_done(&p);
 			drain_tty(m, out, sizeof(out));
 			KT_STR(out, "\0337\033[24;1H\033[2K\033[r\0338");
-			KT_CHECK(p.f == NULL, "off after done");
+			KT_CHECK(!p.f, "off after done");
 
 			/* a dumb terminal cannot keep a row: nothing, unless forced */
 			setenv("TERM", "dumb", 1);
 			kprof_progress_init(&p, t, "capture", 0);
-			KT_CHECK(p.f == NULL, "off on a dumb terminal");
+			KT_CHECK(!p.f, "off on a dumb terminal");
 			kprof_progress_init(&p, t, "capture", 1);
 			KT_CHECK(p.mode == KPROF_PROGRESS_LINES, "forced: whole lines");
 			kprof_progress_init(&p, t, "capture", -1);
-			KT_CHECK(p.f == NULL, "forced off");
+			KT_CHECK(!p.f, "forced off");
 			fclose(t);
 		}
 		if (m >= 0)

@@ -102,7 +102,7 @@ int main(void)
 			ret = count_all(tmp, sizeof(tmp), &nrec, &off, &err);
 			KT_CHECK(ret == KPROF_REC_BAD, "size %u: ret %d", sizes[i], ret);
 			KT_EQ_U64(nrec, 1);
-			KT_CHECK(strstr(err.msg, "offset 1032") != NULL,
+			KT_CHECK(strstr(err.msg, "offset 1032"),
 				 "message names the offset: %s", err.msg);
 		}
 	}

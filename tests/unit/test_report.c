@@ -56,7 +56,8 @@ static void marker(struct kprof_spool_writer *w, struct kprof_rec_marker *held, 
 }
 
 /* op i: launch at L = 1e9 + i * 20 ms (host), FW from L + 50 us for
- * 1 ms + i us of host time on every core; kernel 1 us inside FW */
+ * 1 ms + i us of host time on every core; kernel 1 us inside FW
+ */
 static double launch_at(int i) { return 1e9 + i * 20e6; }
 static double fw_len(int i) { return 1e6 + i * 1e3; }
 
@@ -296,7 +297,7 @@ int main(void)
 
 	snprintf(p, sizeof(p), "%s/ops.csv", dir);
 	ops = kt_slurp(p, NULL);
-	KT_CHECK(ops != NULL, "ops.csv");
+	KT_CHECK(ops, "ops.csv");
 	if (!ops)
 		return kt_done("test_report");
 	line_n(ops, 0, hdr, sizeof(hdr));
@@ -316,7 +317,8 @@ int main(void)
 		KT_EQ_U64(n, NOPS + 1);
 	}
 	/* op 7 (line 7): FW is host 1 ms + 7 us long; device times convert
-	 * back through the fit, so durations come out in host ns */
+	 * back through the fit, so durations come out in host ns
+	 */
 	line_n(ops, 7, l, sizeof(l));
 	field(l, 0, f, sizeof(f));
 	KT_STR(f, "matmul");
@@ -331,11 +333,13 @@ int main(void)
 	field(l, col(hdr, "DEVICE FW DURATION [ns]"), f, sizeof(f));
 	KT_NEAR(atof(f), fw_len(7), 15);
 	/* kernel: first start S + 1000 (core 0 BRISC), last end E - 1100
-	 * (core 3 BRISC; NCRISC ends 500 earlier) */
+	 * (core 3 BRISC; NCRISC ends 500 earlier)
+	 */
 	field(l, col(hdr, "DEVICE KERNEL DURATION [ns]"), f, sizeof(f));
 	KT_NEAR(atof(f), fw_len(7) - 2100, 15);
 	/* per core: from S + c*1000 + 1000 to E - (3-c)*1000 - 1100, i.e.
-	 * fw_len - 5100 on every core (test_agg covers unequal cores) */
+	 * fw_len - 5100 on every core (test_agg covers unequal cores)
+	 */
 	field(l, col(hdr, "DEVICE KERNEL DURATION PER CORE MIN [ns]"), f, sizeof(f));
 	KT_NEAR(atof(f), fw_len(7) - 5100, 15);
 	field(l, col(hdr, "DEVICE KERNEL DURATION PER CORE MAX [ns]"), f, sizeof(f));
@@ -348,7 +352,8 @@ int main(void)
 	field(l, col(hdr, "DEVICE NCRISC KERNEL DURATION [ns]"), f, sizeof(f));
 	KT_NEAR(atof(f), fw_len(7) - 2600, 15);
 	/* absolute times: within the fit's error bound (sync reads here have
-	 * up to +-60 ns asymmetric jitter) */
+	 * up to +-60 ns asymmetric jitter)
+	 */
 	field(l, col(hdr, "LAUNCH TO START [ns]"), f, sizeof(f));
 	KT_NEAR(atof(f), 50e3, bound);
 	field(l, col(hdr, "SYNC WAIT [ns]"), f, sizeof(f));
@@ -394,7 +399,7 @@ int main(void)
 		KT_CHECK(!strncmp(l, "0,0,0,BRISC,0,", 14) && strstr(l, ",0,1,,,BRISC-FW,ZONE_START,0,,"),
 			 "device_log row: %s", l);
 		/* core 3 of a 2x2 grid is x=1, y=1 */
-		KT_CHECK(strstr(s, "\n0,1,1,NCRISC,") != NULL, "core 3 coordinates");
+		KT_CHECK(strstr(s, "\n0,1,1,NCRISC,"), "core 3 coordinates");
 		free(s);
 	}
 	/* the device log we write is one tt-metal tools (and we) can read */
@@ -413,7 +418,7 @@ int main(void)
 	{
 		json_object *root = json_object_from_file(p), *v;
 
-		KT_CHECK(root != NULL, "params.json parses");
+		KT_CHECK(root, "params.json parses");
 		KT_CHECK(root && json_pointer_get(root, "/time_sync/fit/method", &v) == 0 &&
 			 !strcmp(json_object_get_string(v), "piecewise"), "fit method");
 		KT_CHECK(root && json_pointer_get(root, "/time_sync/fit/drift_ppm", &v) == 0 &&
@@ -461,7 +466,8 @@ int main(void)
 	}
 
 	/* trace.json: valid JSON; 4 core slices per op; launch and sync
-	 * slices; one flow (s + f) per op; a core group option */
+	 * slices; one flow (s + f) per op; a core group option
+	 */
 	for (int g = 1; g <= 2; g++) {
 		struct kprof_report_opts to = { .trace_group = (unsigned int)g };
 		json_object *root, *evs;
@@ -582,7 +588,8 @@ int main(void)
 		KT_CHECK(report_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops_filtered, 0);
 		/* the capture's own report saves the config; a later report
-		 * (as `kprofctl report DIR -o X`) applies its filter again */
+		 * (as `kprofctl report DIR -o X`) applies its filter again
+		 */
 		KT_CHECK(kprof_report_build(dir, NULL, &fo, &res, &err) == 0, "filter: %s", err.msg);
 		KT_CHECK(report_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops_filtered, NOPS / 2);
@@ -593,7 +600,8 @@ int main(void)
 	}
 
 	/* garbage: random bytes flipped in the device spool's records; the
-	 * report either works or says what is wrong, never crashes */
+	 * report either works or says what is wrong, never crashes
+	 */
 	{
 		char sp[600], bak[700], fz[400];
 		size_t len;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Spool files: round trip, header, truncated tail, corrupt middle, what
- * is not a regular file refused. */
+ * is not a regular file refused.
+ */
 #include "kt.h"
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
@@ -42,11 +43,11 @@ int main(void)
 
 	strcpy(info.name, "kprof_sim0");
 	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
-	KT_CHECK(od != NULL, "outdir: %s", err.msg);
+	KT_CHECK(od, "outdir: %s", err.msg);
 	if (!od)
 		return kt_done("test_spool");
 	w = kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, NULL, &err);
-	KT_CHECK(w != NULL, "create: %s", err.msg);
+	KT_CHECK(w, "create: %s", err.msg);
 	if (!w)
 		return kt_done("test_spool");
 	/* appends that split records across buffers, like a wrapped ring */
@@ -71,7 +72,7 @@ int main(void)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
 	r = kprof_spool_open(path, &err);
-	KT_CHECK(r != NULL, "open: %s", err.msg);
+	KT_CHECK(r, "open: %s", err.msg);
 	if (!r)
 		return kt_done("test_spool");
 	KT_STR(kprof_spool_header(r)->device.name, "kprof_sim0");
@@ -98,7 +99,8 @@ int main(void)
 	kprof_spool_free(r);
 
 	/* a file system that cannot mmap: falls back to read(), same records,
-	 * and still rewinds */
+	 * and still rewinds
+	 */
 	setenv("KPROF_SPOOL_NO_MMAP", "1", 1);
 	r = kprof_spool_open(path, &err);
 	for (int pass = 0; r && pass < 2; pass++) {
@@ -116,26 +118,27 @@ int main(void)
 	unsetenv("KPROF_SPOOL_NO_MMAP");
 
 	/* not a regular file: refused at once, never opened (a FIFO's open
-	 * would block with no writer), with a message naming the file */
+	 * would block with no writer), with a message naming the file
+	 */
 	{
 		char fifo[300];
 
 		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 		KT_CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
 		r = kprof_spool_open(fifo, &err);
-		KT_CHECK(r == NULL && strstr(err.msg, "FIFO") && strstr(err.msg, fifo),
+		KT_CHECK(!r && strstr(err.msg, "FIFO") && strstr(err.msg, fifo),
 			 "FIFO refused: %s", err.msg);
 		kprof_spool_free(r);
 		unlink(fifo);
 		r = kprof_spool_open("/dev/null", &err);
-		KT_CHECK(r == NULL && strstr(err.msg, "/dev/null is a character device"),
+		KT_CHECK(!r && strstr(err.msg, "/dev/null is a character device"),
 			 "device refused: %s", err.msg);
 		kprof_spool_free(r);
 	}
 
 	/* a spool is created only where none is: O_EXCL, never truncated */
 	w = kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, NULL, &err);
-	KT_CHECK(w == NULL && err.code == EEXIST, "second device spool: %s", err.msg);
+	KT_CHECK(!w && err.code == EEXIST, "second device spool: %s", err.msg);
 
 	/* crash mid-record: cut 20 bytes off the end */
 	{
@@ -185,7 +188,7 @@ int main(void)
 		fputs("hello, this is not a spool file at all, definitely not", f);
 		fclose(f);
 		r = kprof_spool_open(path, &err);
-		KT_CHECK(r == NULL && strstr(err.msg, "not a kprof spool"), "magic: %s",
+		KT_CHECK(!r && strstr(err.msg, "not a kprof spool"), "magic: %s",
 			 err.msg);
 	}
 

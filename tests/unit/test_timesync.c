@@ -136,7 +136,8 @@ int main(void)
 	}
 	/* sparse samples (1 s) and a rate that changes fast (+-50 ppm over
 	 * 4 s): the error between samples is the model's, not the reads';
-	 * the bound must still cover it */
+	 * the bound must still cover it
+	 */
 	{
 		struct kprof_sync_pt sp[40];
 		struct kprof_tsfit f;
@@ -165,7 +166,8 @@ int main(void)
 
 	/* slow reads (as under qemu TCG): 2-3.4 us windows with the device
 	 * read anywhere inside; smoothing over neighbours must bring p99
-	 * under 1 us where each sample alone is only good to +-1.7 us */
+	 * under 1 us where each sample alone is only good to +-1.7 us
+	 */
 	{
 		enum { M = 600 };
 		static struct kprof_sync_pt sp[M];

@@ -9,6 +9,7 @@
  * markers counted, none with core groups.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_outdir.h"
 #include "kprof_trace.h"
 
@@ -125,7 +126,7 @@ static char *write_trace(const char *dir, const char *name, uint32_t group,
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	t = kprof_trace_open(tod, name, &cfg, &err);
-	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
+	KT_CHECK(t, "open %s: %s", path, err.msg);
 	if (!t)
 		return path;
 	kprof_trace_clock(t, 0, 1000);
@@ -183,7 +184,8 @@ static const struct mk zmarks[] = {
 };
 
 /* Every line of path that contains "\"cat\":\"zone\"" or names a zone
- * track, concatenated. */
+ * track, concatenated.
+ */
 static char *zone_lines(const char *path)
 {
 	char *a = kt_slurp(path, NULL), *out, *o, *line, *save = NULL;
@@ -218,7 +220,7 @@ static char *zone_trace(const char *dir, const char *name, uint32_t group,
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	kprof_tsfit_linear(&fit, 1.0, 0);
 	zr.t = kprof_trace_open(tod, name, &cfg, &err);
-	KT_CHECK(zr.t != NULL, "open %s: %s", path, err.msg);
+	KT_CHECK(zr.t, "open %s: %s", path, err.msg);
 	if (!zr.t)
 		return path;
 	kprof_trace_zone_name(zr.t, 8, "inner");
@@ -232,8 +234,8 @@ static char *zone_trace(const char *dir, const char *name, uint32_t group,
 	ac.emit = zemit;
 	ac.ctx = &zr;
 	a = kprof_agg_new(&ac, &err);
-	KT_CHECK(a != NULL, "agg: %s", err.msg);
-	for (size_t i = 0; a && i < sizeof(zmarks) / sizeof(zmarks[0]); i++) {
+	KT_CHECK(a, "agg: %s", err.msg);
+	for (size_t i = 0; a && i < ARRAY_SIZE(zmarks); i++) {
 		const struct mk *k = &zmarks[i];
 		struct kprof_agg_marker m = { .op_seq = k->seq, .timestamp = k->ts,
 					      .core = k->core, .risc = k->risc,
@@ -253,7 +255,8 @@ static void zones(const char *dir)
 {
 	/* op 1's slices (core 0, then its zones by core, RISC, start; outer
 	 * first), then op 2's; each zone track named and sorted below its
-	 * core the first time */
+	 * core the first time
+	 */
 	static const char want[] =
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000000,\"name\":\"thread_name\",\"args\":{\"name\":\"core 0 (0,0) BRISC\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000000,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":1}},\n"
@@ -346,7 +349,7 @@ static void spilled(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/spill.json", dir);
 	t = spill_feed("spill.json", &err);
-	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
+	KT_CHECK(t, "open %s: %s", path, err.msg);
 	if (!t)
 		return;
 	spill_ops(t);
@@ -360,10 +363,11 @@ static void spilled(const char *dir)
 	free(text);
 
 	/* no file can be opened any more (the lowest free fd is the limit):
-	 * no run can be written, the file itself still is */
+	 * no run can be written, the file itself still is
+	 */
 	snprintf(path, sizeof(path), "%s/spill2.json", dir);
 	t = spill_feed("spill2.json", &err);
-	KT_CHECK(t != NULL, "open %s: %s", path, err.msg);
+	KT_CHECK(t, "open %s: %s", path, err.msg);
 	if (!t)
 		return;
 	probe = dup(0);
@@ -390,7 +394,7 @@ int main(void)
 	size_t n;
 
 	tod = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
-	KT_CHECK(tod != NULL, "outdir: %s", err.msg);
+	KT_CHECK(tod, "outdir: %s", err.msg);
 	if (!tod)
 		return kt_done("test_trace");
 
@@ -402,7 +406,7 @@ int main(void)
 
 		p = write_trace(dir, "core.json", 1, 0, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
-		expect(s, n, want, sizeof(want) / sizeof(want[0]), "per core");
+		expect(s, n, want, ARRAY_SIZE(want), "per core");
 		KT_EQ_U64(nclock, 1);
 		KT_EQ_U64(nflow, 1);	/* op 1 had a launch: its "f" end */
 		a = kt_slurp(p, NULL);
@@ -431,7 +435,7 @@ int main(void)
 
 		p = write_trace(dir, "group.json", 2, 0, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
-		expect(s, n, want, sizeof(want) / sizeof(want[0]), "group of 2");
+		expect(s, n, want, ARRAY_SIZE(want), "group of 2");
 		a = kt_slurp(p, NULL);
 		KT_CHECK(a && strstr(a, "\"args\":{\"name\":\"cores 2-3\"}"), "group track name");
 		free(a);
@@ -444,7 +448,7 @@ int main(void)
 
 		p = write_trace(dir, "dev8.json", 1, 8, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
-		expect(s, n, want, sizeof(want) / sizeof(want[0]), "of 8 device cores");
+		expect(s, n, want, ARRAY_SIZE(want), "of 8 device cores");
 		/* a device core count below the cores seen: of the cores seen */
 		p = write_trace(dir, "dev2.json", 1, 2, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);

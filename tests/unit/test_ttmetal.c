@@ -6,6 +6,7 @@
  * independently with awk over the real files (see docs/formats.md).
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_ttmetal.h"
@@ -114,12 +115,13 @@ int main(void)
 	struct kprof_report_result res;
 	struct collect c;
 
-	KT_CHECK(dd != NULL, "set KPROF_TTMETAL_DATA");
+	KT_CHECK(dd, "set KPROF_TTMETAL_DATA");
 	if (!dd)
 		return kt_done("test_ttmetal");
 
 	/* 1. wormhole, 15 columns: figures from awk (first FW start to last
-	 * FW end over all cores and RISCs per run host ID) */
+	 * FW end over all cores and RISCs per run host ID)
+	 */
 	snprintf(path, sizeof(path), "%s/wormhole_b0_profile_log_device.csv", dd);
 	snprintf(out, sizeof(out), "%s/wh", dir);
 	KT_CHECK(tt_report(path, out, &res, &err) == 0, "wormhole: %s", err.msg);
@@ -127,7 +129,7 @@ int main(void)
 	KT_EQ_U64(res.markers, 2704);
 	snprintf(path, sizeof(path), "%s/ops.csv", out);
 	csv = kt_slurp(path, NULL);
-	KT_CHECK(csv != NULL, "ops.csv");
+	KT_CHECK(csv, "ops.csv");
 	if (csv) {
 		check_cell(csv, "1027", "DEVICE FW DURATION [ns]", "5356");
 		check_cell(csv, "2051", "DEVICE FW DURATION [ns]", "610216");
@@ -186,7 +188,8 @@ int main(void)
 	/* 2. ttnn-visualizer fixture, 13 columns with TS_DATA rows. Its
 	 * ops_perf_results.csv (same run) gives DEVICE FW DURATION 8608 for
 	 * 2048 and 8533 for 4096 and BRISC kernel 7467 / 7380; those ops are
-	 * complete in the trimmed log (others are not: one core only). */
+	 * complete in the trimmed log (others are not: one core only).
+	 */
 	snprintf(path, sizeof(path), "%s/ttnn_visualizer_smoke_profile_log_device.csv", dd);
 	snprintf(out, sizeof(out), "%s/smoke", dir);
 	KT_CHECK(tt_report(path, out, &res, &err) == 0, "smoke: %s", err.msg);
@@ -254,7 +257,8 @@ int main(void)
 		}
 	}
 	/* 13-column variant with run ID and run host ID: run host ID wins;
-	 * quoted fields with commas; Max Compute Cores */
+	 * quoted fields with commas; Max Compute Cores
+	 */
 	{
 		static const char t13[] =
 			"ARCH: blackhole, CHIP_FREQ[MHz]: 1350, Max Compute Cores: 120\n"
@@ -304,7 +308,7 @@ int main(void)
 			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
 			  "0,1,1,,1,100,0,7,BRISC-FW,begin,1,x\n", ":3:" },
 		};
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 			int r = parse_str(bad[i].text, &c, &info, &err);
 
 			KT_CHECK(r < 0 && strstr(err.msg, bad[i].want),

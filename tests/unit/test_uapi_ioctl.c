@@ -7,6 +7,7 @@
  * the sim in 0x80-0x8F of it, and no two commands share a number.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 
 #include <linux/kprof.h>
 #include <linux/kprof_sim.h>
@@ -30,12 +31,12 @@ int main(void)
 		{ "SIM_LAUNCH", KPROF_SIM_IOC_LAUNCH, 1 },
 		{ "SIM_SYNC", KPROF_SIM_IOC_SYNC, 1 },
 	};
-	size_t n = sizeof(cmds) / sizeof(cmds[0]);
+	size_t n = ARRAY_SIZE(cmds);
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned int type = _IOC_TYPE(cmds[i].cmd), nr = _IOC_NR(cmds[i].cmd);
 
-		for (size_t t = 0; t < sizeof(taken) / sizeof(taken[0]); t++)
+		for (size_t t = 0; t < ARRAY_SIZE(taken); t++)
 			KT_CHECK(type != taken[t], "%s: type 0x%02X belongs to another driver",
 				 cmds[i].name, type);
 		KT_CHECK(type == 0xBB, "%s: type 0x%02X, not kprof's 0xBB", cmds[i].name, type);

@@ -41,7 +41,7 @@ static void check_parse(void)
 		KT_CHECK(!kprof_user_parse(num, &u, &err) && u.uid == nuid &&
 			 !strcmp(u.name, "nobody"), "nobody by number: %s", err.msg);
 	}
-	KT_CHECK(getpwuid(NO_SUCH_UID) == NULL, "uid %u exists here", NO_SUCH_UID);
+	KT_CHECK(!getpwuid(NO_SUCH_UID), "uid %u exists here", NO_SUCH_UID);
 	KT_CHECK(!kprof_user_parse("4000001", &u, &err) && u.uid == NO_SUCH_UID &&
 		 u.gid == NO_SUCH_UID && !u.name[0] && !u.ngroups,
 		 "uid without passwd entry: %s", err.msg);

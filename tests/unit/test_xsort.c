@@ -91,9 +91,9 @@ int main(void)
 	struct kprof_err err = { 0 };
 	struct kprof_outdir *od;
 
-	KT_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	KT_CHECK(mkdtemp(dir), "mkdtemp");
 	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
-	KT_CHECK(od != NULL, "outdir: %s", err.msg);
+	KT_CHECK(od, "outdir: %s", err.msg);
 	if (!od)
 		return kt_done("test_xsort");
 	check(od, 0, 16, 0, 0);

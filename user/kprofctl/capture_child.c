@@ -91,7 +91,8 @@ int capture_child_fork(struct capture_child *ch, char **argv,
 
 	memset(ch, 0, sizeof(*ch));
 	ch->pid = -1;
-	ch->go_fd = ch->ex_fd = -1;
+	ch->go_fd = -1;
+	ch->ex_fd = -1;
 	if (pipe2(go, O_CLOEXEC))
 		goto pipe_fail;
 	if (pipe2(ex, O_CLOEXEC)) {
@@ -242,7 +243,8 @@ void capture_child_abandon(struct capture_child *ch)
 		close(ch->go_fd);
 	if (ch->ex_fd >= 0)
 		close(ch->ex_fd);
-	ch->go_fd = ch->ex_fd = -1;
+	ch->go_fd = -1;
+	ch->ex_fd = -1;
 	if (ch->pid > 0 && !ch->exited) {
 		/* it is only kprofctl's own code so far: no grace needed */
 		kill(ch->pid, SIGKILL);

@@ -12,14 +12,17 @@
 #include "capture_child.h"
 #include "capture_nvidia.h"
 #include "capture_perf.h"
-#include "kprof.h"
 #include "kprof_bpf.h"
+#include "kprof_clockstate.h"
 #include "kprof_cpufreq.h"
 #include "kprof_dev.h"
+#include "kprof_err.h"
 #include "kprof_outdir.h"
-#include "kprof_profile.h"
 #include "kprof_peaks.h"
+#include "kprof_profile.h"
 #include "kprof_progress.h"
+#include "kprof_report.h"
+#include "kprof_spool.h"
 #include "kprof_user.h"
 
 #include <errno.h>
@@ -43,21 +46,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-
-/*
- * kprof_bpf.c is in libkprof.a only when the BPF skeletons were built
- * (user/Makefile looks for skeleton headers in $(BUILD)/bpf, which is on the include
- * path): the same test here lets kprofctl build without them and say so
- * at run time.
- */
-#if defined(__has_include)
-#if __has_include("kprof_ioctl.skel.h")
-#define HAVE_BPF 1
-#endif
-#endif
-#ifndef HAVE_BPF
-#define HAVE_BPF 0
-#endif
 
 #define DEFAULT_EVENTS	"cycles,instructions"
 #define DRAIN_BUF	(1U << 20)
@@ -172,7 +160,8 @@ struct capture_opts {
 	int cmd_argc;
 };
 
-struct capture {
+/* One kprof.ko capture being run: its device, spools, workload and loop. */
+struct capture_session {
 	struct capture_opts *o;
 	char dir[4096];
 	struct kprof_outdir *od;	/* dir, held open from check_dir on */
@@ -213,142 +202,143 @@ struct capture {
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
 
-static int parse_opts(int argc, char **argv, struct capture_opts *o)
+static const struct option capture_long_opts[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
+	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
+	{ "paused", no_argument, NULL, OPT_PAUSED },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
+	{ "bpf-hook", required_argument, NULL, OPT_BPF_HOOK },
+	{ "dev-node", required_argument, NULL, OPT_DEV_NODE },
+	{ "launch-ioctl", required_argument, NULL, OPT_LAUNCH_IOCTL },
+	{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
+	{ "peaks", required_argument, NULL, OPT_PEAKS },
+	{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "user", required_argument, NULL, 'u' },
+	{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * One option of capture's command line into o: 0, -1 after --help, or
+ * the usage error's exit status.
+ */
+static int parse_one_opt(struct capture_opts *o, int c, char **argv)
 {
-	static const struct option opts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
-		{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
-		{ "paused", no_argument, NULL, OPT_PAUSED },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
-		{ "bpf-hook", required_argument, NULL, OPT_BPF_HOOK },
-		{ "dev-node", required_argument, NULL, OPT_DEV_NODE },
-		{ "launch-ioctl", required_argument, NULL, OPT_LAUNCH_IOCTL },
-		{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
-		{ "peaks", required_argument, NULL, OPT_PEAKS },
-		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "user", required_argument, NULL, 'u' },
-		{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kprof_err err = { 0 };
 	uint32_t cmd;
 	uint64_t sz;
 	char *end;
-	int c;
 
-	memset(o, 0, sizeof(*o));
-	o->events = DEFAULT_EVENTS;
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at CMD, so that its own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+d:o:fe:u:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &o->dev_id))
-				return kprofctl_usage_error("capture", "bad device number '%s'", optarg);
-			o->have_dev = 1;
-			break;
-		case 'o':
-			if (!*optarg)
-				return kprofctl_usage_error("capture", "empty output directory");
-			o->outdir = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'u':
-			if (!*optarg)
-				return kprofctl_usage_error("capture", "empty --user");
-			o->user = optarg;
-			break;
-		case OPT_OP_FILTER:
-			if (!*optarg)
-				return kprofctl_usage_error("capture", "empty --op-filter");
-			o->op_filter = optarg;
-			break;
-		case OPT_RING_SIZE:
-			if (kprofctl_parse_size(optarg, &sz) || sz < KPROF_RING_SIZE_MIN ||
-			    sz > KPROF_RING_SIZE_MAX || (sz & (sz - 1)))
-				return kprofctl_usage_error("capture",
-					"--ring-size '%s': a power of two from 64K to 256M", optarg);
-			o->ring_size = (uint32_t)sz;
-			break;
-		case OPT_PAUSED:
-			o->paused = 1;
-			break;
-		case OPT_DURATION:
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o->duration > 0) ||
-			    o->duration > 7 * 86400.0)
-				return kprofctl_usage_error("capture",
-					"--duration '%s': seconds, > 0", optarg);
-			break;
-		case OPT_NO_BPF:
-			o->no_bpf = 1;
-			break;
-		case OPT_BPF_HOOK:
-			o->bpf_hook = optarg;
-			break;
-		case OPT_DEV_NODE:
-			o->dev_node = optarg;
-			break;
-		case OPT_LAUNCH_IOCTL:
-		case OPT_SYNC_IOCTL:
-			if (kprof_ioctl_cmd_parse(optarg, &cmd, &err))
-				return kprofctl_usage_error("capture", "%s: %s",
-					c == OPT_LAUNCH_IOCTL ? "--launch-ioctl" : "--sync-ioctl",
-					err.msg);
-			if (c == OPT_LAUNCH_IOCTL)
-				o->launch_ioctl = optarg;
-			else
-				o->sync_ioctl = optarg;
-			break;
-		case OPT_PROFILE:
-			o->profile = optarg;
-			break;
-		case OPT_NO_DEVLOG:
-			o->no_devlog = 1;
-			break;
-		case OPT_PEAKS:
-			/* checked once the workload's user is known (check_peaks) */
-			o->peaks = optarg;
-			break;
-		case OPT_TRACE_GROUP:
-			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
-				return kprofctl_usage_error("capture",
-					"--trace-group wants a core count 1..65536, not '%s'", optarg);
-			break;
-		case OPT_PROGRESS:
-			o->progress = 1;
-			break;
-		case OPT_DRAIN_DELAY:
-			if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
-				return kprofctl_usage_error("capture",
-					"--test-drain-delay '%s': milliseconds, 0..10000", optarg);
-			break;
-		case 'h':
-			capture_usage(stdout);
-			return -1;
-		default:
-			return kprofctl_usage_error("capture", "unknown or incomplete option '%s'",
-						    argv[optind - 1]);
-		}
+	switch (c) {
+	case 'd':
+		if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &o->dev_id))
+			return kprofctl_usage_error("capture", "bad device number '%s'", optarg);
+		o->have_dev = 1;
+		break;
+	case 'o':
+		if (!*optarg)
+			return kprofctl_usage_error("capture", "empty output directory");
+		o->outdir = optarg;
+		break;
+	case 'f':
+		o->force = 1;
+		break;
+	case 'e':
+		o->events = optarg;
+		break;
+	case 'u':
+		if (!*optarg)
+			return kprofctl_usage_error("capture", "empty --user");
+		o->user = optarg;
+		break;
+	case OPT_OP_FILTER:
+		if (!*optarg)
+			return kprofctl_usage_error("capture", "empty --op-filter");
+		o->op_filter = optarg;
+		break;
+	case OPT_RING_SIZE:
+		if (kprofctl_parse_size(optarg, &sz) || sz < KPROF_RING_SIZE_MIN ||
+		    sz > KPROF_RING_SIZE_MAX || (sz & (sz - 1)))
+			return kprofctl_usage_error("capture",
+				"--ring-size '%s': a power of two from 64K to 256M", optarg);
+		o->ring_size = (uint32_t)sz;
+		break;
+	case OPT_PAUSED:
+		o->paused = 1;
+		break;
+	case OPT_DURATION:
+		errno = 0;
+		o->duration = strtod(optarg, &end);
+		if (errno || *end || end == optarg || !(o->duration > 0) ||
+		    o->duration > 7 * 86400.0)
+			return kprofctl_usage_error("capture",
+				"--duration '%s': seconds, > 0", optarg);
+		break;
+	case OPT_NO_BPF:
+		o->no_bpf = 1;
+		break;
+	case OPT_BPF_HOOK:
+		o->bpf_hook = optarg;
+		break;
+	case OPT_DEV_NODE:
+		o->dev_node = optarg;
+		break;
+	case OPT_LAUNCH_IOCTL:
+	case OPT_SYNC_IOCTL:
+		if (kprof_ioctl_cmd_parse(optarg, &cmd, &err))
+			return kprofctl_usage_error("capture", "%s: %s",
+				c == OPT_LAUNCH_IOCTL ? "--launch-ioctl" : "--sync-ioctl",
+				err.msg);
+		if (c == OPT_LAUNCH_IOCTL)
+			o->launch_ioctl = optarg;
+		else
+			o->sync_ioctl = optarg;
+		break;
+	case OPT_PROFILE:
+		o->profile = optarg;
+		break;
+	case OPT_NO_DEVLOG:
+		o->no_devlog = 1;
+		break;
+	case OPT_PEAKS:
+		/* checked once the workload's user is known (check_peaks) */
+		o->peaks = optarg;
+		break;
+	case OPT_TRACE_GROUP:
+		if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
+			return kprofctl_usage_error("capture",
+				"--trace-group wants a core count 1..65536, not '%s'", optarg);
+		break;
+	case OPT_PROGRESS:
+		o->progress = 1;
+		break;
+	case OPT_DRAIN_DELAY:
+		if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
+			return kprofctl_usage_error("capture",
+				"--test-drain-delay '%s': milliseconds, 0..10000", optarg);
+		break;
+	case 'h':
+		capture_usage(stdout);
+		return -1;
+	default:
+		return kprofctl_usage_error("capture", "unknown or incomplete option '%s'",
+					    argv[optind - 1]);
 	}
-	o->cmd = argv + optind;
-	o->cmd_argc = argc - optind;
+	return 0;
+}
+
+/* The options against each other, once all are read: 0 or the status. */
+static int check_opts(struct capture_opts *o)
+{
 	if (!o->have_dev)
 		return kprofctl_usage_error("capture", "--device N is required");
 	if (!o->cmd_argc && !o->duration)
@@ -372,11 +362,30 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 	return 0;
 }
 
+static int parse_opts(int argc, char **argv, struct capture_opts *o)
+{
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	o->events = DEFAULT_EVENTS;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at CMD, so that its own options stay its own. */
+	while ((c = getopt_long(argc, argv, "+d:o:fe:u:h", capture_long_opts, NULL)) != -1) {
+		r = parse_one_opt(o, c, argv);
+		if (r)
+			return r;
+	}
+	o->cmd = argv + optind;
+	o->cmd_argc = argc - optind;
+	return check_opts(o);
+}
+
 /* ------------------------------------------------------------------ */
 /* Draining                                                            */
 /* ------------------------------------------------------------------ */
 
-static void spool_fail(struct capture *c, const struct kprof_err *err)
+static void spool_fail(struct capture_session *c, const struct kprof_err *err)
 {
 	if (!c->spool_error)
 		kprofctl_err("writing the raw spool failed: %s; stopping the capture (data so far kept)",
@@ -385,7 +394,7 @@ static void spool_fail(struct capture *c, const struct kprof_err *err)
 }
 
 /* Copy everything the device ring holds into the spool. */
-static void drain_device(struct capture *c)
+static void drain_device(struct capture_session *c)
 {
 	struct kprof_err err = { 0 };
 	ssize_t n;
@@ -428,7 +437,7 @@ static void drain_device(struct capture *c)
 
 static int on_host_event(const struct kprof_host_event *ev, void *ctx)
 {
-	struct capture *c = ctx;
+	struct capture_session *c = ctx;
 	struct kprof_err err = { 0 };
 
 	c->host_events++;
@@ -438,64 +447,13 @@ static int on_host_event(const struct kprof_host_event *ev, void *ctx)
 	return 0;
 }
 
-#if HAVE_BPF
-static void drain_bpf(struct capture *c)
+static void drain_bpf(struct capture_session *c)
 {
 	if (c->bpf)
 		kprof_bpf_consume(c->bpf);
 }
-#else
-/* Stand-ins: without skeletons there is never a c->bpf. */
-static void drain_bpf(struct capture *c)
-{
-	(void)c;
-}
 
-int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
-		   struct kprof_bpf **out, struct kprof_err *err)
-{
-	(void)t, (void)cb, (void)ctx, (void)out;
-	return kprof_err_set(err, ENOTSUP,
-			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
-}
-
-int kprof_bpf_fd(const struct kprof_bpf *b)
-{
-	(void)b;
-	return -1;
-}
-
-int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
-{
-	(void)b, (void)st;
-	return -ENOTSUP;
-}
-
-const char *kprof_bpf_hook_name(const struct kprof_bpf *b)
-{
-	(void)b;
-	return "";
-}
-
-const char *kprof_bpf_fallback_log(const struct kprof_bpf *b)
-{
-	(void)b;
-	return "";
-}
-
-void kprof_bpf_close(struct kprof_bpf *b)
-{
-	(void)b;
-}
-
-int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
-{
-	(void)s, (void)out;
-	return -1;
-}
-#endif
-
-static void flush_spools(struct capture *c)
+static void flush_spools(struct capture_session *c)
 {
 	struct kprof_err err = { 0 };
 
@@ -509,7 +467,7 @@ static void flush_spools(struct capture *c)
 /* Set-up                                                              */
 /* ------------------------------------------------------------------ */
 
-static int open_device(struct capture *c)
+static int open_device(struct capture_session *c)
 {
 	char msg[256];
 	int r;
@@ -531,7 +489,7 @@ static int open_device(struct capture *c)
 	return 0;
 }
 
-static int start_capture(struct capture *c)
+static int start_capture(struct capture_session *c)
 {
 	struct kprof_device_info now;
 	int r;
@@ -585,7 +543,7 @@ static int start_capture(struct capture *c)
  * kprof_sim0) when it matches the profile's glob; else the glob's only
  * match.
  */
-static int profile_node(struct capture *c, const struct kprof_profile *p,
+static int profile_node(struct capture_session *c, const struct kprof_profile *p,
 			char *node, size_t len)
 {
 	const char *base = strrchr(p->node, '/');
@@ -613,7 +571,7 @@ static int profile_node(struct capture *c, const struct kprof_profile *p,
 }
 
 /* Which driver profile applies: --profile, --dev-node, or the backend's. */
-static int pick_profile(struct capture *c, struct kprof_profile *out)
+static int pick_profile(struct capture_session *c, struct kprof_profile *out)
 {
 	struct kprof_profile *all = NULL;
 	const struct kprof_profile *p = NULL;
@@ -661,7 +619,7 @@ static int pick_profile(struct capture *c, struct kprof_profile *out)
 	return 0;
 }
 
-static int setup_bpf(struct capture *c)
+static int setup_bpf(struct capture_session *c)
 {
 	struct kprof_profile prof;
 	struct kprof_bpf_target t;
@@ -711,7 +669,7 @@ static int setup_bpf(struct capture *c)
 	return 0;
 }
 
-static int default_dir(struct capture *c)
+static int default_dir(struct capture_session *c)
 {
 	char stamp[32];
 	time_t now = time(NULL);
@@ -728,7 +686,7 @@ static int default_dir(struct capture *c)
  * workload's user: under sudo, root must not read for the user a file the
  * user could not (its numbers would reach params.json).
  */
-static int check_peaks(struct capture *c)
+static int check_peaks(struct capture_session *c)
 {
 	struct kprof_err err = { 0 };
 	struct kprof_peaks pk;
@@ -748,7 +706,7 @@ static int check_peaks(struct capture *c)
 }
 
 /* Opens the output directory: a new capture starts from an empty raw/. */
-static int check_dir(struct capture *c)
+static int check_dir(struct capture_session *c)
 {
 	if (c->o->outdir)
 		snprintf(c->dir, sizeof(c->dir), "%s", c->o->outdir);
@@ -762,7 +720,7 @@ static int check_dir(struct capture *c)
 	return c->od ? 0 : -1;
 }
 
-static int open_spools(struct capture *c)
+static int open_spools(struct capture_session *c)
 {
 	struct kprof_err err = { 0 };
 
@@ -785,7 +743,7 @@ static int open_spools(struct capture *c)
 /* Event loop                                                          */
 /* ------------------------------------------------------------------ */
 
-static void toggle_pause(struct capture *c)
+static void toggle_pause(struct capture_session *c)
 {
 	int r = c->paused ? kprof_dev_capture_resume(&c->dev)
 			  : kprof_dev_capture_pause(&c->dev);
@@ -801,7 +759,7 @@ static void toggle_pause(struct capture *c)
 }
 
 /* The kernel ended the capture (device removed, DMA timeout). */
-static void device_hup(struct capture *c)
+static void device_hup(struct capture_session *c)
 {
 	uint32_t st = kprof_dev_ring_state(&c->dev);
 
@@ -844,10 +802,10 @@ static const char *sig_name(int sig, char *buf, size_t len)
 }
 
 /* Say why CMD's process group is to be ended (the first reason wins). */
-static void stop_because(struct capture *c, const char *fmt, ...)
+static void stop_because(struct capture_session *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void stop_because(struct capture *c, const char *fmt, ...)
+static void stop_because(struct capture_session *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -859,7 +817,7 @@ static void stop_because(struct capture *c, const char *fmt, ...)
 }
 
 /* Ctrl-C, SIGTERM, SIGHUP: the first asks CMD's group to stop, a second ends it. */
-static int on_stop_signal(struct capture *c, int sig, int stopping)
+static int on_stop_signal(struct capture_session *c, int sig, int stopping)
 {
 	char name[32];
 
@@ -879,7 +837,7 @@ static int on_stop_signal(struct capture *c, int sig, int stopping)
 	return 0;
 }
 
-static void run_loop(struct capture *c)
+static void run_loop(struct capture_session *c)
 {
 	struct epoll_event evs[8];
 	struct timespec sig_at = { 0 };
@@ -963,7 +921,7 @@ static void run_loop(struct capture *c)
 /* Keeps the ring drained while CMD's group is being stopped. */
 static void drain_tick(void *ctx)
 {
-	struct capture *c = ctx;
+	struct capture_session *c = ctx;
 
 	drain_device(c);
 	drain_bpf(c);
@@ -975,7 +933,7 @@ static void drain_tick(void *ctx)
  * A stop flushes only what fits in the ring; markers beyond that would be
  * gone without a LOST record.
  */
-static void settle(struct capture *c)
+static void settle(struct capture_session *c)
 {
 	struct pollfd pfd = { .fd = c->dev.fd, .events = POLLIN };
 	struct timespec t0, win;
@@ -1002,7 +960,7 @@ static void settle(struct capture *c)
 }
 
 /* Stop the capture and take everything the kernel still delivers. */
-static void final_drain(struct capture *c)
+static void final_drain(struct capture_session *c)
 {
 	struct pollfd pfd = { .fd = c->dev.fd, .events = POLLIN };
 	struct timespec t0;
@@ -1097,7 +1055,7 @@ static struct json_object *clock_json(const struct kprof_clock_state *cs)
 	return o;
 }
 
-static char *config_json(struct capture *c)
+static char *config_json(struct capture_session *c)
 {
 	struct json_object *o = json_object_new_object(), *a, *x;
 	unsigned int i;
@@ -1205,7 +1163,7 @@ static char *config_json(struct capture *c)
 	return s;
 }
 
-static void close_spools(struct capture *c)
+static void close_spools(struct capture_session *c)
 {
 	struct kprof_err err = { 0 };
 
@@ -1225,7 +1183,7 @@ static void close_spools(struct capture *c)
 	}
 }
 
-static int write_results(struct capture *c)
+static int write_results(struct capture_session *c)
 {
 	struct kprof_report_opts ro = { .version = KPROF_VERSION };
 	struct kprof_report_result res;
@@ -1294,7 +1252,7 @@ static int write_results(struct capture *c)
 	return 0;
 }
 
-static int exit_status(const struct capture *c)
+static int exit_status(const struct capture_session *c)
 {
 	if (c->child.exec_errno)
 		return c->child.exec_errno == ENOENT ? 127 : 126;
@@ -1313,12 +1271,175 @@ static int exit_status(const struct capture *c)
 
 /* ------------------------------------------------------------------ */
 
+static void session_init(struct capture_session *c, struct capture_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	kprof_progress_init(&c->prog, stderr, "capture", o->progress);
+	c->dev.fd = -1;
+	c->epfd = -1;
+	c->sigfd = -1;
+	c->timerfd = -1;
+	c->durfd = -1;
+	c->child.pid = -1;
+	c->child.go_fd = -1;
+	c->child.ex_fd = -1;
+}
+
+/* Signals arrive through signalfd; the command gets the old mask. */
+static void block_signals(sigset_t *mask, sigset_t *oldmask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGCHLD);
+	sigaddset(mask, SIGUSR1);
+	sigaddset(mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, mask, oldmask);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* CMD forked but held before exec, its counters open; 0 or -1 (said). */
+static int start_workload(struct capture_session *c, const sigset_t *oldmask)
+{
+	struct capture_opts *o = c->o;
+	char msg[1024];
+
+	if (!o->cmd_argc) {
+		if (o->events && strcmp(o->events, DEFAULT_EVENTS) && strcmp(o->events, "none"))
+			kprofctl_warn("--events counts a command's events; ignored with --duration");
+		return 0;
+	}
+	if (capture_child_fork(&c->child, o->cmd, &c->run_as, oldmask))
+		return -1;
+	if (capture_perf_open(&c->perf, o->events, c->child.pid, msg, sizeof(msg))) {
+		kprofctl_err("%s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The --duration timer, added to the loop; 0 or -1 (said). */
+static int arm_duration(struct capture_session *c)
+{
+	double d = c->o->duration;
+	struct itimerspec it = { 0 };
+
+	c->durfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->durfd < 0) {
+		kprofctl_err("timerfd: %s", strerror(errno));
+		return -1;
+	}
+	it.it_value.tv_sec = (time_t)d;
+	it.it_value.tv_nsec = (long)((d - (double)(time_t)d) * 1e9);
+	if (!it.it_value.tv_sec && !it.it_value.tv_nsec)
+		it.it_value.tv_nsec = 1;
+	timerfd_settime(c->durfd, 0, &it, NULL);
+	epoll_add(c->epfd, c->durfd, EPOLLIN);
+	return 0;
+}
+
+/* The loop's epoll set: device, signals, the tick, BPF; 0 or -1 (said). */
+static int setup_loop(struct capture_session *c, const sigset_t *mask)
+{
+	struct itimerspec tick = {
+		.it_interval = { 0, TICK_MS * 1000000L },
+		.it_value = { 0, TICK_MS * 1000000L },
+	};
+
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	c->sigfd = signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	c->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->epfd < 0 || c->sigfd < 0 || c->timerfd < 0) {
+		kprofctl_err("epoll/signalfd/timerfd: %s", strerror(errno));
+		return -1;
+	}
+	timerfd_settime(c->timerfd, 0, &tick, NULL);
+	if (c->o->duration && arm_duration(c))
+		return -1;
+	epoll_add(c->epfd, c->dev.fd, EPOLLIN);
+	epoll_add(c->epfd, c->sigfd, EPOLLIN);
+	epoll_add(c->epfd, c->timerfd, EPOLLIN);
+	if (c->bpf)
+		epoll_add(c->epfd, kprof_bpf_fd(c->bpf), EPOLLIN);
+	return 0;
+}
+
+/* Releases CMD, runs the loop until the capture ends, stops CMD. */
+static void run_capture(struct capture_session *c)
+{
+	struct capture_opts *o = c->o;
+	int r;
+
+	if (o->paused)
+		fprintf(stderr, "kprofctl: capture starts paused; 'kill -USR1 %d' resumes it\n",
+			(int)getpid());
+	clock_gettime(CLOCK_MONOTONIC, &c->t_start);
+	r = o->cmd_argc ? capture_child_release(&c->child, o->cmd[0]) : 0;
+	if (!r)
+		run_loop(c);
+	clock_gettime(CLOCK_MONOTONIC, &c->t_end);
+	/* Whatever ended the loop, nothing of CMD outlives the capture. */
+	capture_child_stop(&c->child, c->stop_why[0] ? c->stop_why : "the capture ended",
+			   drain_tick, c);
+}
+
+/* Drains what is left, writes the results; returns the exit status. */
+static int finish_capture(struct capture_session *c)
+{
+	struct capture_opts *o = c->o;
+	int rc;
+
+	final_drain(c);
+	kprof_progress_done(&c->prog);
+	capture_perf_read(&c->perf);
+	if (kprof_dev_clock_get(&c->dev, &c->clk_end))
+		c->clk_end = c->clk_start;
+	if (c->device_gone)
+		kprofctl_err("device %u was removed during the capture; results so far are kept",
+			     o->dev_id);
+	close_spools(c);
+	rc = write_results(c) ? KPROFCTL_EXIT_FAIL : 0;
+	/* A --duration capture stopped early by Ctrl-C still succeeded. */
+	if (o->cmd_argc)
+		rc = exit_status(c) ? exit_status(c) : rc;
+	if (c->device_gone || c->ring_error || c->spool_error)
+		rc = rc ? rc : KPROFCTL_EXIT_FAIL;
+	return rc;
+}
+
+/* Undoes whatever of the set-up was done; started: the capture began. */
+static void session_release(struct capture_session *c, int started)
+{
+	if (c->child.go_fd >= 0)
+		capture_child_abandon(&c->child);	/* set-up failed: never ran */
+	else
+		capture_child_stop(&c->child, "kprofctl is exiting", NULL, NULL);
+	if (!started && c->dev.fd >= 0)
+		kprof_dev_capture_stop(&c->dev);
+	close_spools(c);
+	capture_perf_close(&c->perf);
+	if (c->bpf)
+		kprof_bpf_close(c->bpf);
+	if (c->epfd >= 0)
+		close(c->epfd);
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+	if (c->timerfd >= 0)
+		close(c->timerfd);
+	if (c->durfd >= 0)
+		close(c->durfd);
+	kprof_dev_close(&c->dev);
+	kprof_outdir_drop_new(c->od);	/* failed before the first spool */
+	kprof_outdir_close(c->od);
+	free(c->buf);
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct capture_opts o;
-	struct capture c;
+	struct capture_session c;
 	sigset_t mask, oldmask;
-	char msg[1024];
 	struct kprof_err err = { 0 };
 	int r, rc = KPROFCTL_EXIT_FAIL, started = 0;
 
@@ -1327,14 +1448,7 @@ int cmd_capture(int argc, char **argv)
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
-
-	memset(&c, 0, sizeof(c));
-	c.o = &o;
-	kprof_progress_init(&c.prog, stderr, "capture", o.progress);
-	c.dev.fd = -1;
-	c.epfd = c.sigfd = c.timerfd = c.durfd = -1;
-	c.child.pid = -1;
-	c.child.go_fd = c.child.ex_fd = -1;
+	session_init(&c, &o);
 
 	/* Who CMD runs as; the outputs are to be that user's too. */
 	if (kprof_user_for_workload(o.user, &c.run_as, &err)) {
@@ -1350,121 +1464,17 @@ int cmd_capture(int argc, char **argv)
 		return KPROFCTL_EXIT_FAIL;
 	}
 
-	/* Signals arrive through signalfd; the command gets the old mask. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-	signal(SIGPIPE, SIG_IGN);
-
+	block_signals(&mask, &oldmask);
 	if (open_device(&c) || start_capture(&c))
 		goto out;
 	started = 1;
-	if (setup_bpf(&c) || open_spools(&c))
+	if (setup_bpf(&c) || open_spools(&c) || start_workload(&c, &oldmask) ||
+	    setup_loop(&c, &mask))
 		goto out;
-	if (o.cmd_argc) {
-		if (capture_child_fork(&c.child, o.cmd, &c.run_as, &oldmask))
-			goto out;
-		r = capture_perf_open(&c.perf, o.events, c.child.pid, msg, sizeof(msg));
-		if (r) {
-			kprofctl_err("%s", msg);
-			goto out;
-		}
-	} else if (o.events != NULL && strcmp(o.events, DEFAULT_EVENTS) &&
-		   strcmp(o.events, "none")) {
-		kprofctl_warn("--events counts a command's events; ignored with --duration");
-	}
-
-	c.epfd = epoll_create1(EPOLL_CLOEXEC);
-	c.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	c.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (c.epfd < 0 || c.sigfd < 0 || c.timerfd < 0) {
-		kprofctl_err("epoll/signalfd/timerfd: %s", strerror(errno));
-		goto out;
-	}
-	{
-		struct itimerspec it = {
-			.it_interval = { 0, TICK_MS * 1000000L },
-			.it_value = { 0, TICK_MS * 1000000L },
-		};
-
-		timerfd_settime(c.timerfd, 0, &it, NULL);
-	}
-	if (o.duration) {
-		struct itimerspec it = { 0 };
-
-		c.durfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (c.durfd < 0) {
-			kprofctl_err("timerfd: %s", strerror(errno));
-			goto out;
-		}
-		it.it_value.tv_sec = (time_t)o.duration;
-		it.it_value.tv_nsec = (long)((o.duration - (double)(time_t)o.duration) * 1e9);
-		if (!it.it_value.tv_sec && !it.it_value.tv_nsec)
-			it.it_value.tv_nsec = 1;
-		timerfd_settime(c.durfd, 0, &it, NULL);
-		epoll_add(c.epfd, c.durfd, EPOLLIN);
-	}
-	epoll_add(c.epfd, c.dev.fd, EPOLLIN);
-	epoll_add(c.epfd, c.sigfd, EPOLLIN);
-	epoll_add(c.epfd, c.timerfd, EPOLLIN);
-	if (c.bpf)
-		epoll_add(c.epfd, kprof_bpf_fd(c.bpf), EPOLLIN);
-
-	if (o.paused)
-		fprintf(stderr, "kprofctl: capture starts paused; 'kill -USR1 %d' resumes it\n",
-			(int)getpid());
-	clock_gettime(CLOCK_MONOTONIC, &c.t_start);
-	r = o.cmd_argc ? capture_child_release(&c.child, o.cmd[0]) : 0;
-	if (!r)
-		run_loop(&c);
-	clock_gettime(CLOCK_MONOTONIC, &c.t_end);
-	/* Whatever ended the loop, nothing of CMD outlives the capture. */
-	capture_child_stop(&c.child, c.stop_why[0] ? c.stop_why : "the capture ended",
-			   drain_tick, &c);
-
-	final_drain(&c);
-	kprof_progress_done(&c.prog);
-	capture_perf_read(&c.perf);
-	if (kprof_dev_clock_get(&c.dev, &c.clk_end))
-		c.clk_end = c.clk_start;
-	if (c.device_gone)
-		kprofctl_err("device %u was removed during the capture; results so far are kept",
-			     o.dev_id);
-	close_spools(&c);
-	rc = write_results(&c) ? KPROFCTL_EXIT_FAIL : 0;
-	/* A --duration capture stopped early by Ctrl-C still succeeded. */
-	if (o.cmd_argc)
-		rc = exit_status(&c) ? exit_status(&c) : rc;
-	if (c.device_gone || c.ring_error || c.spool_error)
-		rc = rc ? rc : KPROFCTL_EXIT_FAIL;
-
+	run_capture(&c);
+	rc = finish_capture(&c);
 out:
-	if (c.child.go_fd >= 0)
-		capture_child_abandon(&c.child);	/* set-up failed: never ran */
-	else
-		capture_child_stop(&c.child, "kprofctl is exiting", NULL, NULL);
-	if (!started && c.dev.fd >= 0)
-		kprof_dev_capture_stop(&c.dev);
-	close_spools(&c);
-	capture_perf_close(&c.perf);
-	if (c.bpf)
-		kprof_bpf_close(c.bpf);
-	if (c.epfd >= 0)
-		close(c.epfd);
-	if (c.sigfd >= 0)
-		close(c.sigfd);
-	if (c.timerfd >= 0)
-		close(c.timerfd);
-	if (c.durfd >= 0)
-		close(c.durfd);
-	kprof_dev_close(&c.dev);
-	kprof_outdir_drop_new(c.od);	/* failed before the first spool */
-	kprof_outdir_close(c.od);
-	free(c.buf);
+	session_release(&c, started);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return rc;
 }

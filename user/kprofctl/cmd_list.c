@@ -248,7 +248,8 @@ int cmd_list(int argc, char **argv)
 		snprintf(cores, sizeof(cores), "%u(%ux%u)", info->num_cores,
 			 info->grid_x, info->grid_y);
 		/* names come from the driver and any process: no control
-		 * characters (kprof_text.h) */
+		 * characters (kprof_text.h)
+		 */
 		kprof_text_safen(comm, sizeof(comm), info->capture_comm, sizeof(info->capture_comm));
 		kprof_text_safen(name, sizeof(name), info->name, sizeof(info->name));
 		kprof_text_safen(backend, sizeof(backend), info->backend, sizeof(info->backend));

@@ -5,9 +5,12 @@
  * tt-metal profile_log_device.csv. All the work is libkprof's.
  */
 #include "kprofctl.h"
-#include "kprof.h"
+#include "kprof_agg.h"
+#include "kprof_err.h"
 #include "kprof_outdir.h"
 #include "kprof_progress.h"
+#include "kprof_report.h"
+#include "kprof_spool.h"
 
 #include <errno.h>
 #include <fcntl.h>

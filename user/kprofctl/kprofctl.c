@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* kprofctl: command dispatch, version, help and shared helpers. */
 #include "kprofctl.h"
+#include "kprof_array_size.h"
 #include "kprof_env.h"
 #include "kprof_user.h"
 #include "kprof_text.h"
@@ -31,7 +32,7 @@ static const struct command commands[] = {
 	{ "reset-clock", cmd_reset_clock, "restore the clock state from before the first lock" },
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS (ARRAY_SIZE(commands))
 
 static void usage(FILE *f)
 {

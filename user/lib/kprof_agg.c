@@ -17,7 +17,8 @@
 #define CHECK_EVERY	4096	/* inputs between retirement checks */
 #define NO_TS		UINT64_MAX
 /* zone markers held per op for zone slices (24 bytes each): bounds memory
- * under a marker storm into one op; more are counted, not paired */
+ * under a marker storm into one op; more are counted, not paired
+ */
 #define MAX_OP_ZONE_MARKERS	(256U * 1024)
 
 struct core_span {
@@ -44,7 +45,8 @@ struct op {
 	struct op *hnext;		/* hash chain */
 	struct op *prev, *next;		/* in-flight list, by seq */
 	/* skip index over that list: up[l] is the next op of level > l
-	 * (l >= 1), so that an op out of seq order is placed in O(log n) */
+	 * (l >= 1), so that an op out of seq order is placed in O(log n)
+	 */
 	struct op *up[SKIP_LEVELS];
 	int level;
 	char name[KPROF_OP_CODE_LEN];
@@ -53,7 +55,8 @@ struct op {
 	uint64_t rks[KPROF_MAX_RISCS], rke[KPROF_MAX_RISCS];
 	/* the cores with markers, in first-marker order: memory follows
 	 * the cores the op used, not the highest core id (foreign input
-	 * can give every op a different core) */
+	 * can give every op a different core)
+	 */
 	struct core_span *cores;
 	uint32_t ncores, ncap;
 	int unsorted;			/* cores[] not in core order */
@@ -102,7 +105,8 @@ struct kprof_agg {
 	/* per (core, risc): highest op seq with a marker, + 1 (0 = none) */
 	uint64_t *cr_seq;
 	/* per core: where its span was in the op that last had a marker
-	 * there (a hint: checked against the op's entry) */
+	 * there (a hint: checked against the op's entry)
+	 */
 	uint32_t *chint;
 	uint32_t cr_cores;
 	struct kprof_core_time *ctimes;	/* scratch for kprof_op_row.cores */
@@ -116,7 +120,8 @@ struct kprof_agg {
 	/* LOST records as a min-heap of range ends by seq: ops are written
 	 * in seq order, so the markers lost of an op are the sum of the
 	 * deltas up to its seq; a record costs O(log n), not a step per op
-	 * in its range */
+	 * in its range
+	 */
 	struct lost_pt *lost;
 	size_t nlost, lost_cap;
 	uint64_t lost_run;
@@ -354,7 +359,8 @@ static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 		}
 	}
 	o->seq = seq;
-	o->fw_s = o->k_s = NO_TS;
+	o->fw_s = NO_TS;
+	o->k_s = NO_TS;
 	for (int r = 0; r < KPROF_MAX_RISCS; r++)
 		o->rks[r] = NO_TS;
 	o->last = a->wm;
@@ -404,7 +410,8 @@ static double span(const struct kprof_agg *a, uint64_t s, uint64_t e)
 }
 
 /* Syncs and ops both come in order: a sync that cannot cover this op
- * cannot cover any later one either. */
+ * cannot cover any later one either.
+ */
 static int sync_covers(const struct sync_ev *s, const struct op *o)
 {
 	if (s->seq)
@@ -563,9 +570,12 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	row.kernel_duration_ns = span(a, o->k_s, o->k_e);
 	row.fw_start_ns = row.fw_start_cycle != KPROF_AGG_NONE ?
 			  kprof_tsfit_to_host(a->cfg.fit, o->fw_s) : NAN;
-	row.kernel_core_min_ns = row.kernel_core_max_ns = row.kernel_core_avg_ns = NAN;
+	row.kernel_core_min_ns = NAN;
+	row.kernel_core_max_ns = NAN;
+	row.kernel_core_avg_ns = NAN;
 	/* by core id, as rows and timelines list them; the op's hash is
-	 * not used again (the op is written and recycled below) */
+	 * not used again (the op is written and recycled below)
+	 */
 	if (o->unsorted)
 		qsort(o->cores, o->ncores, sizeof(*o->cores), cmp_core_span);
 	for (uint32_t c = 0; c < o->ncores; c++) {
@@ -627,7 +637,8 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 				 row.fw_start_ns - (double)o->h_enter : NAN;
 	/* the first sync ioctl that waited for this op: one that named
 	 * this op or a later one, or (seq 0: "wait for all", or no seq
-	 * known) one entered after the op's launch */
+	 * known) one entered after the op's launch
+	 */
 	row.sync_wait_ns = NAN;
 	while (a->sync_n && !sync_covers(&a->syncs[a->sync_head], o)) {
 		a->sync_head = (a->sync_head + 1) % a->sync_cap;
@@ -700,7 +711,8 @@ static int tick(struct kprof_agg *a, double t, struct kprof_err *err)
 	if (t > a->wm)
 		a->wm = t;
 	/* check every CHECK_EVERY inputs, or sooner when the watermark moved
-	 * by half the slack: bounds the ops held to about 1.5 x slack's worth */
+	 * by half the slack: bounds the ops held to about 1.5 x slack's worth
+	 */
 	if (++a->since_check < CHECK_EVERY &&
 	    !(a->wm > a->next_check_wm))
 		return 0;
@@ -710,7 +722,8 @@ static int tick(struct kprof_agg *a, double t, struct kprof_err *err)
 }
 
 /* Full op seq from the low 32 bits a marker carries: the value nearest
- * to the highest seq seen so far. */
+ * to the highest seq seen so far.
+ */
 static uint64_t widen_seq(const struct kprof_agg *a, uint32_t lo)
 {
 	uint64_t ref = a->max_seq, c = (ref & ~0xffffffffULL) | lo;
@@ -975,7 +988,8 @@ static int add_lost(struct kprof_agg *a, const struct kprof_rec_lost *l,
 	a->st.lost_records++;
 	if (l->core == KPROF_LOST_CORE_RECORDS && l->risc == KPROF_LOST_RISC_RECORDS) {
 		/* OP/COUNTERS records: the op rows show what is missing
-		 * (no OP CODE, no counters); not markers */
+		 * (no OP CODE, no counters); not markers
+		 */
 		if (!a->st.device_records_lost || first < a->st.device_records_lost_first)
 			a->st.device_records_lost_first = first;
 		if (!a->st.device_records_lost || last > a->st.device_records_lost_last)

@@ -63,7 +63,8 @@ struct kprof_core_time {
 };
 
 /* One custom zone of one RISC within an op (a ZONE_START paired with the
- * next ZONE_END of the same core, RISC and zone id), host ns. */
+ * next ZONE_END of the same core, RISC and zone id), host ns.
+ */
 struct kprof_zone_time {
 	uint32_t core;
 	uint32_t zone_id;
@@ -73,7 +74,8 @@ struct kprof_zone_time {
 };
 
 /* One retired op. Times in ns are host CLOCK_MONOTONIC (kprof captures)
- * or cycles / CHIP_FREQ (tt-metal logs); KPROF_AGG_NONE / NAN = absent. */
+ * or cycles / CHIP_FREQ (tt-metal logs); KPROF_AGG_NONE / NAN = absent.
+ */
 struct kprof_op_row {
 	uint64_t seq;
 	char op_code[KPROF_OP_CODE_LEN];
@@ -94,7 +96,8 @@ struct kprof_op_row {
 	double sync_wait_ns;		/* covering sync ioctl exit - enter: the
 				 * first sync naming this op or a later
 				 * one, or with seq 0 (all) entered after
-				 * the op's launch */
+				 * the op's launch
+				 */
 	uint64_t sync_end_ns;		/* that sync's exit */
 	uint64_t markers;		/* markers received for this op */
 	uint64_t markers_lost;		/* from LOST records covering this op */
@@ -109,7 +112,8 @@ struct kprof_op_row {
 	const struct kprof_core_time *cores;
 	uint32_t ncores;
 	/* paired zones, by core, RISC, start (outer zone first); valid
-	 * during the callback only */
+	 * during the callback only
+	 */
 	const struct kprof_zone_time *zone_spans;
 	uint32_t nzone_spans;
 };
@@ -120,7 +124,8 @@ struct kprof_agg_stats {
 	/* device records (OP, COUNTERS) its record queue dropped: LOST
 	 * records with core KPROF_LOST_CORE_RECORDS; not markers, not in
 	 * lost_markers or any op's markers_lost. first/last: the op range
-	 * they covered (valid when device_records_lost > 0). */
+	 * they covered (valid when device_records_lost > 0).
+	 */
 	uint64_t device_records_lost;
 	uint64_t device_records_lost_first, device_records_lost_last;
 	uint64_t corrupt_records;	/* KPROF_RECF_CORRUPT, not aggregated */
@@ -132,12 +137,15 @@ struct kprof_agg_stats {
 	uint64_t max_in_flight;		/* peak ops held */
 	uint64_t bad_markers;		/* core/risc/kind out of range */
 	uint64_t bad_seqs;		/* records whose 64-bit op seq jumps
-					 * more than 2^31 ahead: corrupt */
+					 * more than 2^31 ahead: corrupt
+					 */
 	uint64_t zone_unpaired;		/* ZONE_START / ZONE_END markers with
 					 * no partner in their op, core and
-					 * RISC: no zone span */
+					 * RISC: no zone span
+					 */
 	uint64_t zone_over_cap;		/* zone markers past 262144 in one
-					 * op: counted, not paired */
+					 * op: counted, not paired
+					 */
 };
 
 typedef int (*kprof_agg_emit_fn)(void *ctx, const struct kprof_op_row *row);
@@ -147,11 +155,13 @@ struct kprof_agg_config {
 	uint32_t device_id;
 	uint32_t num_riscs;		/* <= KPROF_MAX_RISCS */
 	uint32_t num_cores;		/* markers for cores >= this are invalid;
-					 * 0 = up to 65536 */
+					 * 0 = up to 65536
+					 */
 	uint64_t slack_ns;		/* 0 = default */
 	uint64_t timeout_ns;		/* 0 = default */
 	/* hold and pair zone markers for kprof_op_row.zone_spans (trace.json
-	 * zone slices); 0: only count them (cheaper) */
+	 * zone slices); 0: only count them (cheaper)
+	 */
 	int zone_spans;
 	kprof_agg_emit_fn emit;
 	void *ctx;
@@ -164,11 +174,13 @@ struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
 void kprof_agg_free(struct kprof_agg *a);
 
 /* Device records (validated by kprof_rec_next). Returns 0 or -errno
- * (allocation failure, or the emit callback's error). */
+ * (allocation failure, or the emit callback's error).
+ */
 int kprof_agg_device_rec(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
 			 struct kprof_err *err);
 /* Same, with the record's device timestamp already converted to host ns
- * by the caller (MARKER, OP, LOST records; ignored for others). */
+ * by the caller (MARKER, OP, LOST records; ignored for others).
+ */
 int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
 			    double host_ns, struct kprof_err *err);
 int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,

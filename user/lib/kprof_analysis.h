@@ -33,7 +33,8 @@ struct kprof_analysis *kprof_analysis_new(int capfd, const char *capture_dir,
 					  struct kprof_err *err);
 int kprof_analysis_op(struct kprof_analysis *an, const struct kprof_op_row *row);
 /* Writes bubbles.csv, roofline.csv and report.md, and the bubbles section
- * of summary.txt to summary. */
+ * of summary.txt to summary.
+ */
 int kprof_analysis_finish(struct kprof_analysis *an, FILE *summary, struct kprof_err *err);
 void kprof_analysis_free(struct kprof_analysis *an);
 

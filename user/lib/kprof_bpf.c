@@ -10,6 +10,7 @@
  * would load either.
  */
 #include "kprof_bpf.h"
+#include "kprof_array_size.h"
 #include "kprof_env.h"
 
 #include <errno.h>
@@ -90,7 +91,7 @@ int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
 		KPROF_BPF_HOOK_LSM, KPROF_BPF_HOOK_TP, KPROF_BPF_HOOK_RAWTP,
 	};
 
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
 		if (!strcmp(s, kprof_bpf_hook_kind_name(all[i]))) {
 			*out = all[i];
 			return 0;
@@ -313,7 +314,7 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 	b->ctx = ctx;
 	libbpf_set_print(libbpf_print);
 
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (t->hook != KPROF_BPF_HOOK_AUTO && t->hook != order[i])
 			continue;
 		ret = try_hook(b, t, order[i], why, sizeof(why));

@@ -11,6 +11,7 @@
 #ifndef KPROF_BPF_H
 #define KPROF_BPF_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <kprof/host_event.h>
@@ -46,6 +47,22 @@ typedef int (*kprof_bpf_cb)(const struct kprof_host_event *ev, void *ctx);
 struct kprof_bpf;
 
 /*
+ * kprof_bpf.c is in libkprof.a only when the BPF skeletons were built
+ * (user/Makefile looks for them in $(BUILD)/bpf, which is on the include
+ * path). The same test here turns the calls into stand-ins without them,
+ * so that kprofctl still builds and says at run time what is missing.
+ */
+#if defined(__has_include)
+#if __has_include("kprof_ioctl.skel.h")
+#define KPROF_HAVE_BPF 1
+#endif
+#endif
+#ifndef KPROF_HAVE_BPF
+#define KPROF_HAVE_BPF 0
+#endif
+
+#if KPROF_HAVE_BPF
+/*
  * Loads and attaches the programs with the first hook that works (or only
  * t->hook when it is not AUTO). On failure returns -errno and explains in
  * err: -EPERM when capabilities are missing (err names them),
@@ -77,5 +94,69 @@ void kprof_bpf_close(struct kprof_bpf *b);
 /* Name of a hook kind ("handler", "lsm", "tp", "rawtp") and the reverse; -1 if unknown. */
 const char *kprof_bpf_hook_kind_name(enum kprof_bpf_hook h);
 int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out);
+
+#else /* !KPROF_HAVE_BPF */
+
+/* Stand-ins: without the skeletons there is never a struct kprof_bpf. */
+static inline int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
+				 struct kprof_bpf **out, struct kprof_err *err)
+{
+	(void)t;
+	(void)cb;
+	(void)ctx;
+	(void)out;
+	return kprof_err_set(err, ENOTSUP,
+			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
+}
+
+static inline int kprof_bpf_fd(const struct kprof_bpf *b)
+{
+	(void)b;
+	return -1;
+}
+
+static inline int kprof_bpf_consume(struct kprof_bpf *b)
+{
+	(void)b;
+	return 0;
+}
+
+static inline int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
+{
+	(void)b;
+	(void)st;
+	return -ENOTSUP;
+}
+
+static inline const char *kprof_bpf_hook_name(const struct kprof_bpf *b)
+{
+	(void)b;
+	return "";
+}
+
+static inline const char *kprof_bpf_fallback_log(const struct kprof_bpf *b)
+{
+	(void)b;
+	return "";
+}
+
+static inline void kprof_bpf_close(struct kprof_bpf *b)
+{
+	(void)b;
+}
+
+static inline const char *kprof_bpf_hook_kind_name(enum kprof_bpf_hook h)
+{
+	(void)h;
+	return "";
+}
+
+static inline int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
+{
+	(void)s;
+	(void)out;
+	return -1;
+}
+#endif /* KPROF_HAVE_BPF */
 
 #endif /* KPROF_BPF_H */

@@ -182,7 +182,8 @@ int kprof_bubbles_op(struct kprof_bubbles *b, const struct kprof_op_row *r)
 		}
 	}
 	/* dispatch latency: only ops launched while the device was idle, so
-	 * that queueing behind earlier ops is not counted as launch cost */
+	 * that queueing behind earlier ops is not counted as launch cost
+	 */
 	if (!isnan(launch) && !isnan(r->launch_to_start_ns) &&
 	    (isnan(b->prev_fw_end_ns) || launch >= b->prev_fw_end_ns)) {
 		t->dispatch_n++;
@@ -232,7 +233,9 @@ const struct kprof_bub_totals *kprof_bubbles_finish(struct kprof_bubbles *b)
 			if (i >= b->num_cores)
 				continue;
 			c->core = (uint32_t)i;
-			c->first_start_ns = c->first_launch_ns = c->last_end_ns = NAN;
+			c->first_start_ns = NAN;
+			c->first_launch_ns = NAN;
+			c->last_end_ns = NAN;
 			c->idle_other_ns = t->window_ns;
 			t->idle_other_ns += c->idle_other_ns;
 			if (b->listed)

@@ -182,7 +182,7 @@ static int get_key(json_object *o, const char *key, json_type type, int nullable
 {
 	if (!json_object_object_get_ex(o, key, val))
 		return kprof_err_set(err, EBADMSG, "clock state: missing key \"%s\"", key);
-	if (nullable && *val == NULL)
+	if (nullable && !*val)
 		return 0;
 	if (!json_object_is_type(*val, type))
 		return kprof_err_set(err, EBADMSG, "clock state: \"%s\" has the wrong type (want %s)",
@@ -282,7 +282,7 @@ static int parse_gpu(json_object *o, struct kprof_gpu_clock *g, struct kprof_err
 	    (ret = get_mhz(b, "app_mem_mhz", &g->before_app_mem_mhz, err)) ||
 	    (ret = get_key(b, "clocks_event_reasons", json_type_int, 1, &v, err)))
 		return ret;
-	g->has_before_reasons = v != NULL;
+	g->has_before_reasons = !!v;
 	if (v) {
 		errno = 0;
 		n = json_object_get_int64(v);
@@ -325,12 +325,12 @@ static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_e
 	st->saved_at = (uint64_t)n;
 	if ((ret = get_key(o, "boost", json_type_string, 1, &v, err)))
 		return ret;
-	st->has_boost = v != NULL;
+	st->has_boost = !!v;
 	if (v && (ret = copy_str(st->boost, sizeof(st->boost), v, "boost", err)))
 		return ret;
 	if ((ret = get_key(o, "no_turbo", json_type_string, 1, &v, err)))
 		return ret;
-	st->has_no_turbo = v != NULL;
+	st->has_no_turbo = !!v;
 	if (v && (ret = copy_str(st->no_turbo, sizeof(st->no_turbo), v, "no_turbo", err)))
 		return ret;
 	if ((ret = get_key(o, "cpus", json_type_array, 0, &cpus, err)))

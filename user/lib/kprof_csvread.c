@@ -27,7 +27,9 @@ void kprof_csv_src_free(struct kprof_csv_src *s)
 	s->buf = NULL;
 	s->off = NULL;
 	s->fld = NULL;
-	s->cap = s->offcap = s->fldcap = 0;
+	s->cap = 0;
+	s->offcap = 0;
+	s->fldcap = 0;
 }
 
 /* Doubles *arr (n elements of elem bytes) until it holds need. */
@@ -89,7 +91,8 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	for (;;) {
 		state = S_START;
-		quoted = any = 0;
+		quoted = 0;
+		any = 0;
 		keep = 0;
 		s->len = 0;
 		s->nf = 0;
@@ -103,7 +106,8 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 				goto got;
 			}
 			/* a run of ordinary bytes in a field: copied at once (at
-			 * a field's start it starts an unquoted field) */
+			 * a field's start it starts an unquoted field)
+			 */
 			if (state == S_START || state == S_PLAIN || state == S_QUOTED) {
 				const unsigned char *b = s->in + s->inpos, *e = s->in + s->inlen, *q = b;
 				size_t n;

@@ -35,7 +35,8 @@ struct kprof_csv_src {
 	/* after kprof_csv_record() returned 1: */
 	int nf;			/* fields */
 	char **fld;		/* nf NUL-terminated fields, writable, valid until
-				 * the next call */
+				 * the next call
+				 */
 	unsigned long line;	/* the line the record starts on (1-based) */
 	/* private */
 	unsigned char *in;	/* read ahead from f */
@@ -60,7 +61,8 @@ struct kprof_csv_reader {
 	int ncols;
 	char **header;		/* ncols names */
 	char **row;		/* after kprof_csv_next() returned 1: ncols fields,
-				 * valid until the next call */
+				 * valid until the next call
+				 */
 	/* private */
 	struct kprof_csv_src src;
 	char *path, *hdrbuf;
@@ -73,7 +75,8 @@ struct kprof_csv_reader {
  */
 int kprof_csv_open(const char *path, struct kprof_csv_reader *r, struct kprof_err *err);
 /* Same on an fd opened by the caller (kprof_fs.h, kprof_outdir.h), which it
- * takes over (closed even on error); path names it in messages. */
+ * takes over (closed even on error); path names it in messages.
+ */
 int kprof_csv_open_fd(int fd, const char *path, struct kprof_csv_reader *r,
 		      struct kprof_err *err);
 /*

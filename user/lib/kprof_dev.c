@@ -232,7 +232,8 @@ static int ring_replace(struct kprof_dev *d)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
-	c.head = c.tail = d->pos;
+	c.head = d->pos;
+	c.tail = d->pos;
 	c.state = KPROF_STATE_GONE;
 	memcpy(m, &c, sizeof(c));
 	mprotect(m, d->ring_map_len, PROT_READ);
@@ -334,7 +335,8 @@ int kprof_dev_ring_map(struct kprof_dev *dev)
 		return r;
 	}
 	dev->pos = dev->ctrl->tail;
-	dev->ctrl_snap.tail = dev->ctrl_snap.head = dev->pos;
+	dev->ctrl_snap.tail = dev->pos;
+	dev->ctrl_snap.head = dev->pos;
 	return 0;
 }
 
@@ -413,7 +415,8 @@ ssize_t kprof_dev_ring_read(struct kprof_dev *dev, void *buf, size_t cap)
 	memcpy(&dev->ctrl_snap, (const void *)dev->ctrl, sizeof(dev->ctrl_snap));
 	/* Pairs with the kernel's release store of head after the data. */
 	head = load_acquire(&dev->ctrl->head);
-	start = tail = dev->pos;
+	start = dev->pos;
+	tail = dev->pos;
 	if (head - tail > dev->ring_size)
 		err = -EPROTO;
 

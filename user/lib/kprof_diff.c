@@ -26,7 +26,8 @@ struct names {
 };
 
 /* The values of one (kind, metric) pair: only pairs seen exist, so
- * memory follows the rows read, whatever mix of names they hold. */
+ * memory follows the rows read, whatever mix of names they hold.
+ */
 struct cell {
 	size_t kind, metric;
 	struct vec s[2];
@@ -227,9 +228,12 @@ static int add_ops(struct kprof_diff *d, int side, const char *path, struct kpro
 	ret = kprof_csv_open(path, &r, err);
 	if (ret)
 		return ret;
-	cop = ret = need_col(&r, "OP CODE", path, err);
-	for (int i = 0; i < 3 && ret >= 0; i++)
-		cols[i] = ret = need_col(&r, dur_cols[i][0], path, err);
+	ret = need_col(&r, "OP CODE", path, err);
+	cop = ret;
+	for (int i = 0; i < 3 && ret >= 0; i++) {
+		ret = need_col(&r, dur_cols[i][0], path, err);
+		cols[i] = ret;
+	}
 	while (ret >= 0 && (ret = kprof_csv_next(&r, err)) > 0) {
 		for (int i = 0; i < 3 && ret >= 0; i++) {
 			double v;

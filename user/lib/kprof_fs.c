@@ -130,7 +130,8 @@ int kprof_in_open(int dirfd, const char *path, const char *shown, struct kprof_e
 			return dfd;
 	}
 	/* lstat first: a FIFO or device is never opened (open could block,
-	 * or start a driver); the fstat below is the check that counts */
+	 * or start a driver); the fstat below is the check that counts
+	 */
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		e = errno;
 		fd = kprof_err_set(err, e, "cannot open %s: %s", shown, strerror(e));

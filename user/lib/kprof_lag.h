@@ -36,7 +36,8 @@ struct kprof_lag {
 	uint64_t max_lag_seq;		/* op it was for */
 	uint64_t unknown;		/* records whose op's dispatch was
 					 * not known (no OP record yet, or
-					 * older than the ring) */
+					 * older than the ring)
+					 */
 	struct kprof_lag_op {
 		uint64_t seq, cycles;
 	} *ops;				/* KPROF_LAG_OPS, by seq */

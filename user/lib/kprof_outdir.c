@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Output directories and files (see kprof_outdir.h). */
 #include "kprof_outdir.h"
+#include "kprof_array_size.h"
 #include "kprof_user.h"
 
 #include <dirent.h>
@@ -26,7 +27,8 @@ const char *const kprof_outdir_outputs[KPROF_OUTDIR_NOUTPUTS] = {
 };
 
 /* What raw/ may hold: the spools (kprof_spool.h), the capture's config
- * (kprof_report.c) and the peaks it used (kprof_analysis.c). */
+ * (kprof_report.c) and the peaks it used (kprof_analysis.c).
+ */
 static const char *const raw_files[] = {
 	KPROF_SPOOL_DEVICE_NAME, KPROF_SPOOL_HOST_NAME, "config.json", "peaks.json",
 };
@@ -140,7 +142,8 @@ static struct kprof_outdir *new_od(const char *path, uid_t uid, gid_t gid,
 }
 
 /* unlinkat each of names in dfd (never following a link: a link is what
- * is removed), plus kprof's temporary files */
+ * is removed), plus kprof's temporary files
+ */
 static int remove_set(int dfd, const char *dir, const char *const *names, size_t n,
 		      struct kprof_err *err)
 {
@@ -168,7 +171,8 @@ static int remove_set(int dfd, const char *dir, const char *const *names, size_t
 }
 
 /* The CUPTI agent's spools in raw/ (gpu-PID.kspool, kprof_spool.h):
- * kprof's files too, named by pid. */
+ * kprof's files too, named by pid.
+ */
 static void remove_gpu_spools(int dfd)
 {
 	struct dirent *de;
@@ -209,7 +213,7 @@ static int remove_raw(struct kprof_outdir *od, struct kprof_err *err)
 	}
 	ret = check_dir(od, fd, path, err);
 	if (!ret)
-		ret = remove_set(fd, path, raw_files, sizeof(raw_files) / sizeof(raw_files[0]),
+		ret = remove_set(fd, path, raw_files, ARRAY_SIZE(raw_files),
 				 err);
 	if (!ret)
 		remove_gpu_spools(fd);

@@ -30,11 +30,14 @@
 
 /* kprof_outdir_open() flags */
 #define KPROF_OUTDIR_EMPTY	(1U << 0)	/* an existing directory must be empty
-						 * (else -EEXIST), unless FORCE */
+						 * (else -EEXIST), unless FORCE
+						 */
 #define KPROF_OUTDIR_FORCE	(1U << 1)	/* remove the known output set first
-						 * (and kprof's own temporary files) */
+						 * (and kprof's own temporary files)
+						 */
 #define KPROF_OUTDIR_FORCE_RAW	(1U << 2)	/* with FORCE: raw/ too (its known
-						 * files, then the directory) */
+						 * files, then the directory)
+						 */
 
 /* The output set of a report, in the order kprofctl lists them. */
 extern const char *const kprof_outdir_outputs[];
@@ -69,7 +72,8 @@ struct kprof_outdir *kprof_outdir_sub(struct kprof_outdir *od, const char *name,
 				      struct kprof_err *err);
 void kprof_outdir_close(struct kprof_outdir *od);
 /* Removes the directory if kprof_outdir_open created it and it is still
- * empty (a capture that failed before its first spool); NULL ok. */
+ * empty (a capture that failed before its first spool); NULL ok.
+ */
 void kprof_outdir_drop_new(struct kprof_outdir *od);
 int kprof_outdir_fd(const struct kprof_outdir *od);
 /* The path it was opened with, for messages. */
@@ -94,7 +98,8 @@ struct kprof_outfile {
 int kprof_outfile_create(struct kprof_outdir *od, const char *name,
 			 struct kprof_outfile *of, struct kprof_err *err);
 /* Flushes, checks for write errors, closes and renames into place. The
- * temporary file is removed on any error. of is reset either way. */
+ * temporary file is removed on any error. of is reset either way.
+ */
 int kprof_outfile_commit(struct kprof_outfile *of, unsigned int flags,
 			 struct kprof_err *err);
 /* Drops an unfinished file (no-op on a reset of). */

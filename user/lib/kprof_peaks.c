@@ -5,6 +5,7 @@
  * typo does not silently fall back to a default.
  */
 #include "kprof_peaks.h"
+#include "kprof_array_size.h"
 #include "kprof_env.h"
 
 #include <errno.h>
@@ -200,7 +201,7 @@ int kprof_peaks_default(const char *device, char *buf, size_t len)
 		slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
 			snprintf(buf, len, "%s/%s/%s.json", exe, rel[i], device);
 			if (is_file(buf))
 				return 0;

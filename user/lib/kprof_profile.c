@@ -6,6 +6,7 @@
  * trace nothing.
  */
 #include "kprof_profile.h"
+#include "kprof_array_size.h"
 #include "kprof_env.h"
 
 #include <ctype.h>
@@ -295,7 +296,7 @@ int kprof_profiles_dir(char *buf, size_t len)
 		slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
 			snprintf(buf, len, "%s/%s", exe, rel[i]);
 			if (is_dir(buf))
 				return 0;
@@ -415,7 +416,7 @@ int kprof_ioctl_cmd_parse(const char *s, uint32_t *out, struct kprof_err *err)
 		*out = (uint32_t)v;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
 		size_t l = strlen(forms[i].name);
 
 		if (strncmp(p, forms[i].name, l) || *skip_ws(p + l) != '(')

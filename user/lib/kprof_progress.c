@@ -65,7 +65,8 @@ void kprof_progress_init(struct kprof_progress *p, FILE *f, const char *what, in
 
 	memset(p, 0, sizeof(*p));
 	p->what = what;
-	p->start_ns = p->last_ns = now_mono();
+	p->last_ns = now_mono();
+	p->start_ns = p->last_ns;
 	if (force < 0 || !f)
 		return;
 	p->rows = tty_rows(f);

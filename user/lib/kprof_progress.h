@@ -46,7 +46,8 @@ void kprof_progress_init(struct kprof_progress *p, FILE *f, const char *what, in
 /* Counts OP, MARKER and LOST records in a buffer of device records. */
 void kprof_progress_count(struct kprof_progress *p, const void *buf, size_t len);
 /* Redraws if on and the period has passed since the last redraw (now:
- * CLOCK_MONOTONIC ns; 0 = read it). Returns 1 if it drew. */
+ * CLOCK_MONOTONIC ns; 0 = read it). Returns 1 if it drew.
+ */
 int kprof_progress_tick(struct kprof_progress *p, uint64_t now_ns);
 /* Formats the line (no \r); pure, for tests. */
 size_t kprof_progress_format(const struct kprof_progress *p, char *buf, size_t len);

@@ -55,8 +55,12 @@ enum kprof_bound kprof_roofline_eval(const struct kprof_peaks *p, double flops, 
 	pt->intensity = bytes > 0 ? flops / bytes : (flops > 0 ? INFINITY : NAN);
 	if (!(s > 0) || isnan(pt->intensity) || !(pt->peak_flops > 0) || !(pt->peak_bytes > 0)) {
 		pt->bound = KPROF_BOUND_NONE;
-		pt->achieved_flops = pt->achieved_bytes = pt->attainable_flops = NAN;
-		pt->flops_frac = pt->bytes_frac = pt->efficiency = NAN;
+		pt->achieved_flops = NAN;
+		pt->achieved_bytes = NAN;
+		pt->attainable_flops = NAN;
+		pt->flops_frac = NAN;
+		pt->bytes_frac = NAN;
+		pt->efficiency = NAN;
 		return pt->bound;
 	}
 	pt->achieved_flops = flops / s;
@@ -303,7 +307,8 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		gain += r->kinds[i].gain_ns;
 	}
 	/* names (device, op codes) from the capture and peaks file are
-	 * Markdown-escaped: kprof_md_put() */
+	 * Markdown-escaped: kprof_md_put()
+	 */
 	fputs("Peaks: ", f);
 	kprof_md_put(f, p->device);
 	fprintf(f, ", %.6g GFLOP/s and %.6g GB/s per %s",

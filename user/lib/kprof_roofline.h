@@ -28,7 +28,8 @@ enum kprof_bound {
 const char *kprof_bound_name(enum kprof_bound b);
 
 /* One op on the roofline. Rates per second, fractions 0..1 (may exceed 1
- * if the peaks file is too low). */
+ * if the peaks file is too low).
+ */
 struct kprof_roof_point {
 	double flops, bytes, time_ns;
 	double intensity;		/* FLOP per byte; INFINITY if bytes == 0 */

@@ -25,7 +25,8 @@ _Static_assert(sizeof(struct kprof_spool_hdr) % 8 == 0,
 #define RBUF_SIZE	(1U << 20)	/* > largest record (64 KiB) */
 /* Spools are read through a sliding mmap window of this size (no copy;
  * what stays resident is bounded by it); through read() where a file
- * system cannot map. */
+ * system cannot map.
+ */
 #define MAP_WINDOW	(4U << 20)
 
 struct kprof_spool_writer {
@@ -327,7 +328,8 @@ static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 		 mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (r->map == MAP_FAILED) {
 		/* some file systems (9p, FUSE without caching) cannot map:
-		 * go on with read() from here */
+		 * go on with read() from here
+		 */
 		r->map = NULL;
 		r->map_len = 0;
 		r->rbuf = malloc(RBUF_SIZE);

@@ -146,7 +146,8 @@ int kprof_tsfit_oneshot(const struct kprof_sync_pt *pts, size_t n,
 	fit->max_halfwidth_ns = (double)(pts[0].host_after_ns - pts[0].host_before_ns) / 2;
 	/* drift is not modelled: the bound only covers the sample itself */
 	fit->err_bound_ns = fit->max_halfwidth_ns;
-	fit->first_dev = fit->last_dev = pts[0].device_cycles;
+	fit->first_dev = pts[0].device_cycles;
+	fit->last_dev = pts[0].device_cycles;
 	return 0;
 }
 
@@ -191,7 +192,8 @@ int kprof_tsfit_piecewise(const struct kprof_sync_pt *in, size_t n,
 	qsort(w, k, sizeof(*w), cmp_double);
 	fit->median_window_ns = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
 	/* preempted reads: window much wider than usual (1 ns floor for
-	 * clocks too coarse to show any window) */
+	 * clocks too coarse to show any window)
+	 */
 	thr = KPROF_TS_REJECT_FACTOR * fmax(fit->median_window_ns, 1.0);
 	qsort(p, k, sizeof(*p), cmp_pt);
 	for (size_t i = 0; i < k; i++) {
@@ -244,12 +246,14 @@ int kprof_tsfit_piecewise(const struct kprof_sync_pt *in, size_t n,
 	}
 	fit->one = fit->seg[0];
 	/* at a sample the truth is within its window: the fit is off by at
-	 * most |smoothed - midpoint| + half-window there */
+	 * most |smoothed - midpoint| + half-window there
+	 */
 	for (size_t i = 0; i < good; i++)
 		fit->max_sample_err_ns = fmax(fit->max_sample_err_ns,
 					      fabs(sm[i] - mid(&p[i])) + halfw(&p[i]));
 	/* model error between samples: distance of each point from the
-	 * line through its two neighbours */
+	 * line through its two neighbours
+	 */
 	for (size_t i = 1; i + 1 < good; i++) {
 		double x0 = (double)p[i - 1].device_cycles, x1 = (double)p[i + 1].device_cycles;
 		double pred = sm[i - 1] + (sm[i + 1] - sm[i - 1]) *
@@ -306,7 +310,8 @@ static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
 			hi = m;
 	}
 	/* the cache is not part of the fit's value: writing it through a
-	 * const pointer is fine, the object itself is never const */
+	 * const pointer is fine, the object itself is never const
+	 */
 	((struct kprof_tsfit *)fit)->hint = lo;
 	return &fit->seg[lo];
 }

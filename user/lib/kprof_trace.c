@@ -20,7 +20,8 @@
 #define MAX_NAMED_TIDS	4096	/* host threads given a name track */
 /* Zone tracks: tid KPROF_TRACE_ZONE_TID + core * 10 + RISC, sorted right
  * below their core's track (sort index core * 10 + 1 + RISC; cores:
- * core * 10). */
+ * core * 10).
+ */
 #define MAX_ZONE_NAMES	4096
 
 struct kprof_trace {
@@ -176,7 +177,8 @@ struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zone_slices\":", t->f);
 	/* zones are per RISC and core: grouping cores would multiply them
-	 * back, so a grouped trace says it has none */
+	 * back, so a grouped trace says it has none
+	 */
 	if (t->group > 1)
 		fprintf(t->f, "\"omitted: cores grouped by %u\"", t->group);
 	else
@@ -188,7 +190,8 @@ struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 }
 
 /* 1 the first time idx is seen in the bitmap *bits, else 0 (also when out
- * of memory: the track stays unnamed, the JSON valid) */
+ * of memory: the track stays unnamed, the JSON valid)
+ */
 static int first_time(uint8_t **bits, uint32_t *cap, uint32_t idx)
 {
 	if (idx >= *cap) {
@@ -297,7 +300,8 @@ void kprof_trace_zone_name(struct kprof_trace *t, uint32_t zone_id, const char *
 }
 
 /* One X event on the device; both ends rounded to ns first, so that
- * ts + dur is the end the busy counter uses, to the ns. */
+ * ts + dur is the end the busy counter uses, to the ns.
+ */
 static void dev_slice(struct kprof_trace *t, const char *cat, uint32_t tid,
 		      const char *name, double s, double e, uint64_t seq)
 {

@@ -21,7 +21,8 @@
 struct kprof_trace;
 
 /* Device tids from this on are zone tracks (KPROF_TRACE_ZONE_TID + core *
- * 10 + RISC), not core tracks: readers that want core tracks skip them. */
+ * 10 + RISC), not core tracks: readers that want core tracks skip them.
+ */
 #define KPROF_TRACE_ZONE_TID	1000000U
 
 struct kprof_trace_cfg {
@@ -30,21 +31,26 @@ struct kprof_trace_cfg {
 	uint32_t grid_x;
 	/* cores per device track (0 or 1: one track per core); a bigger
 	 * group bounds the file for devices with many cores, and leaves the
-	 * zone slices out (trace metadata "zone_slices" says so) */
+	 * zone slices out (trace metadata "zone_slices" says so)
+	 */
 	uint32_t group;
 	/* the device's cores: busy % is of these (0, or fewer than ran
-	 * ops: of the cores that ran ops) */
+	 * ops: of the cores that ran ops)
+	 */
 	uint32_t num_cores;
 	/* RISC names for the zone tracks "core N (x,y) NAME"; NULL or
-	 * empty: "RISC<r>" */
+	 * empty: "RISC<r>"
+	 */
 	const char (*risc_names)[16];
 	uint32_t nriscs;
 	/* names a core's track and its zone tracks (a GPU's streams:
-	 * kprof_gpu.h); NULL: "core N (x,y)" */
+	 * kprof_gpu.h); NULL: "core N (x,y)"
+	 */
 	void (*core_label)(const void *ctx, uint32_t core, char *buf, size_t len);
 	const void *core_label_ctx;
 	/* busy counter: slice edges sorted in memory before a run goes to
-	 * disk beside the file (0: KPROF_TRACE_BUSY_RUN) */
+	 * disk beside the file (0: KPROF_TRACE_BUSY_RUN)
+	 */
 	uint32_t busy_run;
 };
 
@@ -56,13 +62,15 @@ struct kprof_outdir;
 struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 				     const struct kprof_trace_cfg *cfg, struct kprof_err *err);
 /* Names zone slices of zone_id (default "ZONE-<id>", as device_log.csv);
- * the first name given for an id stays. */
+ * the first name given for an id stays.
+ */
 void kprof_trace_zone_name(struct kprof_trace *t, uint32_t zone_id, const char *name);
 void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row);
 void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev);
 void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz);
 /* Writes the busy counter, finishes the JSON and closes; frees t even on
- * error. The busy counter needs 32 bytes per op slice until then. */
+ * error. The busy counter needs 32 bytes per op slice until then.
+ */
 int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err);
 /* Drops an unfinished trace (nothing is left in the directory); NULL ok. */
 void kprof_trace_free(struct kprof_trace *t);

@@ -404,7 +404,10 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 
 			ret = ret ? ret : r;
 		}
-	o->ops = o->counters = o->devlog = o->host = NULL;
+	o->ops = NULL;
+	o->counters = NULL;
+	o->devlog = NULL;
+	o->host = NULL;
 	return ret;
 }
 
@@ -412,5 +415,8 @@ void kprof_out_discard(struct kprof_out *o)
 {
 	for (int i = 0; i < 4; i++)
 		kprof_outfile_discard(&o->files[i]);
-	o->ops = o->counters = o->devlog = o->host = NULL;
+	o->ops = NULL;
+	o->counters = NULL;
+	o->devlog = NULL;
+	o->host = NULL;
 }

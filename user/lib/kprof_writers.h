@@ -45,7 +45,8 @@ struct kprof_out {
 	unsigned int nriscs;
 	char risc_names[KPROF_MAX_RISCS][16];
 	/* device timestamps are host ns, not cycles (NVIDIA): the CYCLE
-	 * columns of ops.csv are left empty */
+	 * columns of ops.csv are left empty
+	 */
 	int no_cycles;
 	unsigned int ncounters;
 	struct kprof_counter_desc cdesc[KPROF_MAX_COUNTERS];

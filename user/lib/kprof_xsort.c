@@ -56,7 +56,8 @@ struct kprof_xsort *kprof_xsort_new(size_t size, int (*cmp)(const void *, const 
 }
 
 /* An unlinked file in the output directory: nothing is left behind
- * whatever happens, and no name another user could have planted. */
+ * whatever happens, and no name another user could have planted.
+ */
 static int open_tmp(struct kprof_xsort *x, struct kprof_err *err)
 {
 	x->fd = kprof_outdir_tmpfile(x->od, err);

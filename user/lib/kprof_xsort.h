@@ -20,7 +20,8 @@ struct kprof_xsort;
 struct kprof_outdir;
 
 /* NULL with err set on allocation failure. od (kept, not owned) is only
- * used to spill (kprof_outdir_tmpfile). */
+ * used to spill (kprof_outdir_tmpfile).
+ */
 struct kprof_xsort *kprof_xsort_new(size_t size, int (*cmp)(const void *, const void *),
 				    size_t run_len, struct kprof_outdir *od,
 				    struct kprof_err *err);
