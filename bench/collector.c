@@ -69,6 +69,34 @@ static uint64_t dev_of(uint64_t host)
 	return 7000000000ULL + host + host / 5000;
 }
 
+/* gen's device records, appended to the spool 1 MiB at a time */
+struct gen_buf {
+	struct kprof_spool_writer *d;
+	size_t n;
+	uint8_t b[1 << 20];
+};
+
+static int gen_flush(struct gen_buf *g)
+{
+	struct kprof_err err;
+
+	if (kprof_spool_append(g->d, g->b, g->n, &err)) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return -1;
+	}
+	g->n = 0;
+	return 0;
+}
+
+static int gen_put(struct gen_buf *g, const void *rec, size_t size)
+{
+	if (g->n + size > sizeof(g->b) && gen_flush(g))
+		return -1;
+	memcpy(g->b + g->n, rec, size);
+	g->n += size;
+	return 0;
+}
+
 static int gen(const char *dir, uint64_t markers)
 {
 	struct kprof_device_info info = { .size = sizeof(info), .version = 1,
@@ -80,8 +108,7 @@ static int gen(const char *dir, uint64_t markers)
 	struct kprof_spool_writer *d, *h;
 	struct kprof_outdir *od;
 	struct kprof_err err;
-	static uint8_t buf[1 << 20];
-	size_t n = 0;
+	static struct gen_buf g;
 	uint64_t done = 0, seq = 0, host0 = 1000000000ULL, next_sync = host0;
 
 	strcpy(info.name, "bench");
@@ -100,13 +127,7 @@ static int gen(const char *dir, uint64_t markers)
 		fprintf(stderr, "collector: %s\n", err.msg);
 		return 1;
 	}
-#define FLUSH() do {							\
-	if (kprof_spool_append(d, buf, n, &err)) {			\
-		fprintf(stderr, "collector: %s\n", err.msg);		\
-		return 1;						\
-	}								\
-	n = 0;								\
-} while (0)
+	g.d = d;
 	while (done < markers) {
 		uint64_t t = host0 + seq * OP_NS;
 		struct kprof_host_event ev = { .type = KPROF_HREC_IOCTL, .size = sizeof(ev),
@@ -125,19 +146,17 @@ static int gen(const char *dir, uint64_t markers)
 		kprof_spool_append(h, &ev, sizeof(ev), &err);
 		while (next_sync <= t) {
 			struct kprof_rec_sync s = { .hdr = { KPROF_REC_SYNC, sizeof(s), 0 },
-				.host_before_ns = next_sync - 200, .device_cycles = dev_of(next_sync),
+				.host_before_ns = next_sync - 200,
+				.device_cycles = dev_of(next_sync),
 				.host_after_ns = next_sync + 200 };
-			if (n + sizeof(s) > sizeof(buf))
-				FLUSH();
-			memcpy(buf + n, &s, sizeof(s));
-			n += sizeof(s);
+
+			if (gen_put(&g, &s, sizeof(s)))
+				return 1;
 			next_sync += SYNC_NS;
 		}
 		snprintf(op.name, sizeof(op.name), "op%" PRIu64, seq % 7);
-		if (n + sizeof(op) > sizeof(buf))
-			FLUSH();
-		memcpy(buf + n, &op, sizeof(op));
-		n += sizeof(op);
+		if (gen_put(&g, &op, sizeof(op)))
+			return 1;
 		for (int k = 1; k <= 4; k++)
 			for (int c = 0; c < CORES; c++)
 				for (int r = 0; r < RISCS; r++) {
@@ -149,11 +168,10 @@ static int gen(const char *dir, uint64_t markers)
 						      k == 4 ? OP_NS - 2000 - (uint64_t)c * 10 :
 						      OP_NS - 1000;
 
-					m.timestamp = dev_of(t + at + (uint64_t)c * 3 + (uint64_t)r);
-					if (n + sizeof(m) > sizeof(buf))
-						FLUSH();
-					memcpy(buf + n, &m, sizeof(m));
-					n += sizeof(m);
+					at += (uint64_t)c * 3 + (uint64_t)r;
+					m.timestamp = dev_of(t + at);
+					if (gen_put(&g, &m, sizeof(m)))
+						return 1;
 				}
 		done += 4 * CORES * RISCS;
 		for (int c = 0; c < CORES; c++) {
@@ -161,13 +179,13 @@ static int gen(const char *dir, uint64_t markers)
 				.c = { .hdr = { KPROF_REC_COUNTERS, sizeof(cr), 0 },
 				       .op_seq = seq, .counter_mask = 0xf, .core = (uint32_t)c },
 				.v = { seq, (uint64_t)c, 1000, 2000 } };
-			if (n + sizeof(cr) > sizeof(buf))
-				FLUSH();
-			memcpy(buf + n, &cr, sizeof(cr));
-			n += sizeof(cr);
+
+			if (gen_put(&g, &cr, sizeof(cr)))
+				return 1;
 		}
 	}
-	FLUSH();
+	if (gen_flush(&g))
+		return 1;
 	if (kprof_spool_close(d, &err) || kprof_spool_close(h, &err)) {
 		fprintf(stderr, "collector: %s\n", err.msg);
 		return 1;
@@ -296,7 +314,7 @@ static double *load_ops(const char *dir, uint64_t cap, uint64_t *rows)
 }
 
 /* percent -> thousandths of a percent, for pctl's integer print */
-static void for_each_scale(double *v, size_t n)
+static void scale_1000(double *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		v[i] *= 1000;
@@ -374,7 +392,8 @@ static int timesync(const char *dir, const char *truth)
 		epw[n] = fabs(kprof_tsfit_to_host(&pw, fec) - (double)end);
 		eos[n++] = fabs(kprof_tsfit_to_host(&os, fec) - (double)end);
 		if (dur && seq < (1 << 22) && dur[seq] >= 0 && end > start)
-			rel[nd++] = fabs(dur[seq] - (double)(end - start)) / (double)(end - start) * 100;
+			rel[nd++] = fabs(dur[seq] - (double)(end - start)) /
+				    (double)(end - start) * 100;
 		else
 			missing++;
 	}
@@ -400,15 +419,15 @@ static int timesync(const char *dir, const char *truth)
 		pctl("sync read position [0.001 of window]", pos, np);
 		free(pos);
 	}
-	printf("sync samples %zu used %zu rejected %zu, median window %.0f ns, drift %.2f ppm, bound %.0f ns\n",
-	       pw.samples, pw.used, pw.rejected, pw.median_window_ns, pw.drift_ppm,
-	       pw.err_bound_ns);
-	printf("truth ops %" PRIu64 " (%" PRIu64 " outside the sampled range), ops.csv rows %" PRIu64
-	       ", truth ops without a duration in ops.csv %" PRIu64 "\n",
+	printf("sync samples %zu used %zu rejected %zu, ", pw.samples, pw.used, pw.rejected);
+	printf("median window %.0f ns, drift %.2f ppm, bound %.0f ns\n",
+	       pw.median_window_ns, pw.drift_ppm, pw.err_bound_ns);
+	printf("truth ops %" PRIu64 " (%" PRIu64 " outside the sampled range), ops.csv rows %"
+	       PRIu64 ", truth ops without a duration in ops.csv %" PRIu64 "\n",
 	       ntruth, outside, rows, missing);
 	pctl("piecewise |error| [ns] (FW start+end)", epw, n);
 	pctl("one-shot  |error| [ns] (FW start+end)", eos, n);
-	for_each_scale(rel, nd);
+	scale_1000(rel, nd);
 	pctl("FW duration |error| [0.001 % of truth]", rel, nd);
 	free(epw);
 	free(eos);
@@ -426,7 +445,7 @@ static int timesync(const char *dir, const char *truth)
  * by size and add up one field of every marker, nothing else. Prints the
  * markers, the time and the sum (so the loop cannot be optimised away).
  */
-static int limit(const char *dir)
+static int limit_loop(const char *dir)
 {
 	char path[4096];
 	const struct kprof_spool_hdr *h;
@@ -469,8 +488,8 @@ static int limit(const char *dir)
 	munmap(map, (size_t)st.st_size);
 	w = now(CLOCK_MONOTONIC) - w0;
 	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	printf("limit: markers %" PRIu64 " wall %.3f s cpu %.3f s markers/s (wall) %.1fM (sum %" PRIx64 ")\n",
-	       markers, w, c, markers / w / 1e6, sum);
+	printf("limit: markers %" PRIu64 " wall %.3f s cpu %.3f s markers/s (wall) %.1fM (sum %"
+	       PRIx64 ")\n", markers, w, c, markers / w / 1e6, sum);
 	return 0;
 }
 
@@ -482,10 +501,11 @@ int main(int argc, char **argv)
 		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"),
 			   argc == 5 && !strcmp(argv[4], "devlog"));
 	if (argc == 3 && !strcmp(argv[1], "limit"))
-		return limit(argv[2]);
+		return limit_loop(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
-	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace|devlog] |\n"
+	fprintf(stderr,
+		"usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace|devlog] |\n"
 		"       collector limit DIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;

@@ -2,7 +2,8 @@
 /*
  * kprof_csvread on malformed and foreign CSV: quotes inside fields,
  * unterminated quotes, field-count mismatches (an error naming
- * file:line), the record cap, and what RFC 4180 allows.
+ * file:line), the record cap, what RFC 4180 allows, and fields skipped
+ * without being stored (skip_from) read exactly as stored ones.
  */
 #include "kt.h"
 #include "kprof_csvread.h"
@@ -25,6 +26,7 @@ static const char *put_file(const char *name, const char *text, size_t len)
 	return path;
 }
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PUT(name, lit) put_file(name, lit, sizeof(lit) - 1)
 
 /* A quote that does not start a field is an ordinary character: count and
@@ -160,6 +162,100 @@ static void test_cap(void)
 	free(text);
 }
 
+/* every record of path read with skip_from = k and without: the same */
+static void same_records(const char *path, int k, int want_skips)
+{
+	struct kprof_csv_src a, b;
+	struct kprof_err ea = { 0 }, eb = { 0 };
+	FILE *fa = fopen(path, "r"), *fb = fopen(path, "r");
+	int ra, rb, skips = 0;
+
+	if (!fa || !fb)
+		exit(2);
+	kprof_csv_src_init(&a, fa, "f");
+	kprof_csv_src_init(&b, fb, "f");
+	b.skip_from = k;
+	do {
+		ra = kprof_csv_record(&a, &ea);
+		rb = kprof_csv_record(&b, &eb);
+		KT_CHECK(ra == rb, "%s: %d vs %d (%s / %s)", path, ra, rb, ea.msg, eb.msg);
+		if (ra != rb)
+			break;
+		if (ra < 0)
+			KT_STR(eb.msg, ea.msg);
+		if (ra <= 0)
+			break;
+		KT_EQ_U64(b.line, a.line);
+		KT_EQ_U64(b.nf + b.nskip, a.nf);
+		KT_CHECK(b.nf == (a.nf < k ? a.nf : k), "%s:%lu: %d fields stored",
+			 path, a.line, b.nf);
+		for (int i = 0; i < b.nf; i++)
+			KT_STR(b.fld[i], a.fld[i]);
+		skips += b.nskip > 0;
+	} while (ra > 0);
+	KT_CHECK(skips >= want_skips, "%s: %d records skipped into", path, skips);
+	kprof_csv_src_free(&a);
+	kprof_csv_src_free(&b);
+	fclose(fa);
+	fclose(fb);
+}
+
+/*
+ * skip_from: the fields after it are counted, never stored, and the
+ * records, their field counts, line numbers and errors are those of a
+ * full read, whatever the rest holds (quoted line breaks and commas,
+ * quotes inside a plain field, blanks, CR LF, a NUL, no last line break),
+ * also where the rest crosses the reader's 64 KiB read-ahead.
+ */
+static void test_skip(void)
+{
+	static const char *const texts[] = {
+		"a,b,c,d\n1,2,/src/x.cc,\n3,4,5\n6,7\n8,9,a,b,c,d,e\n",
+		"a,b,c\r\n1,2,\"x,\ny\"\r\n3,4, \"q\" ,z\r\n5,6,p\"q,r\n7,8,last",
+		"a,b,c\n1,2,  ,\"\n",
+		"a,b,c\n1,2,x\0y\n",
+		"a,b,c\n1,2,\"x\"y\n",
+	};
+	size_t big = 3 * 65536, len;
+	char *text = malloc(big + 64);
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "skip%zu.csv", i);
+		len = i == 3 ? 14 : strlen(texts[i]);
+		same_records(put_file(name, texts[i], len), 2, 1);
+	}
+	/* rests across read-ahead boundaries, a quote after one */
+	if (!text)
+		exit(2);
+	len = 0;
+	while (len < big) {
+		size_t n = (size_t)snprintf(text + len, 64, "1,2,%.*s,%s\n", (int)(len % 37),
+					    "/a/long/source/path/x/y/z/w/v/u/t/s/r",
+					    len % 5 ? "m" : "a\"b , \"c\"");
+		len += n;
+	}
+	same_records(put_file("skipbig.csv", text, len), 2, 1000);
+	same_records(put_file("skipbig.csv", text, len), 3, 1000);
+	/*
+	 * the read-ahead ends just before a '"' in the rest: inside a
+	 * plain field it is an ordinary byte; after ", " it opens a field
+	 */
+	for (int at = 0; at < 2; at++) {
+		const char *tail = at ? "1,2,x, \"q\n,\"\n3,4\n" : "1,2,p\"q,\n3,4\n";
+		size_t quote = at ? 7 : 5;	/* the '"' in tail */
+
+		len = (size_t)sprintf(text, "a,b,c\n1,2,");
+		memset(text + len, 'x', 65536 - len - quote - 1);
+		len = 65536 - quote - 1;
+		text[len++] = '\n';
+		len += (size_t)sprintf(text + len, "%s", tail);
+		same_records(put_file("skipedge.csv", text, len), 2, 2);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "%s", kt_tmpdir());
@@ -167,6 +263,7 @@ int main(void)
 	test_errors();
 	test_valid();
 	test_cap();
+	test_skip();
 	kt_rmrf(dir);
 	return kt_done("test_csvread");
 }

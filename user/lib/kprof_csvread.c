@@ -76,6 +76,59 @@ static size_t refill(struct kprof_csv_src *s)
 }
 
 /*
+ * After field skip_from - 1 ended with a ',': the rest of the record is
+ * counted, not stored. Plain bytes are passed over with memchr; a '"'
+ * (it may open a quoted field, which may hold a line break) or a NUL
+ * hands the rest back to the state machine (*state: where it resumes).
+ * Returns 1 at the record's end, 0 to resume, -errno with err set.
+ */
+static int skip_rest(struct kprof_csv_src *s, size_t *skipped, int *state, size_t max,
+		     struct kprof_err *err)
+{
+	int at_start = 1;	/* the next byte starts a field */
+
+	for (;;) {
+		const unsigned char *b, *e, *nl, *q;
+
+		if (s->inpos == s->inlen && !refill(s)) {
+			if (!s->in)
+				return kprof_err_set(err, ENOMEM, "out of memory");
+			if (ferror(s->f))
+				return kprof_err_set(err, EIO, "%s: read error: %s",
+						     s->name, strerror(errno));
+			s->nskip++;	/* a last line without its line break */
+			s->lines++;
+			return 1;
+		}
+		b = s->in + s->inpos;
+		nl = memchr(b, '\n', s->inlen - s->inpos);
+		e = nl ? nl : s->in + s->inlen;
+		if (memchr(b, '"', (size_t)(e - b)) || memchr(b, '\0', (size_t)(e - b))) {
+			*state = at_start ? S_START : S_PLAIN;
+			return 0;
+		}
+		for (q = b; (q = memchr(q, ',', (size_t)(e - q))); q++)
+			s->nskip++;
+		*skipped += (size_t)(e - b);
+		if (s->len + *skipped > max)
+			return kprof_err_set(err, EBADMSG,
+					     "%s:%lu: record longer than %zu bytes: not a CSV file of this kind?",
+					     s->name, s->line, max);
+		for (q = e; q > b && is_blank(q[-1]); q--)
+			;
+		if (q > b)
+			at_start = q[-1] == ',';
+		s->inpos = (size_t)(e - s->in);
+		if (nl) {
+			s->inpos++;
+			s->lines++;
+			s->nskip++;	/* the last field */
+			return 1;
+		}
+	}
+}
+
+/*
  * One pass over the bytes of one record: each byte moves the state
  * machine and is stored at most once, so time and memory are linear in
  * the record whatever it holds, and the field count and the fields come
@@ -84,8 +137,8 @@ static size_t refill(struct kprof_csv_src *s)
 int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 {
 	size_t max = s->max_record ? s->max_record : KPROF_CSV_MAX_RECORD;
-	int state, quoted, any, c;
-	size_t keep;
+	int state, quoted, any, skipping, c;
+	size_t keep, skipped;
 
 	if (grow(&s->off, &s->offcap, 2, sizeof(*s->off)))
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -93,9 +146,12 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 		state = S_START;
 		quoted = 0;
 		any = 0;
+		skipping = 0;
 		keep = 0;
+		skipped = 0;
 		s->len = 0;
 		s->nf = 0;
+		s->nskip = 0;
 		s->line = s->lines + 1;
 		s->off[0] = 0;
 		for (;;) {
@@ -116,7 +172,7 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 					q++;
 				n = (size_t)(q - b);
 				if (n) {
-					if (s->len + n > max)
+					if (s->len + skipped + n > max)
 						goto too_long;
 					if (grow(&s->buf, &s->cap, s->len + n, 1))
 						return kprof_err_set(err, ENOMEM, "out of memory");
@@ -194,22 +250,35 @@ got:
 						     c >= 0x20 && c < 0x7f ? c : '?');
 			}
 			/* the end of a field: ',' or '\n' outside quotes */
-			if (s->len >= max)
+			if (s->len + skipped >= max)
 				goto too_long;
 			if ((s->len == s->cap && grow(&s->buf, &s->cap, s->len + 1, 1)) ||
 			    ((size_t)s->nf + 2 > s->offcap &&
 			     grow(&s->off, &s->offcap, (size_t)s->nf + 2, sizeof(*s->off))))
 				return kprof_err_set(err, ENOMEM, "out of memory");
 			s->buf[s->len++] = '\0';
-			s->nf++;
-			s->off[s->nf] = s->len;
+			if (skipping) {
+				s->nskip++;	/* after skip_rest handed back */
+			} else {
+				s->nf++;
+				s->off[s->nf] = s->len;
+			}
 			keep = s->len;
 			state = S_START;
 			if (c == '\n')
 				break;
+			if (!skipping && s->nf == s->skip_from) {
+				int r = skip_rest(s, &skipped, &state, max, err);
+
+				if (r < 0)
+					return r;
+				if (r)
+					break;
+				skipping = 1;
+			}
 			continue;
 store:
-			if (s->len >= max)
+			if (s->len + skipped >= max)
 				goto too_long;
 			if (s->len == s->cap && grow(&s->buf, &s->cap, s->len + 1, 1))
 				return kprof_err_set(err, ENOMEM, "out of memory");

@@ -32,8 +32,15 @@ struct kprof_csv_src {
 	FILE *f;
 	const char *name;	/* in messages: "name:line: what" */
 	size_t max_record;	/* 0: KPROF_CSV_MAX_RECORD */
+	/*
+	 * > 0: fields from this index on are not stored, only counted
+	 * (nskip): the rest of the line is passed over with memchr unless it
+	 * holds a '"' (then the state machine reads it, same result)
+	 */
+	int skip_from;
 	/* after kprof_csv_record() returned 1: */
-	int nf;			/* fields */
+	int nf;			/* fields in fld */
+	int nskip;		/* fields after those, not stored (skip_from) */
 	char **fld;		/* nf NUL-terminated fields, writable, valid until
 				 * the next call
 				 */

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +128,8 @@ static int pass1(struct spool_report *c, struct kprof_err *err)
 		if (rec->type == KPROF_REC_SYNC) {
 			const struct kprof_rec_sync *s = (const void *)rec;
 
-			if (kprof_report_grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024, err))
+			if (kprof_report_grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024,
+					      err))
 				return -ENOMEM;
 			c->pts[c->npts++] = (struct kprof_sync_pt){
 				s->host_before_ns, s->device_cycles, s->host_after_ns };
@@ -430,44 +432,57 @@ static void summary_gpu(FILE *f, const struct spool_report *c)
 
 	fprintf(f, "\nGPU capture (CUPTI agent in the workload):\n");
 	if (!c->gdev) {
-		fprintf(f, "  no CUDA process loaded the agent (no raw/gpu-PID.kspool): the command made no CUDA call, or CUDA_INJECTION64_PATH was overridden  <-- no GPU data\n");
+		fprintf(f,
+			"  no CUDA process loaded the agent (no raw/gpu-PID.kspool): the command made no CUDA call, or CUDA_INJECTION64_PATH was overridden  <-- no GPU data\n");
 		return;
 	}
 	g = kprof_gpu_stats(c->gdev);
 	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool\n", g->pid,
 		g->comm[0] ? g->comm : "?", g->ppid, g->cupti_version,
 		c->gspools[c->gpick].pid);
-	fprintf(f, "  host timestamps: CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)\n");
+	fprintf(f,
+		"  host timestamps: CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)\n");
 	if (g->clock == KPROF_GCLOCK_MONOTONIC)
-		fprintf(f, "  clock: CUPTI timestamps are host CLOCK_MONOTONIC (the agent's timestamp callback); no conversion\n");
+		fprintf(f,
+			"  clock: CUPTI timestamps are host CLOCK_MONOTONIC (the agent's timestamp callback); no conversion\n");
 	else
-		fprintf(f, "  clock: CUPTI's own, mapped to CLOCK_MONOTONIC by the agent's sync triples (time sync below)\n");
-	fprintf(f, "  kernels %" PRIu64 ", memcpys %" PRIu64 ", memsets %" PRIu64 ", launch calls %" PRIu64
-		", sync calls %" PRIu64 ", tracks (GPU, stream) %u\n", g->kernels, g->memcpys,
+		fprintf(f,
+			"  clock: CUPTI's own, mapped to CLOCK_MONOTONIC by the agent's sync triples (time sync below)\n");
+	fprintf(f, "  kernels %" PRIu64 ", memcpys %" PRIu64 ", memsets %" PRIu64
+		", launch calls %" PRIu64 ", sync calls %" PRIu64 ", tracks (GPU, stream) %u\n",
+		g->kernels, g->memcpys,
 		g->memsets, g->api_launches, g->api_syncs, kprof_gpu_ntracks(c->gdev));
-	fprintf(f, "  CUPTI records dropped: %" PRIu64 "%s\n", g->dropped,
-		g->dropped ? "  <-- kernels, copies or API calls are missing: raise KPROF_AGENT_BUFFER_KB / KPROF_AGENT_BUFFERS" : "");
+	fprintf(f, "  CUPTI records dropped: %" PRIu64, g->dropped);
+	if (g->dropped)
+		fprintf(f,
+			"  <-- kernels, copies or API calls are missing: raise KPROF_AGENT_BUFFER_KB / KPROF_AGENT_BUFFERS");
+	fprintf(f, "\n");
 	if (g->no_buffer)
-		fprintf(f, "  buffers the agent refused (its memory bound): %" PRIu64 "\n", g->no_buffer);
+		fprintf(f, "  buffers the agent refused (its memory bound): %" PRIu64 "\n",
+			g->no_buffer);
 	fprintf(f, "  agent stopped cleanly: %s\n", g->stopped ? "yes" :
 		"NO  <-- the process did not exit normally (killed?): records CUPTI still held are lost");
 	if (g->forks)
-		fprintf(f, "  fork() calls: %" PRIu64 " (a child without exec is not profiled; one that execs a CUDA program has its own spool)\n",
+		fprintf(f, "  fork() calls: %" PRIu64
+			" (a child without exec is not profiled; one that execs a CUDA program has its own spool)\n",
 			g->forks);
 	if (g->multiple_subscribers)
-		fprintf(f, "  another CUPTI client held the process (a profiler, e.g. Nsight or PyTorch's): its activity may be missing\n");
+		fprintf(f,
+			"  another CUPTI client held the process (a profiler, e.g. Nsight or PyTorch's): its activity may be missing\n");
 	if (g->unnamed || g->bad_names)
 		fprintf(f, "  kernels without a name: %" PRIu64 ", bad name records: %" PRIu64 "\n",
 			g->unnamed, g->bad_names);
 	if (g->tracks_over)
-		fprintf(f, "  ops on streams past the first %u tracks (drawn on the last one): %" PRIu64 "\n",
+		fprintf(f, "  ops on streams past the first %u tracks (drawn on the last one): %"
+			PRIu64 "\n",
 			KPROF_GPU_MAX_TRACKS, g->tracks_over);
 	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++)
 		fprintf(f, "  agent: %s failed (%d)\n", g->errors[i].text, g->errors[i].code);
 	if (g->nerrors > KPROF_GPU_MAX_ERRORS)
 		fprintf(f, "  agent: %u more errors\n", g->nerrors - KPROF_GPU_MAX_ERRORS);
 	if (c->ngspools > 1) {
-		fprintf(f, "  other CUDA processes, not in these outputs (their spools are in raw/):");
+		fprintf(f,
+			"  other CUDA processes, not in these outputs (their spools are in raw/):");
 		for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++)
 			if (i != c->gpick)
 				fprintf(f, " %u (%" PRIu64 " bytes)", c->gspools[i].pid,
@@ -491,10 +506,13 @@ static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 	kprof_text_safen(name, sizeof(name), d->name, sizeof(d->name));
 	kprof_text_safen(backend, sizeof(backend), d->backend, sizeof(d->backend));
 	if (c->nvidia)
-		fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u tracks (GPU, stream), timestamps in ns\n",
+		fprintf(f, "kprof capture summary\n\n"
+			"device: %s (backend %s), %u tracks (GPU, stream), timestamps in ns\n",
 			name, backend, d->num_cores);
 	else
-		fprintf(f, "kprof capture summary\n\ndevice: %s (backend %s), %u cores x %u RISCs, reference clock %" PRIu64 " Hz\n",
+		fprintf(f, "kprof capture summary\n\n"
+			"device: %s (backend %s), %u cores x %u RISCs, reference clock %" PRIu64
+			" Hz\n",
 			name, backend, d->num_cores, d->riscs_per_core, (uint64_t)d->ref_clock_hz);
 	if (c->nvidia)
 		summary_gpu(f, c);
@@ -507,12 +525,14 @@ static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 		as->lost_markers ? "  <-- data is incomplete; see MARKERS LOST in ops.csv" : "");
 	if (as->device_records_lost)
 		fprintf(f, "  device records lost (its OP/COUNTERS queue overflowed): %" PRIu64
-			" for ops %" PRIu64 "-%" PRIu64 "  <-- those ops may lack OP CODE or counters\n",
+			" for ops %" PRIu64 "-%" PRIu64
+			"  <-- those ops may lack OP CODE or counters\n",
 			as->device_records_lost, as->device_records_lost_first,
 			as->device_records_lost_last);
 	if (klost >= 0)
 		fprintf(f, "  kernel records dropped (capture ring full): %" PRId64 "%s\n", klost,
-			klost ? "  <-- sync/clock/state records missing; use a larger --ring-size" : "");
+			klost ? "  <-- sync/clock/state records missing; use a larger --ring-size" :
+			"");
 	fprintf(f, "  corrupt records skipped: %" PRIu64 "\n", as->corrupt_records);
 	fprintf(f, "  invalid markers skipped: %" PRIu64 " (core, RISC or kind out of range)\n",
 		as->bad_markers);
@@ -522,9 +542,11 @@ static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 	if (as->zone_over_cap)
 		fprintf(f, "  zone markers past 262144 in one op (no zone slice): %" PRIu64 "\n",
 			as->zone_over_cap);
-	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64 " host events, %" PRIu64 " lost markers\n",
+	fprintf(f, "  late data (op already written): %" PRIu64 " markers, %" PRIu64
+		" host events, %" PRIu64 " lost markers\n",
 		as->late_markers, as->late_host_events, as->late_lost_markers);
-	fprintf(f, "  latest device record: %.0f ms after its op's dispatch; ops held %.0f ms for late data%s\n",
+	fprintf(f,
+		"  latest device record: %.0f ms after its op's dispatch; ops held %.0f ms for late data%s\n",
 		c->lag.max_lag_ns / 1e6, (double)c->slack_ns / 1e6,
 		c->slack_capped ? "  <-- capped: records later than that count as late data" : "");
 	fprintf(f, "  device spool: truncated tail %" PRIu64 " bytes%s\n", ds->truncated_bytes,
@@ -538,12 +560,14 @@ static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 		fprintf(f, "  host spool: none (no host timestamps)\n");
 	}
 	if (c->have_bpf)
-		fprintf(f, "  BPF: %" PRIu64 " events, %" PRIu64 " lost (ring buffer full), %" PRIu64 " unmatched exits\n",
+		fprintf(f, "  BPF: %" PRIu64 " events, %" PRIu64 " lost (ring buffer full), %"
+			PRIu64 " unmatched exits\n",
 			(uint64_t)c->bpf.events, (uint64_t)c->bpf.reserve_failed,
 			(uint64_t)c->bpf.unmatched_exit);
 
 	if (c->nvidia && !d->clock_mhz)
-		fprintf(f, "\nclock:\n  at capture start: not read (an NVIDIA GPU's clock is NVML's: kprofctl info / lock-clock)\n");
+		fprintf(f, "\nclock:\n"
+			"  at capture start: not read (an NVIDIA GPU's clock is NVML's: kprofctl info / lock-clock)\n");
 	else
 		fprintf(f, "\nclock:\n  at capture start: %u MHz, %s\n", d->clock_mhz,
 			(d->clock_flags & KPROF_CLOCK_LOCKED) ? "locked" :
@@ -567,10 +591,12 @@ static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 		fprintf(f, "  error bound: %.0f ns; drift %.1f ppm; median read window %.0f ns\n",
 			c->fit.err_bound_ns, c->fit.drift_ppm, c->fit.median_window_ns);
 	if (!isnan(c->oneshot_max_diff_ns))
-		fprintf(f, "  one-shot fit (first sample + nominal rate) would be off by up to %.0f ns\n",
+		fprintf(f,
+			"  one-shot fit (first sample + nominal rate) would be off by up to %.0f ns\n",
 			c->oneshot_max_diff_ns);
 	if (c->fit.method == KPROF_TS_NONE)
-		fprintf(f, "  no sync samples: host-time columns are device time at the nominal rate\n");
+		fprintf(f,
+			"  no sync samples: host-time columns are device time at the nominal rate\n");
 	fprintf(f, "\ncapture states:\n");
 	for (size_t i = 0; i < c->nstates; i++)
 		fprintf(f, "  at %" PRIu64 " ns: %s (%s)\n", c->states[i].host_ns,
@@ -580,6 +606,12 @@ static void write_summary(FILE *f, struct spool_report *c, struct kprof_out *o,
 static json_object *jstrn(const char *s, size_t max)
 {
 	return json_object_new_string_len(s, (int)strnlen(s, max));
+}
+
+/* counts and ns are uint64_t in the records; JSON holds int64 */
+static json_object *jint(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
 }
 
 static json_object *jdouble(double v)
@@ -656,7 +688,7 @@ static json_object *gpu_json(const struct spool_report *c)
 	for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++) {
 		e = json_object_new_object();
 		json_object_object_add(e, "pid", json_object_new_int64(c->gspools[i].pid));
-		json_object_object_add(e, "bytes", json_object_new_int64((int64_t)c->gspools[i].bytes));
+		json_object_object_add(e, "bytes", jint(c->gspools[i].bytes));
 		json_object_object_add(e, "aggregated", json_object_new_boolean(i == c->gpick));
 		json_object_array_add(sp, e);
 	}
@@ -665,11 +697,12 @@ static json_object *gpu_json(const struct spool_report *c)
 	if (!c->gdev)
 		return o;
 	g = kprof_gpu_stats(c->gdev);
-	json_object_object_add(o, "host_timestamps",
-			       json_object_new_string("CUPTI API activity records (launch and sync calls)"));
-	json_object_object_add(o, "clock", json_object_new_string(g->clock == KPROF_GCLOCK_MONOTONIC ?
-			       "CLOCK_MONOTONIC (timestamp callback)" :
-			       "CUPTI, mapped by sync triples"));
+	e = json_object_new_string("CUPTI API activity records (launch and sync calls)");
+	json_object_object_add(o, "host_timestamps", e);
+	json_object_object_add(o, "clock",
+			       json_object_new_string(g->clock == KPROF_GCLOCK_MONOTONIC ?
+						      "CLOCK_MONOTONIC (timestamp callback)" :
+						      "CUPTI, mapped by sync triples"));
 	ADD("pid", g->pid);
 	ADD("ppid", g->ppid);
 	json_object_object_add(o, "comm", json_object_new_string(g->comm));
@@ -729,16 +762,16 @@ static int capture_params(struct kprof_outdir *od, struct spool_report *c, const
 	json_object_object_add(clk, "at_start_mhz", json_object_new_int64(d->clock_mhz));
 	json_object_object_add(clk, "at_start_locked",
 			       json_object_new_boolean(!!(d->clock_flags & KPROF_CLOCK_LOCKED)));
-	json_object_object_add(clk, "changes_total", json_object_new_int64((int64_t)c->clocks_total));
+	json_object_object_add(clk, "changes_total", jint(c->clocks_total));
 	for (size_t i = 0; i < c->nclocks; i++) {
 		json_object *e = json_object_new_object();
+		bool locked = c->clocks[i].flags & KPROF_CLOCK_LOCKED;
 
-		json_object_object_add(e, "host_ns", json_object_new_int64((int64_t)c->clocks[i].host_ns));
+		json_object_object_add(e, "host_ns", jint(c->clocks[i].host_ns));
 		json_object_object_add(e, "device_cycles",
 				       json_object_new_int64((int64_t)c->clocks[i].device_cycles));
 		json_object_object_add(e, "mhz", json_object_new_int64(c->clocks[i].mhz));
-		json_object_object_add(e, "locked",
-				       json_object_new_boolean(!!(c->clocks[i].flags & KPROF_CLOCK_LOCKED)));
+		json_object_object_add(e, "locked", json_object_new_boolean(locked));
 		json_object_array_add(ch, e);
 	}
 	json_object_object_add(clk, "changes", ch);
@@ -752,16 +785,18 @@ static int capture_params(struct kprof_outdir *od, struct spool_report *c, const
 	for (size_t i = 0; i < c->nstates; i++) {
 		json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "host_ns", json_object_new_int64((int64_t)c->states[i].host_ns));
-		json_object_object_add(e, "state", json_object_new_string(state_name(c->states[i].state)));
-		json_object_object_add(e, "reason", json_object_new_string(reason_name(c->states[i].reason)));
+		json_object_object_add(e, "host_ns", jint(c->states[i].host_ns));
+		json_object_object_add(e, "state",
+				       json_object_new_string(state_name(c->states[i].state)));
+		json_object_object_add(e, "reason",
+				       json_object_new_string(reason_name(c->states[i].reason)));
 		json_object_array_add(st, e);
 	}
 	json_object_object_add(root, "capture_states", st);
 	json_object_object_add(sp, "device_truncated_bytes",
 			       json_object_new_int64((int64_t)dev_stats(c)->truncated_bytes));
 	json_object_object_add(sp, "host_truncated_bytes", have_host(c) ?
-			       json_object_new_int64((int64_t)host_stats(c)->truncated_bytes) : NULL);
+			       jint(host_stats(c)->truncated_bytes) : NULL);
 	json_object_object_add(sp, "device_unknown_records_skipped",
 			       json_object_new_int64((int64_t)dev_stats(c)->skipped));
 	json_object_object_add(root, "spool", sp);
@@ -769,20 +804,19 @@ static int capture_params(struct kprof_outdir *od, struct spool_report *c, const
 		json_object *b = json_object_new_object();
 
 		json_object_object_add(b, "events", json_object_new_int64((int64_t)c->bpf.events));
-		json_object_object_add(b, "reserve_failed", json_object_new_int64((int64_t)c->bpf.reserve_failed));
-		json_object_object_add(b, "unmatched_exit", json_object_new_int64((int64_t)c->bpf.unmatched_exit));
+		json_object_object_add(b, "reserve_failed", jint(c->bpf.reserve_failed));
+		json_object_object_add(b, "unmatched_exit", jint(c->bpf.unmatched_exit));
 		json_object_object_add(root, "bpf", b);
 	}
 	{
 		json_object *a = json_object_new_object();
+		/* garbage timestamps can make it any size: clamp, never UB */
+		int64_t max_lag = c->lag.max_lag_ns < 9e18 ? (int64_t)c->lag.max_lag_ns : INT64_MAX;
 
 		json_object_object_add(a, "slack_ns", json_object_new_int64((int64_t)c->slack_ns));
 		json_object_object_add(a, "slack_capped", json_object_new_boolean(c->slack_capped));
-		/* garbage timestamps can make it any size: clamp, never UB */
-		json_object_object_add(a, "max_record_lag_ns",
-				       json_object_new_int64(c->lag.max_lag_ns < 9e18 ?
-							     (int64_t)c->lag.max_lag_ns : INT64_MAX));
-		json_object_object_add(a, "max_record_lag_op", json_object_new_int64((int64_t)c->lag.max_lag_seq));
+		json_object_object_add(a, "max_record_lag_ns", json_object_new_int64(max_lag));
+		json_object_object_add(a, "max_record_lag_op", jint(c->lag.max_lag_seq));
 		json_object_object_add(a, "records_without_dispatch",
 				       json_object_new_int64((int64_t)c->lag.unknown));
 		json_object_object_add(root, "aggregation", a);
@@ -821,7 +855,8 @@ static int load_config(int capfd, const char *capture_dir, struct kprof_outdir *
 		if (kprof_outdir_is(od, capfd)) {
 			struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, err);
 
-			if (!raw || kprof_report_write_text(raw, CONFIG_NAME, opts->config_json, "", err))
+			if (!raw || kprof_report_write_text(raw, CONFIG_NAME, opts->config_json,
+							    "", err))
 				return -(err ? err->code : EIO);
 		}
 		*config = strdup(opts->config_json);

@@ -144,7 +144,7 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 	while ((ret = kprof_csv_record(&src, err)) > 0) {
 		unsigned long lineno = src.line;
 		struct kprof_tt_row row;
-		int n = src.nf;
+		int n = src.nf + src.nskip;
 
 		ret = 0;
 		fld = src.fld;
@@ -192,6 +192,16 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			if (ret)
 				break;
 			info->ncols = ncols;
+			/*
+			 * the trailing columns nothing reads (source line and
+			 * file, meta data: most of a line's bytes) are counted
+			 * for the field check, not split
+			 */
+			for (int c = 0; c < C_NR; c++)
+				if (c != C_RUN_ID && colidx[c] >= src.skip_from)
+					src.skip_from = colidx[c] + 1;
+			if (src.skip_from >= ncols)
+				src.skip_from = 0;
 			continue;
 		}
 		/*
