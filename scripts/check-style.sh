@@ -58,10 +58,6 @@ USER_IGNORE=FILE_PATH_CHANGES,PREFER_KERNEL_TYPES,CAMELCASE,BIT_MACRO,PREFER_DEF
 # Generated sources are not ours to style: BPF skeletons, vmlinux.h.
 mapfile -t ufiles < <(find user bpf tests include bench -name '*.[ch]' \
 	! -name '*.skel.h' ! -name vmlinux.h | sort)
-# TEMPORARY, removed at merge: the report and tt-metal import files are
-# being rewritten on another branch, which brings them to this style.
-mapfile -t ufiles < <(printf '%s\n' "${ufiles[@]}" |
-	grep -Ev '^user/lib/kprof_(report|ttmetal)[^/]*\.[ch]$')
 
 # A file's rules beyond USER_IGNORE, each with its reason.
 user_extra_ignore() {
