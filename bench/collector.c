@@ -4,6 +4,11 @@
  *
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
+ *   collector gen-gpu DIR KERNELS
+ *                               write a synthetic NVIDIA capture: the
+ *                               CUPTI agent's spool (raw/gpu-1.kspool)
+ *                               of a launch loop, made by the agent's
+ *                               own converter (kprof_cupti_conv)
  *   collector run DIR OUTDIR [trace]
  *                               kprof_report_build() on it, to OUTDIR, without
  *                               device_log.csv (and trace.json unless
@@ -35,6 +40,8 @@
 #include <time.h>
 
 #include "kprof.h"
+#include "kprof_cupti_conv.h"
+#include "kprof_gpu.h"
 #include "kprof_outdir.h"
 
 #define CORES		64
@@ -161,6 +168,123 @@ static int gen(const char *dir, uint64_t markers)
 	}
 	printf("generated %" PRIu64 " markers in %" PRIu64 " ops\n", done, seq);
 	return 0;
+}
+
+/*
+ * The NVIDIA launch loop as the agent writes it: kernels of 8 names
+ * launched every 4 us (driver API launch records), each running 2 us
+ * on one stream once its launch returned, a cuCtxSynchronize after
+ * every 1000. Records in the order CUDA 13's CUPTI hands them over
+ * (tests/nvidia/data/spin.cuptirec): a kernel's record, then its
+ * launch's; the sync call's record after the kernels it waited for.
+ * CUPTI fills buffers (GPU_BUF_LAUNCHES launches each) and hands them
+ * over in batches of 16 (the agent's buffer count): after each buffer
+ * the agent writes a SYNC triple taken then, up to a batch later than
+ * the buffer's records.
+ */
+#define GPU_LAUNCH_NS	4000ULL
+#define GPU_KERNEL_NS	2000ULL
+#define GPU_SYNC_EVERY	1000
+#define GPU_CB_LAUNCH	307	/* cuLaunchKernel */
+#define GPU_CB_SYNC	17	/* cuCtxSynchronize */
+#define GPU_BUF_LAUNCHES 15000
+#define GPU_BUF_BATCH	16
+
+static int gen_gpu(const char *dir, uint64_t kernels)
+{
+	static const char *const names[8] = { "gemm", "relu", "softmax", "add", "mul",
+					      "reduce", "copy", "norm" };
+	static struct kprof_conv conv;
+	static uint8_t buf[1 << 20];
+	struct kprof_device_info info;
+	struct kprof_counter_info ci;
+	struct kprof_spool_writer *d, *g;
+	struct kprof_outdir *od;
+	struct kprof_err err;
+	struct kprof_grec_agent a = { .type = KPROF_GREC_AGENT, .size = sizeof(a),
+		.event = KPROF_GAGENT_START, .pid = 1, .ppid = 1, .clock = KPROF_GCLOCK_MONOTONIC };
+	uint64_t t = 1000000000ULL, gpu_free = 0;
+	uint32_t corr = 0;
+	size_t n = 0;
+	char raw[4096];
+
+	kprof_gpu_device_info(0, &info, &ci);
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	d = od ? kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &ci, &err) : NULL;
+	if (d && kprof_spool_close(d, &err))
+		d = NULL;
+	kprof_outdir_close(od);
+	/* where kprofctl points the agent (KPROF_AGENT_DIR) */
+	snprintf(raw, sizeof(raw), "%s/%s", dir, KPROF_SPOOL_DIR);
+	od = d ? kprof_outdir_open(raw, 0, (uid_t)-1, (gid_t)-1, &err) : NULL;
+	g = od ? kprof_spool_create_in(od, KPROF_SPOOL_GPU_PREFIX "1" KPROF_SPOOL_GPU_SUFFIX,
+				      KPROF_SPOOL_GPU, NULL, NULL, &err) : NULL;
+	kprof_outdir_close(od);
+	if (!g) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return 1;
+	}
+#define GPUT(fn) do {							\
+	if (n + 2 * KPROF_CONV_MAX_BYTES > sizeof(buf)) {		\
+		if (kprof_spool_append(g, buf, n, &err))		\
+			goto fail;					\
+		n = 0;							\
+	}								\
+	n += (fn);							\
+} while (0)
+	a.host_ns = t;
+	strcpy(a.comm, "gen-gpu");
+	GPUT((memcpy(buf + n, &a, sizeof(a)), sizeof(a)));
+	conv.role[0][GPU_CB_LAUNCH] = KPROF_GROLE_LAUNCH;
+	conv.role[0][GPU_CB_SYNC] = KPROF_GROLE_SYNC;
+	GPUT(kprof_conv_name(1U << 16 | GPU_CB_LAUNCH, KPROF_GNAME_API, "cuLaunchKernel",
+			     buf + n));
+	GPUT(kprof_conv_name(1U << 16 | GPU_CB_SYNC, KPROF_GNAME_API, "cuCtxSynchronize",
+			     buf + n));
+	for (uint64_t i = 0; i < kernels; i++) {
+		struct kprof_cupti_api l = { .kind = KPROF_CUPTI_KIND_DRIVER,
+			.cbid = GPU_CB_LAUNCH, .start = t, .end = t + GPU_LAUNCH_NS / 2,
+			.process_id = 1, .thread_id = 1, .correlation_id = ++corr };
+		struct kprof_cupti_kernel k = { .kind = KPROF_CUPTI_KIND_CONCURRENT_KERNEL,
+			.device_id = 0, .context_id = 1, .stream_id = 7, .grid_x = 1,
+			.grid_y = 1, .grid_z = 1, .block_x = 32, .block_y = 1, .block_z = 1,
+			.correlation_id = corr, .name = names[i % 8] };
+
+		k.start = l.end > gpu_free ? l.end : gpu_free;
+		k.end = k.start + GPU_KERNEL_NS;
+		gpu_free = k.end;
+		GPUT(kprof_cupti_conv(&conv, (const void *)&k, buf + n));
+		GPUT(kprof_cupti_conv(&conv, (const void *)&l, buf + n));
+		t += GPU_LAUNCH_NS;
+		if ((i + 1) % GPU_SYNC_EVERY == 0) {
+			struct kprof_cupti_api s = { .kind = KPROF_CUPTI_KIND_DRIVER,
+				.cbid = GPU_CB_SYNC, .start = t, .process_id = 1,
+				.thread_id = 1, .correlation_id = ++corr };
+
+			s.end = (gpu_free > t ? gpu_free : t) + 500;
+			t = s.end + 100;
+			GPUT(kprof_cupti_conv(&conv, (const void *)&s, buf + n));
+		}
+		if ((i + 1) % GPU_BUF_LAUNCHES == 0) {
+			uint64_t b = i / GPU_BUF_LAUNCHES, at = t + (GPU_BUF_BATCH - 1 -
+				b % GPU_BUF_BATCH) * GPU_BUF_LAUNCHES * GPU_LAUNCH_NS;
+			struct kprof_rec_sync y = { .hdr = { KPROF_REC_SYNC, sizeof(y), 0 },
+				.host_before_ns = at, .device_cycles = at + 100,
+				.host_after_ns = at + 200 };
+
+			GPUT((memcpy(buf + n, &y, sizeof(y)), sizeof(y)));
+		}
+	}
+	a.event = KPROF_GAGENT_STOP;
+	a.host_ns = t;
+	GPUT((memcpy(buf + n, &a, sizeof(a)), sizeof(a)));
+	if (kprof_spool_append(g, buf, n, &err) || kprof_spool_close(g, &err))
+		goto fail;
+	printf("generated %" PRIu64 " kernels\n", kernels);
+	return 0;
+fail:
+	fprintf(stderr, "collector: %s\n", err.msg);
+	return 1;
 }
 
 static int run(const char *dir, const char *outdir, int trace)
@@ -411,11 +535,14 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc == 4 && !strcmp(argv[1], "gen-gpu"))
+		return gen_gpu(argv[2], strtoull(argv[3], NULL, 10));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"));
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
-	fprintf(stderr, "usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace] |\n"
+	fprintf(stderr, "usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS |\n"
+		"       collector run DIR OUTDIR [trace] |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;
 }

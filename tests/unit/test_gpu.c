@@ -175,7 +175,7 @@ static void check_op(const struct kprof_rec_hdr *r, uint32_t corr, uint32_t trac
 	}
 }
 
-static void test_device_view(const char *path)
+static void test_device_view(const char *path, uint32_t clock)
 {
 	struct kprof_err err;
 	struct kprof_gpu_src *s = kprof_gpu_open(path, KPROF_GPU_VIEW_DEVICE, &err);
@@ -191,9 +191,15 @@ static void test_device_view(const char *path)
 		r = next(s);
 		KT_CHECK(r && r->type == KPROF_REC_STATE &&
 			 ((const struct kprof_rec_state *)r)->reason == KPROF_REASON_START, "start");
-		r = next(s);
-		KT_CHECK(r && r->type == KPROF_REC_SYNC &&
-			 ((const struct kprof_rec_sync *)r)->device_cycles == 12, "SYNC as it is");
+		/* SYNC triples map CUPTI's clock; on CLOCK_MONOTONIC they map
+		 * nothing and, taken when CUPTI hands a buffer over, would
+		 * make the buffer's records look late (the report's memory) */
+		if (clock == KPROF_GCLOCK_CUPTI) {
+			r = next(s);
+			KT_CHECK(r && r->type == KPROF_REC_SYNC &&
+				 ((const struct kprof_rec_sync *)r)->device_cycles == 12,
+				 "SYNC as it is");
+		}
 		/* the kernel: dispatched at its launch's entry */
 		check_op(next(s), 10, 0, longname, 1000, 1500, 2500, s);
 		c = (const void *)next(s);
@@ -445,9 +451,12 @@ int main(void)
 		longname[i] = (char)('a' + i % 26);
 	snprintf(path, sizeof(path), "%s/gpu-40.kspool", dir);
 	write_spool("gpu-40.kspool", KPROF_GCLOCK_MONOTONIC);
-	test_device_view(path);
+	test_device_view(path, KPROF_GCLOCK_MONOTONIC);
 	test_host_view(path);
 	test_agg_long_name(path);
+	snprintf(path, sizeof(path), "%s/gpu-42.kspool", dir);
+	write_spool("gpu-42.kspool", KPROF_GCLOCK_CUPTI);
+	test_device_view(path, KPROF_GCLOCK_CUPTI);
 	test_oversized();
 	test_list();
 	test_device_info();

@@ -349,8 +349,18 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 		return;
 	}
 	case KPROF_REC_SYNC: {
+		struct kprof_rec_sync *y;
+
+		/*
+		 * On CLOCK_MONOTONIC nothing is mapped, and a triple is taken
+		 * when CUPTI hands a buffer over, which can be a second after
+		 * the buffer's records: passed on, it would make them look
+		 * that late and the report hold every op of that second
+		 */
+		if (s->st.clock == KPROF_GCLOCK_MONOTONIC)
+			return;
 		/* the known part only: a longer record must not overrun the queue */
-		struct kprof_rec_sync *y = qput(s, sizeof(*y));
+		y = qput(s, sizeof(*y));
 
 		memcpy(y, rec, sizeof(*y));
 		y->hdr.size = sizeof(*y);

@@ -33,6 +33,15 @@
 
 #define KPROF_GPU_BACKEND	"nvidia"
 
+/*
+ * The least time a report holds a GPU op for its late inputs (the
+ * measured lateness, kprof_lag.h, can make it more). A CUPTI record is a
+ * whole op, and its launch's and sync's records sit next to it in the
+ * same spool, so little is late; at a launch every 2-5 us the 200 ms of
+ * kprof.ko captures would hold 40k-100k ops (~1.8 KB each).
+ */
+#define KPROF_GPU_SLACK_NS	(50ULL * 1000 * 1000)
+
 /* counters of GPU ops (struct kprof_counter_info of the capture) */
 #define KPROF_GPU_CNT_BYTES	0	/* memcpy / memset bytes */
 #define KPROF_GPU_CNT_BLOCKS	1	/* kernel grid: blocks */

@@ -1161,7 +1161,8 @@ static int report_build(const char *capture_dir, int capfd, struct kprof_outdir 
 	/* a slack given by the caller wins; else one that covers the
 	 * lateness pass 1 saw (kprof_lag.h) */
 	c->slack_ns = opts && opts->slack_ns ? opts->slack_ns :
-		      kprof_lag_slack(&c->lag, KPROF_AGG_SLACK_NS_DEFAULT,
+		      kprof_lag_slack(&c->lag, c->nvidia ? KPROF_GPU_SLACK_NS :
+				      KPROF_AGG_SLACK_NS_DEFAULT,
 				      KPROF_REPORT_SLACK_CAP_NS, &c->slack_capped);
 	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
