@@ -4,11 +4,12 @@
  *
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
- *   collector gen-gpu DIR KERNELS
+ *   collector gen-gpu DIR KERNELS [queued]
  *                               write a synthetic NVIDIA capture: the
  *                               CUPTI agent's spool (raw/gpu-1.kspool)
  *                               of a launch loop, made by the agent's
- *                               own converter (kprof_cupti_conv)
+ *                               own converter (kprof_cupti_conv);
+ *                               queued: host times --host-times queued
  *   collector run DIR OUTDIR [trace]
  *                               kprof_report_build() on it, to OUTDIR, without
  *                               device_log.csv (and trace.json unless
@@ -190,7 +191,7 @@ static int gen(const char *dir, uint64_t markers)
 #define GPU_BUF_LAUNCHES 15000
 #define GPU_BUF_BATCH	16
 
-static int gen_gpu(const char *dir, uint64_t kernels)
+static int gen_gpu(const char *dir, uint64_t kernels, int queued)
 {
 	static const char *const names[8] = { "gemm", "relu", "softmax", "add", "mul",
 					      "reduce", "copy", "norm" };
@@ -233,6 +234,7 @@ static int gen_gpu(const char *dir, uint64_t kernels)
 	n += (fn);							\
 } while (0)
 	a.host_ns = t;
+	a.host_times = queued ? KPROF_GHOST_QUEUED : KPROF_GHOST_API;
 	strcpy(a.comm, "gen-gpu");
 	GPUT((memcpy(buf + n, &a, sizeof(a)), sizeof(a)));
 	conv.role[0][GPU_CB_LAUNCH] = KPROF_GROLE_LAUNCH;
@@ -253,8 +255,14 @@ static int gen_gpu(const char *dir, uint64_t kernels)
 		k.start = l.end > gpu_free ? l.end : gpu_free;
 		k.end = k.start + GPU_KERNEL_NS;
 		gpu_free = k.end;
+		if (queued) {
+			/* --host-times queued: no launch record, the kernel's own */
+			k.queued = l.start + 500;
+			k.submitted = l.end - 200;
+		}
 		GPUT(kprof_cupti_conv(&conv, (const void *)&k, buf + n));
-		GPUT(kprof_cupti_conv(&conv, (const void *)&l, buf + n));
+		if (!queued)
+			GPUT(kprof_cupti_conv(&conv, (const void *)&l, buf + n));
 		t += GPU_LAUNCH_NS;
 		if ((i + 1) % GPU_SYNC_EVERY == 0) {
 			struct kprof_cupti_api s = { .kind = KPROF_CUPTI_KIND_DRIVER,
@@ -535,13 +543,14 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
-	if (argc == 4 && !strcmp(argv[1], "gen-gpu"))
-		return gen_gpu(argv[2], strtoull(argv[3], NULL, 10));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen-gpu"))
+		return gen_gpu(argv[2], strtoull(argv[3], NULL, 10),
+			       argc == 5 && !strcmp(argv[4], "queued"));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"));
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
-	fprintf(stderr, "usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS |\n"
+	fprintf(stderr, "usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS [queued] |\n"
 		"       collector run DIR OUTDIR [trace] |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;
