@@ -4,11 +4,17 @@
  *
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
+ *   collector gen-gpu DIR KERNELS [queued]
+ *                               write a synthetic NVIDIA capture: the
+ *                               CUPTI agent's spool (raw/gpu-1.kspool)
+ *                               of a launch loop, made by the agent's
+ *                               own converter (kprof_cupti_conv);
+ *                               queued: host times --host-times queued
  *   collector run DIR OUTDIR [trace|devlog]
  *                               kprof_report_build() on it, to OUTDIR, without
  *                               device_log.csv (unless "devlog") and
- *                               trace.json (unless "trace"); prints markers/s (wall and
- *                               CPU) and peak RSS
+ *                               trace.json (unless "trace"); prints
+ *                               markers/s (wall and CPU) and peak RSS
  *
  * The synthetic device: 64 cores x 5 RISCs, ops of 1 ms back to back,
  * each RISC writing FW/kernel start/end markers (1280 markers per op),
@@ -44,6 +50,8 @@
 
 #include "kprof_agg.h"
 #include "kprof_err.h"
+#include "kprof_cupti_conv.h"
+#include "kprof_gpu.h"
 #include "kprof_outdir.h"
 #include "kprof_rec.h"
 #include "kprof_report.h"
@@ -191,6 +199,150 @@ static int gen(const char *dir, uint64_t markers)
 		return 1;
 	}
 	printf("generated %" PRIu64 " markers in %" PRIu64 " ops\n", done, seq);
+	return 0;
+}
+
+/*
+ * The NVIDIA launch loop as the agent writes it: kernels of 8 names
+ * launched every 4 us (driver API launch records), each running 2 us
+ * on one stream once its launch returned, a cuCtxSynchronize after
+ * every 1000. Records in the order CUDA 13's CUPTI hands them over
+ * (tests/nvidia/data/spin.cuptirec): a kernel's record, then its
+ * launch's; the sync call's record after the kernels it waited for.
+ * CUPTI fills buffers (GPU_BUF_LAUNCHES launches each) and hands them
+ * over in batches of 16 (the agent's buffer count): after each buffer
+ * the agent writes a SYNC triple taken then, up to a batch later than
+ * the buffer's records.
+ */
+#define GPU_LAUNCH_NS	4000ULL
+#define GPU_KERNEL_NS	2000ULL
+#define GPU_SYNC_EVERY	1000
+#define GPU_CB_LAUNCH	307	/* cuLaunchKernel */
+#define GPU_CB_SYNC	17	/* cuCtxSynchronize */
+#define GPU_BUF_LAUNCHES 15000
+#define GPU_BUF_BATCH	16
+
+/* Room for one converted CUPTI record (and its name) at the buffer's end. */
+static uint8_t *gen_room(struct gen_buf *g)
+{
+	if (g->n + 2 * KPROF_CONV_MAX_BYTES > sizeof(g->b) && gen_flush(g))
+		return NULL;
+	return g->b + g->n;
+}
+
+static int gen_conv(struct gen_buf *g, struct kprof_conv *conv, const void *rec)
+{
+	uint8_t *p = gen_room(g);
+
+	if (!p)
+		return -1;
+	g->n += kprof_cupti_conv(conv, rec, p);
+	return 0;
+}
+
+static int gen_api_name(struct gen_buf *g, uint32_t cbid, const char *name)
+{
+	uint8_t *p = gen_room(g);
+
+	if (!p)
+		return -1;
+	g->n += kprof_conv_name(1U << 16 | cbid, KPROF_GNAME_API, name, p);
+	return 0;
+}
+
+static int gen_gpu(const char *dir, uint64_t kernels, int queued)
+{
+	static const char *const names[8] = { "gemm", "relu", "softmax", "add", "mul",
+					      "reduce", "copy", "norm" };
+	static struct kprof_conv conv;
+	static struct gen_buf gb;
+	struct kprof_device_info info;
+	struct kprof_counter_info ci;
+	struct kprof_spool_writer *d, *g;
+	struct kprof_outdir *od;
+	struct kprof_err err;
+	struct kprof_grec_agent a = { .type = KPROF_GREC_AGENT, .size = sizeof(a),
+		.event = KPROF_GAGENT_START, .pid = 1, .ppid = 1, .clock = KPROF_GCLOCK_MONOTONIC };
+	uint64_t t = 1000000000ULL, gpu_free = 0;
+	uint32_t corr = 0;
+	char raw[4096];
+
+	kprof_gpu_device_info(0, &info, &ci);
+	od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	d = od ? kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &ci, &err) : NULL;
+	if (d && kprof_spool_close(d, &err))
+		d = NULL;
+	kprof_outdir_close(od);
+	/* where kprofctl points the agent (KPROF_AGENT_DIR) */
+	snprintf(raw, sizeof(raw), "%s/%s", dir, KPROF_SPOOL_DIR);
+	od = d ? kprof_outdir_open(raw, 0, (uid_t)-1, (gid_t)-1, &err) : NULL;
+	g = od ? kprof_spool_create_in(od, KPROF_SPOOL_GPU_PREFIX "1" KPROF_SPOOL_GPU_SUFFIX,
+				      KPROF_SPOOL_GPU, NULL, NULL, &err) : NULL;
+	kprof_outdir_close(od);
+	if (!g) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return 1;
+	}
+	gb.d = g;
+	a.host_ns = t;
+	a.host_times = queued ? KPROF_GHOST_QUEUED : KPROF_GHOST_API;
+	strcpy(a.comm, "gen-gpu");
+	conv.role[0][GPU_CB_LAUNCH] = KPROF_GROLE_LAUNCH;
+	conv.role[0][GPU_CB_SYNC] = KPROF_GROLE_SYNC;
+	if (gen_put(&gb, &a, sizeof(a)) ||
+	    gen_api_name(&gb, GPU_CB_LAUNCH, "cuLaunchKernel") ||
+	    gen_api_name(&gb, GPU_CB_SYNC, "cuCtxSynchronize"))
+		return 1;
+	for (uint64_t i = 0; i < kernels; i++) {
+		struct kprof_cupti_api l = { .kind = KPROF_CUPTI_KIND_DRIVER,
+			.cbid = GPU_CB_LAUNCH, .start = t, .end = t + GPU_LAUNCH_NS / 2,
+			.process_id = 1, .thread_id = 1, .correlation_id = ++corr };
+		struct kprof_cupti_kernel k = { .kind = KPROF_CUPTI_KIND_CONCURRENT_KERNEL,
+			.device_id = 0, .context_id = 1, .stream_id = 7, .grid_x = 1,
+			.grid_y = 1, .grid_z = 1, .block_x = 32, .block_y = 1, .block_z = 1,
+			.correlation_id = corr, .name = names[i % 8] };
+
+		k.start = l.end > gpu_free ? l.end : gpu_free;
+		k.end = k.start + GPU_KERNEL_NS;
+		gpu_free = k.end;
+		if (queued) {
+			/* --host-times queued: no launch record, the kernel's own */
+			k.queued = l.start + 500;
+			k.submitted = l.end - 200;
+		}
+		if (gen_conv(&gb, &conv, &k) || (!queued && gen_conv(&gb, &conv, &l)))
+			return 1;
+		t += GPU_LAUNCH_NS;
+		if ((i + 1) % GPU_SYNC_EVERY == 0) {
+			struct kprof_cupti_api s = { .kind = KPROF_CUPTI_KIND_DRIVER,
+				.cbid = GPU_CB_SYNC, .start = t, .process_id = 1,
+				.thread_id = 1, .correlation_id = ++corr };
+
+			s.end = (gpu_free > t ? gpu_free : t) + 500;
+			t = s.end + 100;
+			if (gen_conv(&gb, &conv, &s))
+				return 1;
+		}
+		if ((i + 1) % GPU_BUF_LAUNCHES == 0) {
+			uint64_t b = i / GPU_BUF_LAUNCHES, at = t + (GPU_BUF_BATCH - 1 -
+				b % GPU_BUF_BATCH) * GPU_BUF_LAUNCHES * GPU_LAUNCH_NS;
+			struct kprof_rec_sync y = { .hdr = { KPROF_REC_SYNC, sizeof(y), 0 },
+				.host_before_ns = at, .device_cycles = at + 100,
+				.host_after_ns = at + 200 };
+
+			if (gen_put(&gb, &y, sizeof(y)))
+				return 1;
+		}
+	}
+	a.event = KPROF_GAGENT_STOP;
+	a.host_ns = t;
+	if (gen_put(&gb, &a, sizeof(a)) || gen_flush(&gb))
+		return 1;
+	if (kprof_spool_close(g, &err)) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return 1;
+	}
+	printf("generated %" PRIu64 " kernels\n", kernels);
 	return 0;
 }
 
@@ -497,6 +649,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen-gpu"))
+		return gen_gpu(argv[2], strtoull(argv[3], NULL, 10),
+			       argc == 5 && !strcmp(argv[4], "queued"));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"),
 			   argc == 5 && !strcmp(argv[4], "devlog"));
@@ -505,8 +660,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
 	fprintf(stderr,
-		"usage: collector gen DIR MARKERS | collector run DIR OUTDIR [trace|devlog] |\n"
-		"       collector limit DIR |\n"
+		"usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS [queued] |\n"
+		"       collector run DIR OUTDIR [trace|devlog] | collector limit DIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;
 }

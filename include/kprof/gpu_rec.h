@@ -37,6 +37,17 @@
 #define KPROF_GAGENT_ERROR	3	/* a CUPTI call failed: code, text */
 #define KPROF_GAGENT_NO_BUFFER	4	/* buffers refused (memory bound): value */
 
+/*
+ * kprof_grec_agent.host_times: where kernels' host launch times come from.
+ * API: CUPTI's records of the launch calls (KPROF_GREC_API, role LAUNCH:
+ * entry and exit). QUEUED: CUPTI's latency timestamps on the kernel
+ * records themselves (kprof_grec_kernel.queued_ns, submitted_ns), no
+ * launch-call records for kernels (cheaper); memcpy/memset/graph launch
+ * calls and the sync calls are recorded as API records in both.
+ */
+#define KPROF_GHOST_API		1
+#define KPROF_GHOST_QUEUED	2
+
 /* kprof_grec_agent.clock: what CUPTI timestamps are */
 #define KPROF_GCLOCK_MONOTONIC	1	/* host CLOCK_MONOTONIC ns */
 #define KPROF_GCLOCK_CUPTI	2	/* CUPTI's clock; SYNC triples map it */
@@ -62,7 +73,7 @@ struct kprof_grec_agent {
 	__u32 ppid;
 	__s32 code;
 	__u32 clock;			/* KPROF_GCLOCK_* (START) */
-	__u32 reserved0;
+	__u32 host_times;		/* KPROF_GHOST_* (START); 0: API records */
 	__u64 value;
 	__u64 value2;
 	char comm[16];
@@ -90,7 +101,14 @@ struct kprof_grec_kernel {
 	__u16 registers;		/* per thread */
 	__u16 reserved0;
 	__u32 name_id;			/* KPROF_GREC_NAME id (kind KERNEL) */
+	/* CUPTI's latency timestamps (host clock, as start_ns), 0 unknown:
+	 * the launch put in the command buffer, the buffer submitted to the
+	 * GPU. Absent from records of older agents (size: KPROF_GREC_KERNEL_V1_SIZE). */
+	__u64 queued_ns;
+	__u64 submitted_ns;
 };
+
+#define KPROF_GREC_KERNEL_V1_SIZE	80	/* without queued_ns, submitted_ns */
 
 /* kprof_grec_copy.kind */
 #define KPROF_GCOPY_MEMCPY	1
@@ -129,6 +147,9 @@ struct kprof_grec_copy {
 /* kprof_grec_api.domain */
 #define KPROF_GDOMAIN_DRIVER	1	/* CUPTI_CB_DOMAIN_DRIVER_API */
 #define KPROF_GDOMAIN_RUNTIME	2	/* CUPTI_CB_DOMAIN_RUNTIME_API */
+/* host events made from a kernel's queued/submitted times (the report's
+ * host view): cmd = KPROF_GDOMAIN_QUEUED << 16 */
+#define KPROF_GDOMAIN_QUEUED	3
 
 /* A CUDA API call the agent asked CUPTI to record (CUPTI_ACTIVITY_KIND_
  * DRIVER / _RUNTIME): host entry and exit, on the launching thread.

@@ -20,7 +20,9 @@
 #     a lock is not always the clock the SMs run at), no kernel starts
 #     before its launch
 #     call entered, no covering sync returns before its kernel ended,
-#     nothing dropped; the same through CUPTI's own clock and the fit.
+#     nothing dropped; the same through CUPTI's own clock and the fit;
+#     causality.py over 200k tiny kernels with a sync every 100 (default
+#     host times, api) and over 20k with --host-times queued.
 # Needs no libbpf, json-c or libpfm there: KPROFCTL names a `make static`
 # kprofctl built elsewhere. The clock is reset when the script ends,
 # however it ends (trap). Prints TAP lines and "N passed, N failed".
@@ -252,6 +254,20 @@ for mode in monotonic cupti; do
 	cp "$tmp/out" "$tmp/spin-$mode.out"
 	check "... 10 spin kernels within 0.5 % of the GPU's own timer, causal, nothing dropped" \
 		python3 "$here/spin_check.py" "$tmp/cap-$mode" "$cycles" "$F" "$tmp/spin-$mode.out"
+done
+# causality over 200k kernels, syncs interleaved (the default host times:
+# the launch calls' records); --host-times queued on 20k (200k hung with
+# CUPTI's latency timestamps on: docs/performance.md)
+for c in api:200000 queued:20000; do
+	ht=${c%%:*}
+	nk=${c#*:}
+	check "capture --host-times $ht -- spin: $nk tiny kernels, a sync every 100" \
+		run 0 timeout 300 "$K" capture --device nvidia:0 --agent "$tmp/build/libkprof_cupti.so" \
+		--host-times $ht --no-device-log -o "$tmp/cap-c-$ht" -- "$tmp/spin" 0 0 $nk 4096 100
+	check "... params.json says host_times $ht" \
+		eq "$(json 'j["gpu"]["host_times"]' "$tmp/cap-c-$ht/params.json")" "$ht"
+	check "... no kernel before its launch, no sync before its kernels (causality.py)" \
+		python3 "$here/causality.py" "$tmp/cap-c-$ht" $nk
 done
 check "reset-clock after the captures" run 0 "$K" reset-clock --device nvidia:0
 

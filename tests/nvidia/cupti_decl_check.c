@@ -88,6 +88,10 @@ OFF(struct kprof_cupti_kernel, local_memory_total, KERNEL_T, localMemoryTotal);
 OFF(struct kprof_cupti_kernel, correlation_id, KERNEL_T, correlationId);
 OFF(struct kprof_cupti_kernel, grid_id, KERNEL_T, gridId);
 OFF(struct kprof_cupti_kernel, name, KERNEL_T, name);
+OFF(struct kprof_cupti_kernel, reserved0, KERNEL_T, reserved0);
+OFF(struct kprof_cupti_kernel, queued, KERNEL_T, queued);
+OFF(struct kprof_cupti_kernel, submitted, KERNEL_T, submitted);
+SAME(CUPTI_TIMESTAMP_UNKNOWN, KPROF_CUPTI_TIMESTAMP_UNKNOWN);
 
 OFF(struct kprof_cupti_memcpy, kind, MEMCPY_T, kind);
 OFF(struct kprof_cupti_memcpy, copy_kind, MEMCPY_T, copyKind);
@@ -151,6 +155,7 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(&cuptiActivityGetNextReco
 	       "cuptiActivityGetNextRecord");
 TYPE(cuptiActivityGetNumDroppedRecords, kprof_cuptiActivityGetNumDroppedRecords_fn);
 TYPE(cuptiActivityFlushAll, kprof_cuptiActivityFlushAll_fn);
+TYPE(cuptiActivityEnableLatencyTimestamps, kprof_cuptiActivityEnableLatencyTimestamps_fn);
 TYPE(cuptiActivityFlushPeriod, kprof_cuptiActivityFlushPeriod_fn);
 TYPE(cuptiGetTimestamp, kprof_cuptiGetTimestamp_fn);
 

@@ -18,8 +18,14 @@
  * another subscriber holds CUPTI), KPROF_STANDIN_BRACKET=1 (the records
  * are moved to lie between the agent's start and the playback, as on a
  * GPU, where its sync triples bracket them: playback waits the
- * recording's span first; for the CUPTI-clock path).
+ * recording's span first; for the CUPTI-clock path),
+ * KPROF_STANDIN_LATENCY (see cuptiActivityEnableLatencyTimestamps),
+ * KPROF_STANDIN_LOCKS=1 (cuptiActivityGetNumDroppedRecords waits for a
+ * buffer request made on another thread, as CUPTI can wait for a
+ * launching thread that is requesting a buffer: an agent that holds its
+ * own lock across that call and takes it in the request hangs).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +102,16 @@ EXPORT kprof_cupti_result cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t on
 	return KPROF_CUPTI_SUCCESS;
 }
 
+/* KPROF_STANDIN_LATENCY: the CUptiResult it returns (e.g. 27: a CUPTI
+ * without latency timestamps) */
+EXPORT kprof_cupti_result cuptiActivityEnableLatencyTimestamps(uint8_t on)
+{
+	const char *e = getenv("KPROF_STANDIN_LATENCY");
+
+	(void)on;
+	return e ? (kprof_cupti_result)atoi(e) : KPROF_CUPTI_SUCCESS;
+}
+
 EXPORT kprof_cupti_result cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t on)
 {
 	(void)cbid;
@@ -154,11 +170,28 @@ EXPORT kprof_cupti_result cuptiActivityGetNextRecord(uint8_t *buffer, size_t val
 	return KPROF_CUPTI_SUCCESS;
 }
 
+static void *request_thread(void *arg)
+{
+	uint8_t *b = NULL;
+	size_t size = 0, maxrec = 0;
+
+	(void)arg;
+	S.request(&b, &size, &maxrec);
+	return b;	/* kept: one buffer fewer for the agent's pool */
+}
+
 EXPORT kprof_cupti_result cuptiActivityGetNumDroppedRecords(struct CUctx_st *ctx, uint32_t stream,
 							    size_t *dropped)
 {
 	(void)ctx;
 	(void)stream;
+	if (getenv("KPROF_STANDIN_LOCKS") && S.request) {
+		pthread_t t;
+		void *b;
+
+		if (!pthread_create(&t, NULL, request_thread, NULL))
+			pthread_join(t, &b);
+	}
 	*dropped = (size_t)S.dropped;
 	return KPROF_CUPTI_SUCCESS;
 }
@@ -206,6 +239,8 @@ static void move_times(uint32_t kind, void *r, size_t len)
 			move(&((struct kprof_cupti_kernel *)r)->start);
 			move(&((struct kprof_cupti_kernel *)r)->end);
 			move(&((struct kprof_cupti_kernel *)r)->completed);
+			move(&((struct kprof_cupti_kernel *)r)->queued);
+			move(&((struct kprof_cupti_kernel *)r)->submitted);
 		}
 		break;
 	case KPROF_CUPTI_KIND_MEMCPY:

@@ -7,9 +7,13 @@
  * reports the cycles it spun and the GPU global timer span it saw, so
  * kprof's DEVICE KERNEL DURATION can be checked against them.
  *
- * usage: spin [SPIN_CYCLES [SPINS [TINY [BYTES]]]]
+ * usage: spin [SPIN_CYCLES [SPINS [TINY [BYTES [SYNC_EVERY]]]]]
  *   defaults 12000000 cycles (10 ms at 1200 MHz), 10 spins, 2000 tiny
- *   kernels, 64 MiB for the memset and the copies.
+ *   kernels, 64 MiB for the memset and the copies; SYNC_EVERY N > 0: a
+ *   cudaDeviceSynchronize after every N tiny kernels (default 0: none
+ *   until the loop ends).
+ * tests/nvidia/causality.py checks a capture of it: kernels start after
+ * their launch, syncs return after their kernels.
  * Prints one line per spin kernel, "spin I cycles C gtimer_ns G", and
  * "tiny N launches, host X ns per launch" (wall time of the launch loop
  * alone, for the agent's overhead).
@@ -61,6 +65,7 @@ int main(int argc, char **argv)
 	int spins = argc > 2 ? atoi(argv[2]) : 10;
 	int tiny = argc > 3 ? atoi(argv[3]) : 2000;
 	size_t bytes = argc > 4 ? (size_t)atoll(argv[4]) : (64u << 20);
+	int sync_every = argc > 5 ? atoi(argv[5]) : 0;
 	unsigned long long *d_out, *h_out;
 	void *d_buf, *h_buf;
 	cudaStream_t s1;
@@ -87,8 +92,11 @@ int main(int argc, char **argv)
 	kprof_tiny<<<1, 32>>>();
 	CK(cudaDeviceSynchronize());
 	t0 = now_ns();
-	for (int i = 0; i < tiny; i++)
+	for (int i = 0; i < tiny; i++) {
 		kprof_tiny<<<1, 32>>>();
+		if (sync_every > 0 && (i + 1) % sync_every == 0)
+			CK(cudaDeviceSynchronize());
+	}
 	t1 = now_ns();
 	CK(cudaDeviceSynchronize());
 

@@ -9,14 +9,18 @@ its start and end; spin.cu prints it, SPIN_OUTPUT holds those lines) says
 it ran. CYCLES / MHZ is printed beside it, not checked: a locked SM clock
 is not always the clock the SMs run at (one H100 locked at 1200 MHz ran
 the loop at 1215 MHz while NVML and nvidia-smi read 1200), and the
-kernel's timer shows which. Also: no kernel starts before its launch call
-entered (LAUNCH TO START >= 0); no covering sync returns before its kernel
-ended; CUPTI dropped nothing; the agent stopped.
+kernel's timer shows which. Also causality.py's two checks (no kernel
+starts before its launch entered; no covering sync returns before its
+kernel ended); CUPTI dropped nothing; the agent stopped.
 """
 import csv
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import causality  # noqa: E402  (tests/nvidia/causality.py: the one causality check)
 
 d, cycles, mhz, spin_out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 rows = list(csv.DictReader(open(d + "/ops.csv")))
@@ -29,12 +33,8 @@ for r, g in zip(spins, gpu):
     k = int(r["DEVICE KERNEL DURATION [ns]"])
     errs.append(abs(k - g) / g)
     nerrs.append((k - nominal) / nominal)
-bad = 0
-for r in rows:
-    if r["HOST START TS"] and int(r["DEVICE FW START TS [ns]"]) < int(r["HOST START TS"]):
-        bad += 1
-    if r["SYNC END TS [ns]"] and int(r["SYNC END TS [ns]"]) < int(r["DEVICE FW END TS [ns]"]):
-        bad += 1
+_, _, lv, _, _, sv, _ = causality.check(d + "/ops.csv")
+bad = lv + sv
 g = json.load(open(d + "/params.json"))["gpu"]
 eff = cycles / (sum(gpu) / len(gpu)) * 1000 if gpu else 0
 print("# spin kernels %d (GPU timer for %d); worst error against the GPU timer %.4f %%; "

@@ -10,6 +10,14 @@
 # (report.html once kept that) needs 12 MiB more at 16M, 32 bytes per
 # op slice (trace.json's busy counter) 25 MiB more; either fails with
 # ENOMEM, which the report names.
+#
+# The same for an NVIDIA capture (the CUPTI agent's spool, collector
+# gen-gpu: a launch every 4 us): 40k and 160k kernels within 48 MiB.
+# Every GPU op the report holds for late inputs costs ~1.8 KB, so the
+# held window must stay short: the 200 ms of kprof.ko captures (50k ops
+# here), or the second that the agent's SYNC triples once made the
+# lateness look like (CUPTI hands buffers over in batches), holds every
+# op of these captures and needs 75-300 MiB.
 # Usage: collector_memory.sh BUILD/bench/collector
 set -eu
 bin=$1
@@ -26,6 +34,20 @@ for markers in 4000000 16000000; do
 		exit 1
 	fi
 	echo "collector_memory: $markers markers within $limit_kib KiB of data:" \
+	     "$(tail -n 1 "$dir/log")"
+	rm -rf "$dir/spool" "$dir/out"
+done
+
+gpu_limit_kib=49152
+for kernels in 40000 160000; do
+	"$bin" gen-gpu "$dir/spool" "$kernels" >/dev/null
+	if ! (ulimit -d "$gpu_limit_kib" && "$bin" run "$dir/spool" "$dir/out" trace) >"$dir/log" 2>&1; then
+		cat "$dir/log" >&2
+		echo "collector_memory: the report of an NVIDIA capture of $kernels kernels" \
+		     "does not fit $gpu_limit_kib KiB of data: memory grows with the capture" >&2
+		exit 1
+	fi
+	echo "collector_memory: NVIDIA, $kernels kernels within $gpu_limit_kib KiB of data:" \
 	     "$(tail -n 1 "$dir/log")"
 	rm -rf "$dir/spool" "$dir/out"
 done

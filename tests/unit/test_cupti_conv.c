@@ -36,6 +36,14 @@ static void test_roles(void)
 	KT_EQ_U64(kprof_conv_api_role(NULL), 0);
 	/* a suffix that only looks like a version is part of the name */
 	KT_EQ_U64(kprof_conv_api_role("cuLaunchKernel_vx"), 0);
+	/* the calls a kernel's queued timestamp stands in for */
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cuLaunchKernel_ptsz"), 1);
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cudaLaunchKernel_v7000"), 1);
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cuLaunchKernelEx"), 1);
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cuGraphLaunch"), 0);
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cuMemcpyHtoDAsync_v2"), 0);
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cuCtxSynchronize"), 0);
+	KT_EQ_U64(kprof_conv_api_kernel_launch("cuLaunchHostFunc"), 0);
 }
 
 static void kernel(struct kprof_cupti_kernel *k, const char *name, uint32_t corr)
@@ -97,6 +105,16 @@ static void test_kernel(void)
 	KT_EQ_U64(g->registers, 40);
 	KT_EQ_U64(g->name_id, id);
 	KT_EQ_U64(g->reserved0, 0);
+	KT_EQ_U64(g->queued_ns, 0);	/* latency timestamps off: unknown */
+	KT_EQ_U64(g->submitted_ns, 0);
+	/* latency timestamps: carried over; all ones (unknown) as 0 */
+	k.queued = 900;
+	k.submitted = UINT64_MAX;
+	kprof_cupti_conv(&conv, (void *)&k, out);
+	g = (const void *)out;
+	KT_EQ_U64(g->queued_ns, 900);
+	KT_EQ_U64(g->submitted_ns, 0);
+	k.queued = 0;
 	/* the same name pointer again: no NAME */
 	k.correlation_id = 8;
 	n = kprof_cupti_conv(&conv, (void *)&k, out);

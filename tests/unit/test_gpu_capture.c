@@ -41,7 +41,7 @@ struct op {
 	uint64_t start, end;		/* device */
 	uint64_t bytes;			/* copies */
 	int copy;			/* 1 memcpy, 2 memset */
-	uint64_t api_start;		/* 0: no launch record */
+	uint64_t api_start;		/* launch entry (API record or queued); 0: none */
 	uint32_t device, stream;
 };
 
@@ -50,11 +50,14 @@ struct expect {
 	int nops;
 	int kernels;
 	uint64_t dropped;
+	int queued;			/* kernels with a queued timestamp */
 	int nstreams;
 	uint32_t streams[64];
 };
 
 static char build[PATH_MAX], srcdir[PATH_MAX], tmp[PATH_MAX];
+/* capture --host-times: queued for recordings made so, else api */
+static const char *host_times = "api";
 
 static struct op *op_of(struct expect *e, uint32_t corr)
 {
@@ -122,6 +125,9 @@ static int load_expect(const char *path, struct expect *e)
 			o->start = k->start;
 			o->end = k->end;
 			o->stream = k->stream_id;
+			/* recorded with --host-times queued: the launch's host time */
+			o->api_start = k->queued;
+			e->queued += k->queued != 0;
 			stream_seen(e, k->stream_id);
 			e->kernels++;
 			break;
@@ -193,10 +199,11 @@ static int sh(const char *fmt, ...)
 static int capture(const char *name, const char *rec, const char *env, const char *args)
 {
 	return sh("cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/%s %s %s/kprofctl capture "
-		  "--device nvidia:0 --agent %s/libkprof_cupti.so "
+		  "--device nvidia:0 --agent %s/libkprof_cupti.so --host-times %s "
 		  "--cupti %s/tests/nvidia/libcupti_standin.so -o %s/%s -- "
 		  "%s/tests/nvidia/fake_cuda %s >%s/%s.log 2>&1",
-		  tmp, srcdir, rec, env, build, build, build, tmp, name, build, args, tmp, name);
+		  tmp, srcdir, rec, env, build, build, host_times, build, tmp, name, build, args,
+		  tmp, name);
 }
 
 static char *file(const char *name, const char *f)
@@ -368,7 +375,12 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	snprintf(path, sizeof(path), "%s/tests/nvidia/data/%s", srcdir, rec);
 	KT_CHECK(!load_expect(path, e), "recording %s", rec);
 	KT_CHECK(e->kernels > 0 && e->nops > e->kernels, "%d kernels, %d ops", e->kernels, e->nops);
+	/* a recording has queued timestamps on all its kernels or on none */
+	KT_CHECK(!e->queued || e->queued == e->kernels, "%d of %d kernels queued", e->queued,
+		 e->kernels);
+	host_times = e->queued ? "queued" : "api";
 	KT_EQ_U64((uint64_t)capture(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
+	host_times = "api";
 	check_ops(name, e);
 	check_trace(name, e);
 	g = gpu_params(name);
@@ -378,13 +390,18 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "dropped_records")), e->dropped);
 		KT_CHECK(json_object_get_boolean(jget(g, "agent_stopped")), "agent stopped");
 		KT_STR(json_object_get_string(jget(g, "clock")), "CLOCK_MONOTONIC (timestamp callback)");
+		KT_STR(json_object_get_string(jget(g, "host_times")), e->queued ? "queued" : "api");
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "queued_launches")),
+			  (uint64_t)e->queued);
 	}
 	json_object_put(g);
 	s = file(name, "summary.txt");
 	snprintf(want, sizeof(want), "CUPTI records dropped: %" PRIu64 "%s", e->dropped,
 		 e->dropped ? "  <--" : "\n");
 	KT_CHECK(s && strstr(s, want), "summary: %s", want);
-	KT_CHECK(s && strstr(s, "CUPTI API activity records"), "summary names the host timestamps");
+	KT_CHECK(s && strstr(s, e->queued ? "host timestamps (queued): kernel launches from CUPTI's latency timestamps" :
+			     "host timestamps (api): CUPTI API activity records"),
+		 "summary names the host timestamps");
 	KT_CHECK(s && strstr(s, "agent stopped cleanly: yes"), "summary: clean stop");
 	free(s);
 }
@@ -497,6 +514,28 @@ static void test_problems(void)
 	KT_CHECK(s && strstr(s, "another CUPTI client held the process"), "summary: subscriber");
 	KT_CHECK(s && strstr(s, "cuptiSubscribe failed (39)"), "summary: the failed call");
 	free(s);
+	/* CUPTI waits inside a call the agent makes at a buffer's completion
+	 * for another thread's buffer request: the agent must not hold what
+	 * the request needs (a hang on an H100 at 200k launches). timeout:
+	 * a hang fails the test instead of stopping the suite */
+	KT_EQ_U64((uint64_t)capture("locks", "spin.cuptirec", "KPROF_STANDIN_LOCKS=1 timeout 60",
+				    ""), 0);
+	g = gpu_params("locks");
+	KT_CHECK(g && json_object_get_int64(jget(g, "kernels")) > 0, "kernels recorded");
+	json_object_put(g);
+	/* --host-times queued on a CUPTI without latency timestamps: the
+	 * launch calls' records instead, and the outputs say so */
+	host_times = "queued";
+	KT_EQ_U64((uint64_t)capture("nolat", "spin.cuptirec", "KPROF_STANDIN_LATENCY=27", ""), 0);
+	host_times = "api";
+	g = gpu_params("nolat");
+	KT_STR(g ? json_object_get_string(jget(g, "host_times")) : "", "api");
+	KT_CHECK(g && json_object_get_int64(jget(g, "api_launches")) > 0, "launch records instead");
+	json_object_put(g);
+	s = file("nolat", "summary.txt");
+	KT_CHECK(s && strstr(s, "cuptiActivityEnableLatencyTimestamps: using API records failed (27)"),
+		 "summary: latency timestamps refused");
+	free(s);
 	/* libcupti cannot be loaded: the agent says so, the command runs */
 	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1",
 			       tmp, build, build, tmp, tmp, build, tmp), 2);
@@ -550,6 +589,14 @@ int main(void)
 			if (strlen(e.ops[i].name) > longest)
 				longest = strlen(e.ops[i].name);
 		KT_CHECK(longest > KPROF_NAME_LEN, "names longer than an OP record's (%zu)", longest);
+	}
+	{
+		/* --host-times queued: launch times from the kernels' latency
+		 * timestamps, no launch-call records for kernels */
+		static struct expect e;
+
+		test_recording("spinq", "spinq.cuptirec", &e);
+		KT_CHECK(e.queued > 0, "the recording has queued timestamps");
 	}
 	test_demangle();
 	test_cupti_clock();

@@ -25,7 +25,9 @@
  * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_DEMANGLE
  * (0: keep mangled kernel names), KPROF_AGENT_RECORD=FILE (also write
  * what CUPTI handed over to FILE, kprof_cuptirec.h: test data),
- * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock).
+ * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock),
+ * KPROF_AGENT_HOST_TIMES (queued | api | both: where kernels' host launch
+ * times come from; default api, see enable_host_times()).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -66,10 +68,21 @@ struct cupti_fns {
 	kprof_cuptiActivityFlushAll_fn ActivityFlushAll;
 	kprof_cuptiActivityFlushPeriod_fn ActivityFlushPeriod;
 	kprof_cuptiGetTimestamp_fn GetTimestamp;
+	kprof_cuptiActivityEnableLatencyTimestamps_fn ActivityEnableLatencyTimestamps;
 };
 
+/*
+ * Two locks. lock: the spool and the conversion; buffer_complete() holds
+ * it while it calls CUPTI (record iteration, dropped counts, timestamps).
+ * buf_lock: the buffer pool alone, a leaf never held across a call out.
+ * buffer_request() takes only buf_lock: CUPTI asks for a buffer from the
+ * launching thread with its own locks held, and waiting there for lock
+ * while the completing thread waits in CUPTI for those locks hung
+ * workloads of 200k+ launches on an H100 (no CPU, spool stopped).
+ */
 static struct agent {
 	pthread_mutex_t lock;
+	pthread_mutex_t buf_lock;
 	int inited;
 	pid_t pid;			/* the process that set up; a fork child differs */
 	struct kprof_spool_writer *w;
@@ -77,17 +90,20 @@ static struct agent {
 	void *lib;
 	struct cupti_fns f;
 	uint32_t clock;
+	uint32_t host_times;		/* KPROF_GHOST_* */
 	size_t buf_size;
 	unsigned int max_bufs, nbufs;	/* allocated (in use or free) */
 	void *free_bufs;		/* list through each buffer's first word */
 	uint64_t refused, refused_told;
+	kprof_cupti_result pending_error;	/* of enable_host_times() */
 	uint64_t records, forks;
 	struct kprof_conv conv;
 	int rec_fd;			/* KPROF_AGENT_RECORD, or -1 */
 	const void **rec_strs;		/* name pointers already recorded */
 	size_t nrec_strs;
 	uint8_t out[2 * KPROF_CONV_MAX_BYTES];
-} A = { .lock = PTHREAD_MUTEX_INITIALIZER, .rec_fd = -1 };
+} A = { .lock = PTHREAD_MUTEX_INITIALIZER, .buf_lock = PTHREAD_MUTEX_INITIALIZER,
+	.rec_fd = -1 };
 
 #define REC_STRS_MAX	65536
 
@@ -127,6 +143,7 @@ static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t val
 	r.ppid = (uint32_t)getppid();
 	r.code = code;
 	r.clock = A.clock;
+	r.host_times = A.host_times;
 	r.value = value;
 	r.value2 = value2;
 	if (event == KPROF_GAGENT_START) {
@@ -154,28 +171,36 @@ static void put_error(const char *what, kprof_cupti_result res)
 /* (CLOCK_MONOTONIC, CUPTI timestamp, CLOCK_MONOTONIC): the narrowest of
  * a few reads, so that a preempted one is not the one the fit gets (a
  * capture has few of these) */
-static void put_sync(void)
+static int take_sync(struct kprof_rec_sync *best)
 {
-	struct kprof_rec_sync s, best;
+	struct kprof_rec_sync s;
 	uint64_t t;
 
 	if (!A.f.GetTimestamp)
-		return;
+		return -1;
 	memset(&s, 0, sizeof(s));
 	s.hdr.type = KPROF_REC_SYNC;
 	s.hdr.size = sizeof(s);
-	best = s;
+	*best = s;
 	for (int i = 0; i < 5; i++) {
 		s.host_before_ns = mono_ns();
 		if (A.f.GetTimestamp(&t) != KPROF_CUPTI_SUCCESS)
-			return;
+			return -1;
 		s.device_cycles = t;
 		s.host_after_ns = mono_ns();
 		if (!i || s.host_after_ns - s.host_before_ns <
-			  best.host_after_ns - best.host_before_ns)
-			best = s;
+			  best->host_after_ns - best->host_before_ns)
+			*best = s;
 	}
-	put(&best, sizeof(best));
+	return 0;
+}
+
+static void put_sync(void)
+{
+	struct kprof_rec_sync s;
+
+	if (!take_sync(&s))
+		put(&s, sizeof(s));
 }
 
 static void flush_spool(void)
@@ -228,7 +253,7 @@ static void buffer_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	void *b = NULL;
 
-	pthread_mutex_lock(&A.lock);
+	pthread_mutex_lock(&A.buf_lock);
 	if (A.free_bufs) {
 		b = A.free_bufs;
 		A.free_bufs = *(void **)b;
@@ -239,7 +264,7 @@ static void buffer_request(uint8_t **buffer, size_t *size, size_t *max_records)
 		/* the memory bound: CUPTI drops (and counts) what does not fit */
 		A.refused++;
 	}
-	pthread_mutex_unlock(&A.lock);
+	pthread_mutex_unlock(&A.buf_lock);
 	*buffer = b;
 	*size = b ? A.buf_size : 0;
 	*max_records = 0;
@@ -273,20 +298,24 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 			    size_t size, size_t valid)
 {
 	size_t dropped = 0;
+	struct kprof_rec_sync sync;
+	int have_sync;
+	uint64_t refused;
 
 	(void)size;
-	pthread_mutex_lock(&A.lock);
-	if (getpid() != A.pid) {
-		/* a forked child's CUPTI: not ours to write */
-		pthread_mutex_unlock(&A.lock);
+	/* a forked child's CUPTI: not ours to write (A.pid is set once) */
+	if (getpid() != A.pid)
 		return;
-	}
+	/* CUPTI's calls that may take its locks: before ours (see buf_lock) */
+	if (A.f.ActivityGetNumDroppedRecords &&
+	    A.f.ActivityGetNumDroppedRecords(ctx, stream, &dropped) != KPROF_CUPTI_SUCCESS)
+		dropped = 0;
+	have_sync = !take_sync(&sync);
+	pthread_mutex_lock(&A.lock);
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
 	if (buffer && valid)
 		convert_buffer(buffer, valid);
-	if (A.f.ActivityGetNumDroppedRecords &&
-	    A.f.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == KPROF_CUPTI_SUCCESS &&
-	    dropped) {
+	if (dropped) {
 		struct kprof_grec_dropped d = {
 			.type = KPROF_GREC_DROPPED, .size = sizeof(d), .host_ns = mono_ns(),
 			.count = dropped, .context = 0, .stream = stream,
@@ -295,18 +324,24 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 		put(&d, sizeof(d));
 	}
 	rec_frame(KPROF_CREC_END, 0, 0, dropped, NULL, 0);
-	if (A.refused != A.refused_told) {
-		put_agent(KPROF_GAGENT_NO_BUFFER, 0, A.refused - A.refused_told, 0,
+	pthread_mutex_lock(&A.buf_lock);
+	refused = A.refused;
+	pthread_mutex_unlock(&A.buf_lock);
+	if (refused != A.refused_told) {
+		put_agent(KPROF_GAGENT_NO_BUFFER, 0, refused - A.refused_told, 0,
 			  "buffer limit reached (KPROF_AGENT_BUFFERS)");
-		A.refused_told = A.refused;
+		A.refused_told = refused;
 	}
-	put_sync();
+	if (have_sync)
+		put(&sync, sizeof(sync));
 	flush_spool();
+	pthread_mutex_unlock(&A.lock);
 	if (buffer) {
+		pthread_mutex_lock(&A.buf_lock);
 		*(void **)(void *)buffer = A.free_bufs;
 		A.free_bufs = buffer;
+		pthread_mutex_unlock(&A.buf_lock);
 	}
-	pthread_mutex_unlock(&A.lock);
 }
 
 static uint64_t timestamp_cb(void)
@@ -362,6 +397,7 @@ static int load_fns(void)
 	SYM(ActivityFlushAll);
 	SYM(ActivityFlushPeriod);
 	SYM(GetTimestamp);
+	SYM(ActivityEnableLatencyTimestamps);
 	/* the ones nothing works without */
 	return A.f.ActivityEnable && A.f.ActivityRegisterCallbacks &&
 	       A.f.ActivityGetNextRecord && A.f.ActivityFlushAll ? 0 : -1;
@@ -398,6 +434,35 @@ static void *find_demangler(void)
 	if (!h)
 		h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
 	return h ? dlsym(h, "__cxa_demangle") : NULL;
+}
+
+/*
+ * Where kernels' host launch times come from. api (default): CUPTI's
+ * records of the launch calls, entry and exit on the calling thread.
+ * queued: CUPTI's latency timestamps on the kernel records instead, and
+ * no records of the kernel launch calls. Measured on an H100, queued is
+ * no cheaper (within the noise) and is not the launch call's time: it
+ * follows the call's exit by the time the launch waited in the queue
+ * (median 0.75 ms with 100 launches in flight), so LAUNCH TO START from it
+ * is queue-to-start (docs/performance.md). both: api, with queued recorded
+ * too (a comparison, for KPROF_AGENT_RECORD). A CUPTI without latency
+ * timestamps gets api, with an ERROR record; START says which was used.
+ */
+static void enable_host_times(void)
+{
+	const char *mode = getenv("KPROF_AGENT_HOST_TIMES");
+	kprof_cupti_result r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
+
+	A.host_times = KPROF_GHOST_API;
+	if (!mode || (strcmp(mode, "queued") && strcmp(mode, "both")))
+		return;
+	if (A.f.ActivityEnableLatencyTimestamps &&
+	    (r = A.f.ActivityEnableLatencyTimestamps(1)) == KPROF_CUPTI_SUCCESS) {
+		if (!strcmp(mode, "queued"))
+			A.host_times = KPROF_GHOST_QUEUED;
+	} else {
+		A.pending_error = r;	/* written after START */
+	}
 }
 
 /* Per-call API records: only the launch and sync calls (kprof_conv_api_role). */
@@ -438,7 +503,9 @@ static void enable_api(void)
 			if (A.f.GetCallbackName(dom, cbid, &name) != KPROF_CUPTI_SUCCESS || !name)
 				continue;
 			role = kprof_conv_api_role(name);
-			if (!role)
+			/* kernels' queued timestamps stand in for their launch calls */
+			if (!role || (A.host_times == KPROF_GHOST_QUEUED &&
+				      kprof_conv_api_kernel_launch(name)))
 				continue;
 			A.conv.role[dom - 1][cbid] = (uint8_t)role;
 			rec_frame(KPROF_CREC_CBNAME, dom, cbid, 0, name, strlen(name) + 1);
@@ -574,7 +641,11 @@ EXPORT int InitializeInjection(void)
 	    (r = A.f.ActivityRegisterTimestampCallback(timestamp_cb)) == KPROF_CUPTI_SUCCESS)
 		A.clock = KPROF_GCLOCK_MONOTONIC;
 	rec_frame(KPROF_CREC_CLOCK, A.clock == KPROF_GCLOCK_MONOTONIC, 0, 0, NULL, 0);
+	enable_host_times();
 	put_agent(KPROF_GAGENT_START, 0, version, A.buf_size, NULL);
+	if (A.pending_error)
+		put_error("cuptiActivityEnableLatencyTimestamps: using API records",
+			  A.pending_error);
 	/* CUPTI's clock then, mapped by the SYNC triples (START says which) */
 	if (A.clock != KPROF_GCLOCK_MONOTONIC && !getenv("KPROF_AGENT_CUPTI_CLOCK"))
 		put_error("cuptiActivityRegisterTimestampCallback", r);

@@ -49,6 +49,7 @@ struct nv_opts {
 	const char *agent;
 	const char *cupti;
 	const char *api;
+	const char *host_times;
 	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
@@ -81,6 +82,10 @@ static void usage(FILE *f)
 		"      --api MODE        API calls to record: driver (default: the cheapest;\n"
 		"                        runtime calls are seen through the driver calls they\n"
 		"                        make), runtime, both, or none (no host timestamps)\n"
+		"      --host-times SRC  kernels' host launch times: api (default: records of\n"
+		"                        the launch calls, entry and exit) or queued (CUPTI's\n"
+		"                        latency timestamps on the kernel records: when the\n"
+		"                        launch left the queue, not the call; no cheaper)\n"
 		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
 		"                        the sudo user); by default as kprofctl capture does:\n"
 		"                        the sudo user under sudo, else kprofctl's own user\n"
@@ -90,7 +95,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
-       OPT_CUPTI, OPT_API };
+       OPT_CUPTI, OPT_API, OPT_HOST_TIMES };
 
 int capture_nvidia_wanted(int argc, char **argv)
 {
@@ -122,6 +127,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "cupti", required_argument, NULL, OPT_CUPTI },
 		{ "api", required_argument, NULL, OPT_API },
+		{ "host-times", required_argument, NULL, OPT_HOST_TIMES },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -175,6 +181,12 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 				return kprofctl_usage_error("capture", "bad --api '%s' (driver, runtime, both, none)",
 							    optarg);
 			o->api = optarg;
+			break;
+		case OPT_HOST_TIMES:
+			if (strcmp(optarg, "queued") && strcmp(optarg, "api"))
+				return kprofctl_usage_error("capture", "bad --host-times '%s' (queued, api)",
+							    optarg);
+			o->host_times = optarg;
 			break;
 		case 'u':
 			o->user = optarg;
@@ -244,6 +256,8 @@ static char *config_json(const struct nv_opts *o, const char *agent,
 	json_object_object_add(j, "agent", json_object_new_string(agent));
 	json_object_object_add(j, "cupti_lib", o->cupti ? json_object_new_string(o->cupti) : NULL);
 	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
+	json_object_object_add(j, "host_times", json_object_new_string(o->host_times ?
+							o->host_times : "api"));
 	r = json_object_new_object();
 	json_object_object_add(r, "uid", json_object_new_int64(as->uid));
 	if (exec_errno)
@@ -391,10 +405,13 @@ int capture_nvidia(int argc, char **argv)
 	}
 	if (inj && inj[0] && strcmp(inj, agent))
 		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD", inj);
+	if (o.host_times && !strcmp(o.host_times, "queued"))
+		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (api) for long runs");
 	/* the agent's environment, for CMD and every CUDA process it starts */
 	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
 	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
-	    (o.api && setenv("KPROF_AGENT_API", o.api, 1))) {
+	    (o.api && setenv("KPROF_AGENT_API", o.api, 1)) ||
+	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times ? o.host_times : "api", 1)) {
 		kprofctl_err("setenv: %s", strerror(errno));
 		goto out;
 	}

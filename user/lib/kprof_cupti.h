@@ -67,7 +67,15 @@ struct kprof_cupti_kernel {
 	uint32_t correlation_id;
 	int64_t grid_id;
 	const char *name;
+	void *reserved0;
+	/* latency timestamps (cuptiActivityEnableLatencyTimestamps), else
+	 * KPROF_CUPTI_TIMESTAMP_UNKNOWN */
+	uint64_t queued;
+	uint64_t submitted;
 };
+
+/* CUPTI_TIMESTAMP_UNKNOWN */
+#define KPROF_CUPTI_TIMESTAMP_UNKNOWN		0ULL
 
 /* The leading fields of CUpti_ActivityMemcpy5/6. */
 struct kprof_cupti_memcpy {
@@ -151,6 +159,7 @@ typedef kprof_cupti_result (*kprof_cuptiActivityGetNumDroppedRecords_fn)(
 typedef kprof_cupti_result (*kprof_cuptiActivityFlushAll_fn)(uint32_t flag);
 typedef kprof_cupti_result (*kprof_cuptiActivityFlushPeriod_fn)(uint32_t ms);
 typedef kprof_cupti_result (*kprof_cuptiGetTimestamp_fn)(uint64_t *timestamp);
+typedef kprof_cupti_result (*kprof_cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
 
 /* CUPTI wants activity buffers aligned to this. */
 #define KPROF_CUPTI_BUFFER_ALIGN		8

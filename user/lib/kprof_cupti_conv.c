@@ -72,6 +72,16 @@ int kprof_conv_api_role(const char *cupti_name)
 	return 0;
 }
 
+int kprof_conv_api_kernel_launch(const char *cupti_name)
+{
+	char b[128];
+
+	if (kprof_conv_api_role(cupti_name) != KPROF_GROLE_LAUNCH)
+		return 0;
+	base_name(cupti_name, b, sizeof(b));
+	return starts(b, "cudaLaunch") || starts(b, "cuLaunch");
+}
+
 size_t kprof_conv_name(uint32_t id, uint16_t kind, const char *text, void *out)
 {
 	struct kprof_grec_name *n = out;
@@ -164,6 +174,9 @@ size_t kprof_cupti_conv(struct kprof_conv *c, const struct kprof_cupti_activity 
 		g.dynamic_smem = (uint32_t)k->dynamic_shared_memory;
 		g.registers = k->registers_per_thread;
 		g.name_id = id;
+		/* CUPTI_TIMESTAMP_UNKNOWN is 0, as ours; some report all ones */
+		g.queued_ns = k->queued != UINT64_MAX ? k->queued : 0;
+		g.submitted_ns = k->submitted != UINT64_MAX ? k->submitted : 0;
 		memcpy(o + n, &g, sizeof(g));
 		return n + sizeof(g);
 	}

@@ -37,6 +37,10 @@ struct kprof_conv {
  * KPROF_GROLE_SYNC for the synchronize calls, 0 for the rest. */
 int kprof_conv_api_role(const char *cupti_name);
 
+/* Whether that call is a kernel launch (cuLaunchKernel, cudaLaunchKernel_v7000...):
+ * the calls whose host times a kernel's queued timestamp stands in for. */
+int kprof_conv_api_kernel_launch(const char *cupti_name);
+
 /*
  * One CUPTI activity record -> up to two agent records (a NAME before
  * the first KERNEL of a name slot) written to out (room for two

@@ -100,6 +100,7 @@ int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err)
 	memcpy(s->st.comm, keep.comm, sizeof(s->st.comm));
 	s->st.clock = keep.clock;
 	s->st.cupti_version = keep.cupti_version;
+	s->st.host_times = keep.host_times;
 	s->qlen = s->qoff = 0;
 	if (s->launches)
 		memset(s->launches, 0, LAUNCH_RING * sizeof(*s->launches));
@@ -137,6 +138,28 @@ void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *b
 	else
 		snprintf(buf, len, "GPU %u stream %u", s->tracks[track].device,
 			 s->tracks[track].stream);
+}
+
+const char *kprof_gpu_host_times_name(uint32_t host_times)
+{
+	return host_times == KPROF_GHOST_QUEUED ? "queued" : "api";
+}
+
+const char *kprof_gpu_host_times_desc(uint32_t host_times)
+{
+	return host_times == KPROF_GHOST_QUEUED ?
+	       "kernel launches from CUPTI's latency timestamps (queued, submitted) on the kernel records; CUPTI API activity records of the copy, graph launch and sync calls (entry and exit on the calling thread)" :
+	       "CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)";
+}
+
+/* A kernel record's queued timestamp as its launch time: 0 when unknown,
+ * for an older agent's record (which ends before it), and when the launch
+ * calls' records are the source (the agent then records queued only to
+ * compare the two: KPROF_AGENT_HOST_TIMES=both) */
+static uint64_t kernel_queued(const struct kprof_gpu_src *s, const struct kprof_grec_kernel *k)
+{
+	return s->st.host_times == KPROF_GHOST_QUEUED && k->size >= sizeof(*k) ?
+	       k->queued_ns : 0;
 }
 
 const char *kprof_gpu_copy_name(uint8_t kind, uint8_t copy_kind)
@@ -244,6 +267,7 @@ static void agent_rec(struct kprof_gpu_src *s, const struct kprof_grec_agent *a)
 		s->st.pid = a->pid;
 		s->st.ppid = a->ppid;
 		s->st.clock = a->clock;
+		s->st.host_times = a->host_times ? a->host_times : KPROF_GHOST_API;
 		s->st.cupti_version = (uint32_t)a->value;
 		memcpy(s->st.comm, a->comm, sizeof(a->comm));
 		s->st.comm[sizeof(a->comm)] = '\0';
@@ -312,6 +336,12 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 		uint64_t v[KPROF_GPU_NCOUNTERS] = { 0 };
 
 		s->st.kernels++;
+		if (kernel_queued(s, k)) {
+			/* the launch's time on the host, as a launch record gives */
+			s->st.queued_launches++;
+			s->launches[k->correlation & (LAUNCH_RING - 1)] =
+				(struct launch){ k->correlation, 1, kernel_queued(s, k) };
+		}
 		if (!name) {
 			s->st.unnamed++;
 			name = "";
@@ -349,8 +379,18 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 		return;
 	}
 	case KPROF_REC_SYNC: {
+		struct kprof_rec_sync *y;
+
+		/*
+		 * On CLOCK_MONOTONIC nothing is mapped, and a triple is taken
+		 * when CUPTI hands a buffer over, which can be a second after
+		 * the buffer's records: passed on, it would make them look
+		 * that late and the report hold every op of that second
+		 */
+		if (s->st.clock == KPROF_GCLOCK_MONOTONIC)
+			return;
 		/* the known part only: a longer record must not overrun the queue */
-		struct kprof_rec_sync *y = qput(s, sizeof(*y));
+		y = qput(s, sizeof(*y));
 
 		memcpy(y, rec, sizeof(*y));
 		y->hdr.size = sizeof(*y);
@@ -379,6 +419,30 @@ static void host_rec(struct kprof_gpu_src *s, const struct kprof_grec_api *a)
 	/* kprof's rule: ret < 0 is a failed call (no op) */
 	ev->ret = a->ret ? -(int64_t)a->ret : 0;
 	ev->seq = a->correlation;
+	memcpy(ev->comm, s->st.comm, sizeof(ev->comm));
+}
+
+/* A kernel's queued timestamp as its launch on the host: entry = queued,
+ * exit = submitted (the command buffer handed to the GPU) when known and
+ * not earlier. CUPTI's kernel record names no thread: tid 0. */
+static void host_queued(struct kprof_gpu_src *s, const struct kprof_grec_kernel *k)
+{
+	struct kprof_host_event *ev;
+	uint64_t q = kernel_queued(s, k), sub = k->submitted_ns;
+
+	if (!q)
+		return;
+	ev = qput(s, sizeof(*ev));
+	ev->type = KPROF_HREC_IOCTL;
+	ev->size = sizeof(*ev);
+	ev->enter_ns = host_ns(s, q);
+	ev->exit_ns = host_ns(s, sub >= q ? sub : q);
+	ev->pid = s->st.pid;
+	ev->tid = 0;
+	ev->cmd = (uint32_t)KPROF_GDOMAIN_QUEUED << 16;
+	ev->role = KPROF_ROLE_LAUNCH;
+	ev->ret = 0;
+	ev->seq = k->correlation;
 	memcpy(ev->comm, s->st.comm, sizeof(ev->comm));
 }
 
@@ -421,6 +485,12 @@ int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 				device_rec(s, r);
 			break;
 		}
+		case KPROF_GREC_KERNEL:
+			if (s->view == KPROF_GPU_VIEW_DEVICE)
+				device_rec(s, r);
+			else
+				host_queued(s, (const void *)r);
+			break;
 		default:
 			if (s->view == KPROF_GPU_VIEW_DEVICE)
 				device_rec(s, r);

@@ -33,6 +33,15 @@
 
 #define KPROF_GPU_BACKEND	"nvidia"
 
+/*
+ * The least time a report holds a GPU op for its late inputs (the
+ * measured lateness, kprof_lag.h, can make it more). A CUPTI record is a
+ * whole op, and its launch's and sync's records sit next to it in the
+ * same spool, so little is late; at a launch every 2-5 us the 200 ms of
+ * kprof.ko captures would hold 40k-100k ops (~1.8 KB each).
+ */
+#define KPROF_GPU_SLACK_NS	(50ULL * 1000 * 1000)
+
 /* counters of GPU ops (struct kprof_counter_info of the capture) */
 #define KPROF_GPU_CNT_BYTES	0	/* memcpy / memset bytes */
 #define KPROF_GPU_CNT_BLOCKS	1	/* kernel grid: blocks */
@@ -54,6 +63,7 @@ struct kprof_gpu_stats {
 	uint32_t pid, ppid;
 	char comm[17];
 	uint32_t clock;			/* KPROF_GCLOCK_*, 0 before START */
+	uint32_t host_times;		/* KPROF_GHOST_* (an older agent: API) */
 	uint32_t cupti_version;
 	int started, stopped;		/* START / STOP records seen */
 	uint64_t records_written;	/* the STOP record's count */
@@ -61,6 +71,7 @@ struct kprof_gpu_stats {
 	uint64_t dropped;		/* CUPTI records dropped (DROPPED) */
 	uint64_t no_buffer;		/* buffer requests the agent refused */
 	uint64_t kernels, memcpys, memsets, api_launches, api_syncs;
+	uint64_t queued_launches;	/* kernels with a queued timestamp */
 	uint64_t bad_names;		/* NAME records that do not hold their text */
 	uint64_t unnamed;		/* kernels whose name slot was empty */
 	uint64_t tracks_over;		/* ops on streams past KPROF_GPU_MAX_TRACKS */
@@ -96,6 +107,10 @@ void kprof_gpu_set_fit(struct kprof_gpu_src *s, const struct kprof_tsfit *fit);
 uint32_t kprof_gpu_ntracks(const struct kprof_gpu_src *s);
 void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *buf,
 			  size_t len);
+/* "queued" or "api": the host_times of kprof_gpu_stats, for the outputs */
+const char *kprof_gpu_host_times_name(uint32_t host_times);
+/* ... and what that means, in a phrase */
+const char *kprof_gpu_host_times_desc(uint32_t host_times);
 /* OP CODE of a memcpy / memset: "[memcpy HtoD]", "[memset]". */
 const char *kprof_gpu_copy_name(uint8_t kind, uint8_t copy_kind);
 

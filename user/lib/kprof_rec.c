@@ -19,6 +19,9 @@ static const uint16_t dev_min[KPROF_REC_MAX + 1] = {
 	[KPROF_REC_STATE] = sizeof(struct kprof_rec_state),
 };
 
+_Static_assert(offsetof(struct kprof_grec_kernel, queued_ns) == KPROF_GREC_KERNEL_V1_SIZE,
+	       "a kernel record of an older agent ends before queued_ns");
+
 static inline size_t min_size(unsigned int type)
 {
 	if (type <= KPROF_REC_MAX)
@@ -29,7 +32,8 @@ static inline size_t min_size(unsigned int type)
 		return sizeof(struct kprof_host_bpf_stats);
 	switch (type) {
 	case KPROF_GREC_AGENT:		return sizeof(struct kprof_grec_agent);
-	case KPROF_GREC_KERNEL:		return sizeof(struct kprof_grec_kernel);
+	/* older agents' kernel records lack the latency timestamps */
+	case KPROF_GREC_KERNEL:		return KPROF_GREC_KERNEL_V1_SIZE;
 	case KPROF_GREC_COPY:		return sizeof(struct kprof_grec_copy);
 	case KPROF_GREC_API:		return sizeof(struct kprof_grec_api);
 	case KPROF_GREC_NAME:		return sizeof(struct kprof_grec_name);

@@ -440,8 +440,8 @@ static void summary_gpu(FILE *f, const struct spool_report *c)
 	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool\n", g->pid,
 		g->comm[0] ? g->comm : "?", g->ppid, g->cupti_version,
 		c->gspools[c->gpick].pid);
-	fprintf(f,
-		"  host timestamps: CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)\n");
+	fprintf(f, "  host timestamps (%s): %s\n", kprof_gpu_host_times_name(g->host_times),
+		kprof_gpu_host_times_desc(g->host_times));
 	if (g->clock == KPROF_GCLOCK_MONOTONIC)
 		fprintf(f,
 			"  clock: CUPTI timestamps are host CLOCK_MONOTONIC (the agent's timestamp callback); no conversion\n");
@@ -697,8 +697,11 @@ static json_object *gpu_json(const struct spool_report *c)
 	if (!c->gdev)
 		return o;
 	g = kprof_gpu_stats(c->gdev);
-	e = json_object_new_string("CUPTI API activity records (launch and sync calls)");
-	json_object_object_add(o, "host_timestamps", e);
+	json_object_object_add(o, "host_times",
+			       json_object_new_string(kprof_gpu_host_times_name(g->host_times)));
+	json_object_object_add(o, "host_timestamps",
+			       json_object_new_string(kprof_gpu_host_times_desc(g->host_times)));
+	ADD("queued_launches", g->queued_launches);
 	json_object_object_add(o, "clock",
 			       json_object_new_string(g->clock == KPROF_GCLOCK_MONOTONIC ?
 						      "CLOCK_MONOTONIC (timestamp callback)" :
@@ -1080,7 +1083,8 @@ static struct kprof_agg *new_agg(struct spool_report *c, struct emit_both *em,
 	 * lateness pass 1 saw (kprof_lag.h)
 	 */
 	c->slack_ns = opts && opts->slack_ns ? opts->slack_ns :
-		      kprof_lag_slack(&c->lag, KPROF_AGG_SLACK_NS_DEFAULT,
+		      kprof_lag_slack(&c->lag, c->nvidia ? KPROF_GPU_SLACK_NS :
+				      KPROF_AGG_SLACK_NS_DEFAULT,
 				      KPROF_REPORT_SLACK_CAP_NS, &c->slack_capped);
 	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
