@@ -49,6 +49,7 @@ static const enum kprof_bpf_hook hooks[] = {
 	KPROF_BPF_HOOK_HANDLER, KPROF_BPF_HOOK_LSM,
 	KPROF_BPF_HOOK_TP, KPROF_BPF_HOOK_RAWTP,
 };
+
 #define NCONF	(ARRAY_SIZE(hooks))
 #define CHUNK	4096
 #define MAX_ROUNDS 101

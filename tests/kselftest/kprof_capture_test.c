@@ -139,9 +139,8 @@ TEST_F_TIMEOUT(cap, markers_match_ops_exactly, 120)
 		EXPECT_LT(s->min_kernel_start, s->max_kernel_end);
 		EXPECT_LE(s->max_kernel_end, s->max_fw_end);
 		/* Ops run in launch order on the command queue. */
-		if (i) {
+		if (i)
 			EXPECT_LE(self->seen[i - 1].max_fw_end, s->min_fw_start);
-		}
 	}
 	EXPECT_EQ(0, self->ring.ctrl->lost_markers);
 }
@@ -655,21 +654,16 @@ TEST_F_TIMEOUT(cap, record_framing, 120)
 	kt_recs_for_each(h, &self->recs) {
 		EXPECT_LE(KPROF_REC_MARKER, h->type);
 		EXPECT_GE(KPROF_REC_MAX, h->type);
-		if (h->type == KPROF_REC_MARKER) {
+		if (h->type == KPROF_REC_MARKER)
 			EXPECT_EQ(sizeof(struct kprof_rec_marker), h->size);
-		}
-		if (h->type == KPROF_REC_SYNC) {
+		if (h->type == KPROF_REC_SYNC)
 			EXPECT_EQ(sizeof(struct kprof_rec_sync), h->size);
-		}
-		if (h->type == KPROF_REC_STATE) {
+		if (h->type == KPROF_REC_STATE)
 			EXPECT_EQ(sizeof(struct kprof_rec_state), h->size);
-		}
-		if (h->type == KPROF_REC_CLOCK) {
+		if (h->type == KPROF_REC_CLOCK)
 			EXPECT_EQ(sizeof(struct kprof_rec_clock), h->size);
-		}
-		if (h->type == KPROF_REC_OP) {
+		if (h->type == KPROF_REC_OP)
 			EXPECT_EQ(sizeof(struct kprof_rec_op), h->size);
-		}
 		/* Nothing corrupt unless the corrupt knob was used. */
 		EXPECT_EQ(0, h->flags);
 	}

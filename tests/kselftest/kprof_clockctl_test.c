@@ -155,11 +155,9 @@ FIXTURE_TEARDOWN(ctl)
 
 /* info, text and JSON, shows the clock locked at mhz (saved: was). */
 static void check_info_locked(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(ctl) *self, unsigned int mhz,
+			      struct ctl_out *o, unsigned int mhz,
 			      const char *saved_json)
 {
-	struct ctl_out *o = &self->out;
-
 	ASSERT_EQ(0, CTL(o, "info", "--device", "0"));
 	ASSERT_EQ(0, o->status) TH_LOG("%s", o->text);
 	EXPECT_TRUE(has(o->text, "locked:       at %u MHz", mhz))
@@ -183,15 +181,15 @@ TEST_F(ctl, lock_shows_in_info)
 	ASSERT_EQ(0, kt_clock_get(self->fd, &s));
 	EXPECT_EQ(KPROF_CLOCK_LOCKED | KPROF_CLOCK_SAVED, s.flags);
 	EXPECT_EQ(f, s.mhz);
-	check_info_locked(_metadata, self, f, "{\"mhz\":");
+	check_info_locked(_metadata, &self->out, f, "{\"mhz\":");
 	EXPECT_TRUE(has(self->out.flat, "\"locked\":false}")) TH_LOG("%s", self->out.text);
 	/* --base and --max lock at the device's own figures. */
 	ASSERT_EQ(0, CTL(&self->out, "lock-clock", "--device", "0", "--max"));
 	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
-	check_info_locked(_metadata, self, self->info.clock_max_mhz, "{");
+	check_info_locked(_metadata, &self->out, self->info.clock_max_mhz, "{");
 	ASSERT_EQ(0, CTL(&self->out, "lock-clock", "--device", "0", "--base"));
 	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
-	check_info_locked(_metadata, self, self->info.clock_base_mhz, "{");
+	check_info_locked(_metadata, &self->out, self->info.clock_base_mhz, "{");
 }
 
 /* Two locks in a row, then reset: DVFS again, nothing saved. */
@@ -204,7 +202,7 @@ TEST_F(ctl, reset_gives_back_dvfs)
 	ASSERT_EQ(0, CTL(&self->out, "lock-clock", "--device", "0", "--mhz", "1150"));
 	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
 	/* The saved state is still the one before the first lock. */
-	check_info_locked(_metadata, self, 1150, "{");
+	check_info_locked(_metadata, &self->out, 1150, "{");
 	EXPECT_TRUE(has(self->out.flat, "\"saved\":{\"mhz\":")) TH_LOG("%s", self->out.text);
 	EXPECT_TRUE(has(self->out.flat, ",\"locked\":false}")) TH_LOG("%s", self->out.text);
 	ASSERT_EQ(0, CTL(&self->out, "reset-clock", "--device", "0"));
@@ -240,7 +238,7 @@ TEST_F(ctl, reset_gives_back_foreign_lock)
 		EXPECT_EQ(KPROF_CLOCK_LOCKED | KPROF_CLOCK_SAVED, s.flags);
 		EXPECT_EQ(KPROF_CLOCK_LOCKED, s.saved_flags);
 		EXPECT_EQ(900, s.saved_mhz);
-		check_info_locked(_metadata, self, s.mhz,
+		check_info_locked(_metadata, &self->out, s.mhz,
 				  "{\"mhz\":900,\"locked\":true}");
 
 		ASSERT_EQ(0, CTL(&self->out, "reset-clock", "--device", "0"));
@@ -276,8 +274,8 @@ TEST_F(ctl, reset_gives_back_foreign_lock)
  * lock or locked at one of the frequencies asked for with that state
  * saved, never anything in between; reset then gives the original back.
  */
-static void kill_loop(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(ctl) *self, uint32_t orig_flags,
+static void kill_loop(struct __test_metadata *_metadata, int fd,
+		      struct ctl_out *out, uint32_t orig_flags,
 		      uint32_t orig_mhz)
 {
 	unsigned int killed = 0, finished = 0, took = 0, i;
@@ -287,10 +285,10 @@ static void kill_loop(struct __test_metadata *_metadata,
 
 	/* How long one whole run takes here, so the kills spread over it. */
 	t0 = kt_now_ns();
-	ASSERT_EQ(0, CTL(&self->out, "lock-clock", "--device", "0", "--mhz", "1200"));
-	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
+	ASSERT_EQ(0, CTL(out, "lock-clock", "--device", "0", "--mhz", "1200"));
+	ASSERT_EQ(0, out->status) TH_LOG("%s", out->text);
 	run_us = (kt_now_ns() - t0) / 1000;
-	ASSERT_EQ(0, kt_clock_set(self->fd, KPROF_CLOCK_OP_RESET, 0));
+	ASSERT_EQ(0, kt_clock_set(fd, KPROF_CLOCK_OP_RESET, 0));
 	srand(getpid());
 	for (i = 0; i < 40; i++) {
 		unsigned int f = 805 + 5 * (rand() % 79);	/* 805..1195 */
@@ -318,7 +316,7 @@ static void kill_loop(struct __test_metadata *_metadata,
 		else
 			finished++;
 
-		ASSERT_EQ(0, kt_clock_get(self->fd, &s));
+		ASSERT_EQ(0, kt_clock_get(fd, &s));
 		if (!(s.flags & KPROF_CLOCK_SAVED)) {
 			/* Never locked by kprof yet: exactly the original. */
 			ASSERT_EQ(orig_flags, s.flags);
@@ -336,11 +334,11 @@ static void kill_loop(struct __test_metadata *_metadata,
 	}
 	TH_LOG("one run %llu us; %u runs killed, %u finished; lock in place after %u",
 	       (unsigned long long)run_us, killed, finished, took);
-	ASSERT_EQ(0, CTL(&self->out, "info", "--device", "0"));
-	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
-	ASSERT_EQ(0, CTL(&self->out, "reset-clock", "--device", "0"));
-	ASSERT_EQ(0, self->out.status) TH_LOG("%s", self->out.text);
-	ASSERT_EQ(0, kt_clock_get(self->fd, &s));
+	ASSERT_EQ(0, CTL(out, "info", "--device", "0"));
+	ASSERT_EQ(0, out->status) TH_LOG("%s", out->text);
+	ASSERT_EQ(0, CTL(out, "reset-clock", "--device", "0"));
+	ASSERT_EQ(0, out->status) TH_LOG("%s", out->text);
+	ASSERT_EQ(0, kt_clock_get(fd, &s));
 	ASSERT_EQ(orig_flags, s.flags);
 	if (orig_flags & KPROF_CLOCK_LOCKED)
 		ASSERT_EQ(orig_mhz, s.mhz);
@@ -348,13 +346,13 @@ static void kill_loop(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(ctl, kill9_during_lock_from_dvfs, 300)
 {
-	kill_loop(_metadata, self, 0, 0);
+	kill_loop(_metadata, self->fd, &self->out, 0, 0);
 }
 
 TEST_F_TIMEOUT(ctl, kill9_during_lock_from_foreign_lock, 300)
 {
 	ASSERT_EQ(0, foreign_lock(900));
-	kill_loop(_metadata, self, KPROF_CLOCK_LOCKED, 900);
+	kill_loop(_metadata, self->fd, &self->out, KPROF_CLOCK_LOCKED, 900);
 }
 
 /* nobody in the device's group: reads work, changes get the clear error. */

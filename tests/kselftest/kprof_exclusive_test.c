@@ -195,9 +195,8 @@ TEST_F_TIMEOUT(excl, race_32_processes_200_rounds, 600)
 				TH_LOG("holder '%s', winner %d", holder, winner);
 		}
 		close(release[1]);
-		for (int i = 0; i < RACERS; i++) {
+		for (int i = 0; i < RACERS; i++)
 			EXPECT_EQ(0, kt_wait_child(pids[i]));
-		}
 		close(report[0]);
 		if (wins != 1 || busy != RACERS - 1)
 			break;

@@ -71,8 +71,9 @@ static inline int kprof_harness_run(int argc, char **argv)
 		if (!__constructor_order) \
 			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
 	} \
-	int main(int argc, char **argv) { \
-		return kprof_harness_run(argc, argv); \
+	int main(int argc, char **argv) \
+	{ \
+		exit(kprof_harness_run(argc, argv)); \
 	}
 
 #endif /* KPROF_HARNESS_H */

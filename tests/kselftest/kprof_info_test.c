@@ -39,9 +39,8 @@ TEST_F(dev, info_values)
 	EXPECT_EQ(8, i->grid_y);
 	EXPECT_EQ(i->grid_x * i->grid_y, i->num_cores);
 	ASSERT_EQ(5, i->riscs_per_core);
-	for (unsigned int r = 0; r < 5; r++) {
+	for (unsigned int r = 0; r < 5; r++)
 		EXPECT_STREQ(riscs[r], i->risc_names[r]);
-	}
 	EXPECT_STREQ("sim", i->backend);
 	/* The backend's device: sim0 on the kprof_sim bus. */
 	EXPECT_STREQ("sim0", i->name);
@@ -113,9 +112,8 @@ TEST_F(dev, counters_no_stale_bytes)
 		EXPECT_TRUE(kt_str_clean(d->unit, sizeof(d->unit)));
 		EXPECT_NE(0, d->name[0]);
 		EXPECT_NE(0, d->unit[0]);
-		for (unsigned int j = 0; j < k; j++) {
+		for (unsigned int j = 0; j < k; j++)
 			EXPECT_STRNE(c.desc[j].name, d->name);
-		}
 	}
 }
 
@@ -240,8 +238,8 @@ TEST_F(dev, sysfs_counter_names)
 	ASSERT_EQ(0, kt_ioctl(self->fd, KPROF_IOC_COUNTERS, &c));
 	ASSERT_EQ(0, sysfs_attr(0, "counters", buf, sizeof(buf)));
 	/* One name per line or space-separated, in counter index order. */
-	for (tok = strtok_r(buf, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save), k++) {
+	for (tok = strtok_r(buf, "\n ", &save); tok;
+	     tok = strtok_r(NULL, "\n ", &save), k++) {
 		ASSERT_GT(c.num_counters, k);
 		EXPECT_STREQ(c.desc[k].name, tok);
 	}
@@ -285,12 +283,13 @@ TEST_F(dev, sysfs_clock)
 	struct kprof_clock_state s;
 	char buf[256];
 	unsigned int mhz;
-	int locked;
+	int locked, n;
 
 	ASSERT_EQ(0, kt_clock_get(self->fd, &s));
 	ASSERT_EQ(0, sysfs_attr(0, "clock", buf, sizeof(buf)));
 	/* "mhz=M locked=L" and, when a pre-lock state is kept, " saved=..." */
-	ASSERT_EQ(2, sscanf(buf, "mhz=%u locked=%d", &mhz, &locked));
+	n = sscanf(buf, "mhz=%u locked=%d", &mhz, &locked);
+	ASSERT_EQ(2, n);
 	EXPECT_LE(self->info.clock_min_mhz, mhz);
 	EXPECT_GE(self->info.clock_max_mhz, mhz);
 	EXPECT_EQ(!!(s.flags & KPROF_CLOCK_LOCKED), locked);

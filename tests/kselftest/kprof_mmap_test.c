@@ -321,14 +321,14 @@ TEST_F(map, fork_does_not_inherit)
 }
 
 /* Records of a stopped capture, for the tests that move the mapping. */
-static void fill_and_stop(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(map) *self)
+static void fill_and_stop(struct __test_metadata *_metadata, int fd,
+			  int simfd)
 {
 	for (int i = 0; i < 4; i++)
-		ASSERT_LT(0, kt_launch(self->simfd, "mv", 0, 4, KT_SMALL_FLOPS,
+		ASSERT_LT(0, kt_launch(simfd, "mv", 0, 4, KT_SMALL_FLOPS,
 				       KT_SMALL_BYTES, 1));
-	ASSERT_EQ(0, kt_sync_all(self->simfd, NS_5S));
-	ASSERT_EQ(0, kt_stop(self->fd));
+	ASSERT_EQ(0, kt_sync_all(simfd, NS_5S));
+	ASSERT_EQ(0, kt_stop(fd));
 }
 
 /* mremap() moves the mapping intact; it cannot grow it. */
@@ -338,7 +338,7 @@ TEST_F_TIMEOUT(map, mremap_moves_not_grows, 60)
 	uint8_t *a, *b, *snap;
 	void *hole;
 
-	fill_and_stop(_metadata, self);
+	fill_and_stop(_metadata, self->fd, self->simfd);
 	a = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_RING);
 	ASSERT_NE(MAP_FAILED, a);
 	ASSERT_LT(0, ((volatile struct kprof_ring_ctrl *)a)->head);
@@ -363,7 +363,7 @@ TEST_F_TIMEOUT(map, partial_munmap, 60)
 	size_t len = self->pg + KPROF_RING_SIZE_MIN, pg = self->pg;
 	uint8_t *a, *snap;
 
-	fill_and_stop(_metadata, self);
+	fill_and_stop(_metadata, self->fd, self->simfd);
 	a = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, KPROF_MMAP_RING);
 	ASSERT_NE(MAP_FAILED, a);
 	snap = malloc(len);

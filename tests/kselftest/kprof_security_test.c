@@ -213,7 +213,8 @@ TEST_F(sec, member_captures_read_only_no_clock)
 	int st;
 
 	ASSERT_NE((gid_t)-1, dev_gid());
-	ASSERT_NE(0, dev_gid()) TH_LOG("/dev/kprof0 is group root: the kprof group rule did not apply");
+	ASSERT_NE(0, dev_gid())
+		TH_LOG("/dev/kprof0 is group root: the kprof group rule did not apply");
 	ASSERT_EQ(0, set_paranoid(0));
 	pid = fork();
 	ASSERT_LE(0, pid);

@@ -235,7 +235,8 @@ static void storm_scan(struct storm_check *c, struct kt_recs *rs)
 		    m->zone_id != UINT32_MAX) {
 			if (!c->bad++)
 				snprintf(c->why, sizeof(c->why),
-					 "marker %" PRIu64 ": core %u risc %u kind %u (expected %u) op %u flags %#x zone %#x",
+					 "marker %" PRIu64
+					 ": core %u risc %u kind %u (expected %u) op %u flags %#x zone %#x",
 					 c->markers, m->core, m->risc, m->kind,
 					 r < c->cores * c->riscs ? c->next[r] : 0,
 					 m->op_seq, m->hdr.flags, m->zone_id);
@@ -482,7 +483,9 @@ TEST_F_TIMEOUT(sim, del_device_wakes_sync, 60)
 	ASSERT_LE(0, b.simfd);
 	/* About 5 s of modelled work: the sync is still waiting at del. */
 	for (int i = 0; i < 10; i++) {
-		ASSERT_LT(0, kt_launch(b.simfd, "slow", 0, 0, 1ULL << 40, 0, 0));
+		int64_t seq = kt_launch(b.simfd, "slow", 0, 0, 1ULL << 40, 0, 0);
+
+		ASSERT_LT(0, seq);
 	}
 	ASSERT_EQ(0, pthread_create(&th, NULL, block_in_sync, &b));
 	kt_sleep_ms(100);

@@ -33,9 +33,9 @@ static int kt_checks;
 } while (0)
 
 #define KT_NEAR(a, b, tol) do {						\
-	double kt_a = (a), kt_b = (b);					\
-	KT_CHECK(fabs(kt_a - kt_b) <= (tol), "%s = %.6f, expected %.6f +- %g", \
-		 #a, kt_a, kt_b, (double)(tol));			\
+	double kt_a = (a), kt_b = (b), kt_tol = (tol);			\
+	KT_CHECK(fabs(kt_a - kt_b) <= kt_tol, "%s = %.6f, expected %.6f +- %g", \
+		 #a, kt_a, kt_b, kt_tol);				\
 } while (0)
 
 #define KT_STR(a, b) do {						\

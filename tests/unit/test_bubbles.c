@@ -166,6 +166,7 @@ static void test_good_csv(void)
 	struct kprof_bubbles *b = kprof_bubbles_new(1, NULL);
 	struct kprof_op_row r;
 	char *dir = kt_tmpdir(), path[128], line[512];
+	const char *advice[8];
 	FILE *f;
 	int lines = 0;
 
@@ -178,7 +179,7 @@ static void test_good_csv(void)
 	kprof_bubbles_finish(b);
 	KT_STR(kprof_bubbles_finish(b)->rating, "good");
 	KT_NEAR(kprof_bubbles_finish(b)->bubble_rate, 10.0 / 100010.0, 1e-12);
-	KT_CHECK(kprof_bubbles_advice(b, (const char *[8]){ 0 }, 8) == 0, "no advice");
+	KT_CHECK(kprof_bubbles_advice(b, advice, 8) == 0, "no advice");
 	snprintf(path, sizeof(path), "%s/bubbles.csv", dir);
 	f = fopen(path, "w");
 	KT_CHECK(f && kprof_bubbles_write_csv(b, f) == 0 && fclose(f) == 0, "csv");

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 static const char good[] =
-	"{ \"version\": 1, \"sysfs_root\": \"/tmp/x\", \"pid\": 5, \"saved_at\": 7,"
-	" \"boost\": null, \"no_turbo\": \"0\", \"cpus\": [ { \"cpu\": 3,"
-	" \"scaling_governor\": \"schedutil\", \"scaling_min_freq\": \"800000\","
+	"{ \"version\": 1, \"sysfs_root\": \"/tmp/x\", \"pid\": 5, \"saved_at\": 7,\n"
+	" \"boost\": null, \"no_turbo\": \"0\", \"cpus\": [ { \"cpu\": 3,\n"
+	" \"scaling_governor\": \"schedutil\", \"scaling_min_freq\": \"800000\",\n"
 	" \"scaling_max_freq\": \"3600000\" } ] }";
 
 int main(void)
@@ -114,7 +114,8 @@ int main(void)
 		if (geteuid() == 0) {
 			KT_CHECK(chown(path, 4000001, 0) == 0, "chown");
 			KT_CHECK(kprof_clockstate_read(path, &back, &err) == -EPERM &&
-				 strstr(err.msg, "belongs to uid 4000001"), "foreign read: %s", err.msg);
+				 strstr(err.msg, "belongs to uid 4000001"),
+				 "foreign read: %s", err.msg);
 			KT_CHECK(chown(path, 0, 0) == 0, "chown");
 		}
 		snprintf(victim, sizeof(victim), "%s/victim", dir);

@@ -123,8 +123,8 @@ static void check_val(const char *root, const char *rel, const char *want)
 	free(v);
 }
 
-static void policy(const char *root, int n, const char *gov, const char *min,
-		   const char *max, const char *cmin, const char *cmax)
+static void put_policy(const char *root, int n, const char *gov, const char *min,
+		       const char *max, const char *cmin, const char *cmax)
 {
 	char rel[128];
 
@@ -192,9 +192,12 @@ int main(void)
 
 		snprintf(root, sizeof(root), "%s/acpi", tmp);
 		put(root, CF "/boost", "1\n");
-		policy(root, 0, "schedutil\n", "1200000\n", "3000000\n", "1200000\n", "3000000\n");
-		policy(root, 2, "ondemand\n", "1300000\n", "2900000\n", "1200000\n", "3000000\n");
-		policy(root, 10, "powersave\n", "1400000\n", "2800000\n", "1200000\n", "2800000\n");
+		put_policy(root, 0, "schedutil\n", "1200000\n", "3000000\n",
+			   "1200000\n", "3000000\n");
+		put_policy(root, 2, "ondemand\n", "1300000\n", "2900000\n",
+			   "1200000\n", "3000000\n");
+		put_policy(root, 10, "powersave\n", "1400000\n", "2800000\n",
+			   "1200000\n", "2800000\n");
 		lock_reset("acpi boost", root, run, pols, 3, "1", NULL);
 	}
 	/* intel_pstate: no_turbo, no cpufreq/boost; one policy per CPU. */
@@ -205,7 +208,8 @@ int main(void)
 		put(root, "devices/system/cpu/intel_pstate/no_turbo", "0\n");
 		put(root, "devices/system/cpu/intel_pstate/status", "active\n");
 		for (int i = 0; i < 4; i++)
-			policy(root, i, "powersave\n", "800000\n", "4700000\n", "800000\n", "4700000\n");
+			put_policy(root, i, "powersave\n", "800000\n", "4700000\n",
+				   "800000\n", "4700000\n");
 		lock_reset("intel_pstate no_turbo", root, run, pols, 4, NULL, "0");
 	}
 	kt_rmrf(tmp);

@@ -31,6 +31,7 @@ static const char *const files[] = {
 	CF "/policy2/scaling_min_freq",
 	CF "/policy2/scaling_max_freq",
 };
+
 #define NFILES (ARRAY_SIZE(files))
 
 static void put(const char *root, const char *rel, const char *val)
@@ -248,7 +249,8 @@ int main(void)
 		KT_CHECK(chmod(run, 0755) == 0, "chmod");
 		if (geteuid() == 0) {
 			KT_CHECK(chown(run, 65534, 65534) == 0, "chown");
-			r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
+			r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg,
+						  sizeof(msg));
 			KT_CHECK(r == -EPERM && strstr(msg, "belongs to uid 65534"),
 				 "run dir of another user: %d (%s)", r, msg);
 			check_same(root, saved, "after a run dir of another user");
@@ -266,7 +268,8 @@ int main(void)
 		put(tmp, "victim", "precious\n");
 		KT_CHECK(unlink(lockp) == 0 && symlink(victim, lockp) == 0, "plant lock link");
 		r = kprof_host_clock_lock(root, run, KPROF_CPUFREQ_MAX, 0, msg, sizeof(msg));
-		KT_CHECK(r < 0 && strstr(msg, "symbolic link"), "clock.lock symlink: %d (%s)", r, msg);
+		KT_CHECK(r < 0 && strstr(msg, "symbolic link"), "clock.lock symlink: %d (%s)",
+			 r, msg);
 		check_same(root, saved, "after a planted clock.lock");
 		check_val(tmp, "victim", "precious\n");
 		KT_CHECK(unlink(lockp) == 0, "unlink");
@@ -288,7 +291,8 @@ int main(void)
 			free(locked[i]);
 	}
 	r = kprof_host_clock_reset(root, run, msg, sizeof(msg));
-	KT_CHECK(r == 0 && strstr(msg, "nothing to restore"), "reset after forget: %d (%s)", r, msg);
+	KT_CHECK(r == 0 && strstr(msg, "nothing to restore"), "reset after forget: %d (%s)",
+		 r, msg);
 	restore_all(root, saved);
 
 	/*

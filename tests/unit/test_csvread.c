@@ -105,19 +105,20 @@ static void test_errors(void)
 
 /* What a CSV may hold: quoted fields over lines, doubled quotes, CR LF,
  * blank lines, blanks around fields, a last line without its newline.
+ * (\x20\x20: a line of two blanks, spelled so that they show.)
  */
 static void test_valid(void)
 {
 	struct kprof_csv_table t;
 	struct kprof_err err = { 0 };
 	const char *p = PUT("ok.csv", "\"a\",b ,c\r\n\r\n 1 , \"x\r\ny\" ,\"\"\r\n"
-			    "\"q\"\"\",\"\",3\n  \n,,\n\"l,a\",b\n" "\"last\",2,3");
+			    "\"q\"\"\",\"\",3\n\x20\x20\n,,\n\"l,a\",b\n\"last\",2,3");
 	int ret = kprof_csv_load(p, &t, &err);
 
 	KT_CHECK(ret == -EBADMSG && strstr(err.msg, ":8:") && strstr(err.msg, "2 fields"),
 		 "row 8 has 2 fields: %s", err.msg);
 	p = PUT("ok2.csv", "\"a\",b ,c\r\n\r\n 1 , \"x\r\ny\" ,\"\"\r\n"
-		"\"q\"\"\",\"\",3\n  \n,,\n\"last\",2,3");
+		"\"q\"\"\",\"\",3\n\x20\x20\n,,\n\"last\",2,3");
 	ret = kprof_csv_load(p, &t, &err);
 	KT_CHECK(ret == 0, "load: %s", err.msg);
 	if (ret)

@@ -34,7 +34,8 @@ static const struct kprof_diff_row *one(struct kprof_diff *d, int n, double base
 
 	for (int i = 0; i < n; i++) {
 		kprof_diff_add(d, 0, "op", "kernel [ns]", base * (1 + amp * wobble(i)));
-		kprof_diff_add(d, 1, "op", "kernel [ns]", scale * base * (1 + amp * wobble(i + shift)));
+		kprof_diff_add(d, 1, "op", "kernel [ns]",
+			       scale * base * (1 + amp * wobble(i + shift)));
 	}
 	if (kprof_diff_compute(d, NULL, &rows, &nr) || nr != 1)
 		return NULL;

@@ -19,16 +19,19 @@
 #include <math.h>
 
 #define ESC "\x1b"
+#define C1_CSI "\xc2\x9b"		/* U+009B in UTF-8 */
+#define RLO "\xe2\x80\xae"	/* U+202E, right-to-left override */
 
 /* op codes: a terminal title + bell, a formula, Markdown and HTML, C1 CSI,
  * invalid UTF-8 and a bidi override
  */
 static const char *const ops[] = {
-	ESC "]0;pwned" "\x07" "x",
+	ESC "]0;pwned\x07x",
 	"=cmd|' /C calc'!A0",
 	"+1|a_b`c*d<b>&[e](f)~\\",
-	"c1\xc2\x9b" "31m\xff\xfe|\xe2\x80\xae" "evil",
+	"c1" C1_CSI "31m\xff\xfe|" RLO "evil",
 };
+
 #define NOPS_KINDS	4
 
 static void put(struct kprof_spool_writer *w, const void *r, size_t n)
@@ -123,7 +126,7 @@ static void test_report_outputs(void)
 	snprintf(peaks, sizeof(peaks), "%s/peaks.json", dir);
 	f = fopen(peaks, "w");
 	KT_CHECK(f, "peaks");
-	fputs("{\"device\": \"<img src=x>|" ESC "[5m\", \"peak_gflops\": 1, \"peak_gb_per_s\": 1,"
+	fputs("{\"device\": \"<img src=x>|" ESC "[5m\", \"peak_gflops\": 1, \"peak_gb_per_s\": 1,\n"
 	      " \"flops_counter\": \"-flops\", \"bytes_counters\": [\"bytes_read\"]}\n", f);
 	fclose(f);
 	make_capture(dir);
@@ -283,17 +286,19 @@ static void test_text(void)
 	FILE *f;
 
 	KT_STR(kprof_text_safe(out, sizeof(out), "a" ESC "[1mb\x7f\x01\n\t"), "a?[1mb????");
-	KT_STR(kprof_text_safe(out, sizeof(out), "\xc2\x85|\xc2\xa0|\xc3\xa9"), "?|\xc2\xa0|\xc3\xa9");
-	KT_STR(kprof_text_safe(out, sizeof(out), "\xe2\x80\xae|\xe2\x81\xa6|\xe2\x82\xac"),
+	KT_STR(kprof_text_safe(out, sizeof(out), "\xc2\x85|\xc2\xa0|\xc3\xa9"),
+	       "?|\xc2\xa0|\xc3\xa9");
+	KT_STR(kprof_text_safe(out, sizeof(out), RLO "|\xe2\x81\xa6|\xe2\x82\xac"),
 	       "?|?|\xe2\x82\xac");
 	/* overlong, surrogate, truncated, stray continuation, > U+10FFFF */
-	KT_STR(kprof_text_safe(out, sizeof(out), "\xc0\xaf|\xed\xa0\x80|\xe2\x82|\x80|\xf4\x90\x80\x80"),
+	KT_STR(kprof_text_safe(out, sizeof(out),
+			       "\xc0\xaf|\xed\xa0\x80|\xe2\x82|\x80|\xf4\x90\x80\x80"),
 	       "??|???|??|?|????");
 	KT_STR(kprof_text_safe(out, sizeof(out), "\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");
 	/* cut at 5 bytes: the 2-byte character at 4..5 does not fit */
 	KT_EQ_U64(kprof_text_safen(out, 6, "abcd\xc3\xa9z", SIZE_MAX), 7);
 	KT_STR(out, "abcd");
-	KT_EQ_U64(kprof_text_safen(out, sizeof(out), "ab\x1b" "cd", 3), 3);
+	KT_EQ_U64(kprof_text_safen(out, sizeof(out), "ab" ESC "cd", 3), 3);
 	KT_STR(out, "ab?");
 	f = open_memstream(&buf, &len);
 	kprof_md_put(f, "a|b\\c`d*e_f[g]h<i>j&k~l" ESC "#!()");

@@ -81,7 +81,8 @@ static void check(const char *what, double **vals, const uint64_t *counts, size_
 		}
 		double want = ref_median(vals[g], counts[g]);
 
-		KT_CHECK(got == want, "%s: group %zu median %.17g, sorted %.17g", what, g, got, want);
+		KT_CHECK(got == want, "%s: group %zu median %.17g, sorted %.17g",
+			 what, g, got, want);
 	}
 	kprof_median_free(m);
 }

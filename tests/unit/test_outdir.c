@@ -217,8 +217,8 @@ static void test_existing_dirs(void)
 	kprof_outdir_close(od);
 	mkdir_rel("ow", 01777);
 	od = open_rel("ow", 0, &err);
-	KT_CHECK(!od && err.code == EPERM && strstr(err.msg, "1777"), "sticky /tmp-like refused: %s",
-		 err.msg);
+	KT_CHECK(!od && err.code == EPERM && strstr(err.msg, "1777"),
+		 "sticky /tmp-like refused: %s", err.msg);
 	kprof_outdir_close(od);
 
 	/* a link as the directory: refused, never followed */
@@ -267,7 +267,8 @@ static void test_existing_dirs(void)
 		KT_CHECK(chown(p, OTHER_UID, OTHER_UID) == 0, "chown");
 		path_of(p, sizeof(p), "nobodys/fornobody");
 		od = kprof_outdir_open(p, KPROF_OUTDIR_EMPTY, OTHER_UID, OTHER_UID, &err);
-		KT_CHECK(od && !lstat(p, &st) && st.st_uid == OTHER_UID && (st.st_mode & 0777) == 0755,
+		KT_CHECK(od && !lstat(p, &st) && st.st_uid == OTHER_UID &&
+			 (st.st_mode & 0777) == 0755,
 			 "new directory for the owner: %s", err.msg);
 		kprof_outdir_close(od);
 		/*
@@ -283,7 +284,8 @@ static void test_existing_dirs(void)
 		path_of(p, sizeof(p), "roots");
 		od = kprof_outdir_open(p, 0, OTHER_UID, OTHER_UID, &err);
 		KT_CHECK(!od && err.code == EPERM && strstr(err.msg, "owned by"),
-			 "root's existing directory refused when writing for the owner: %s", err.msg);
+			 "root's existing directory refused when writing for the owner: %s",
+			 err.msg);
 		kprof_outdir_close(od);
 	} else {
 		/* the default owner is the caller: nothing to chown */

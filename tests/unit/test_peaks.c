@@ -33,8 +33,9 @@ static void test_parse(void)
 	KT_STR(p.bytes_counters[1], "bytes_written");
 	KT_NEAR(kprof_peaks_flops(&p, 8, 500), 100e9, 1e-3);	/* no clock_mhz: fixed */
 
-	KT_CHECK(parse("{\"scope\":\"core\",\"clock_mhz\":1000,\"peak_gflops\":2,\"peak_gb_per_s\":1,"
-		       "\"bytes_counters\":[\"rd\"],\"flops_counter\":\"fl\",\"latency_threshold\":0.1}",
+	KT_CHECK(parse("{\"scope\":\"core\",\"clock_mhz\":1000,\"peak_gflops\":2,\n"
+		       "\"peak_gb_per_s\":1,\"bytes_counters\":[\"rd\"],\n"
+		       "\"flops_counter\":\"fl\",\"latency_threshold\":0.1}",
 		       &p) == 0, "%s", err.msg);
 	KT_CHECK(p.per_core, "core scope");
 	KT_STR(p.bytes_counters[0], "rd");
@@ -55,10 +56,10 @@ static void test_parse(void)
 	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"scope\":\"chip\"}", &p) == -EINVAL,
 		 "bad scope");
 	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":-1}", &p) == -EINVAL, "negative");
-	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"bytes_counters\":[]}", &p) == -EINVAL,
-		 "empty counters");
-	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"latency_threshold\":1}", &p) == -EINVAL,
-		 "threshold 1");
+	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"bytes_counters\":[]}",
+		       &p) == -EINVAL, "empty counters");
+	KT_CHECK(parse("{\"peak_gflops\":1,\"peak_gb_per_s\":1,\"latency_threshold\":1}",
+		       &p) == -EINVAL, "threshold 1");
 	/* finite in GFLOP/s, infinite in FLOP/s: the roofline would divide by it */
 	KT_CHECK(parse("{\"peak_gflops\":1e300,\"peak_gb_per_s\":1}", &p) == -EINVAL,
 		 "too large");
@@ -91,7 +92,7 @@ static void test_sim_file(void)
 	double fpc, bpus, mhz;
 	char *s;
 
-	/* the repository root from this file's path (tests/unit/test_peaks.c) */
+	/* the repository root from this file's path (it is in tests/unit/) */
 	snprintf(root, sizeof(root), "%s", __FILE__);
 	s = strstr(root, "/tests/unit/");
 	KT_CHECK(s, "built from the tree: %s", __FILE__);

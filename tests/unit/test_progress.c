@@ -82,7 +82,8 @@ int main(void)
 	kprof_progress_init(&p, w, "capture", 0);
 	KT_CHECK(!p.f, "off on a pipe");
 	kprof_progress_count(&p, buf.b, off);
-	KT_CHECK(kprof_progress_tick(&p, p.start_ns + 10 * KPROF_PROGRESS_PERIOD_NS) == 0, "no draw");
+	KT_CHECK(kprof_progress_tick(&p, p.start_ns + 10 * KPROF_PROGRESS_PERIOD_NS) == 0,
+		 "no draw");
 	kprof_progress_report_cb(&p, 100, 1000, 0);
 	kprof_progress_done(&p);
 	fflush(w);
@@ -135,9 +136,11 @@ int main(void)
 			drain_tty(m, out, sizeof(out));
 			KT_STR(out, "\r\n\0337\033[1;23r\0338\033[1A");
 			p.ops = 5;
-			KT_CHECK(kprof_progress_tick(&p, p.start_ns + KPROF_PROGRESS_PERIOD_NS), "draws");
+			KT_CHECK(kprof_progress_tick(&p, p.start_ns + KPROF_PROGRESS_PERIOD_NS),
+				 "draws");
 			drain_tty(m, out, sizeof(out));
-			KT_STR(out, "\0337\033[24;1H\033[2Kkprofctl capture: 5 ops, 0 markers (0/s), 0 lost\0338");
+			KT_STR(out,
+			       "\0337\033[24;1H\033[2Kkprofctl capture: 5 ops, 0 markers (0/s), 0 lost\0338");
 			kprof_progress_done(&p);
 			drain_tty(m, out, sizeof(out));
 			KT_STR(out, "\0337\033[24;1H\033[2K\033[r\0338");

@@ -57,6 +57,7 @@ int main(void)
 		while (n + 32 <= sizeof(chunk) && seq < N)
 			n += mk_marker(chunk + n, seq++);
 		size_t half = n / 2 + 3;
+
 		KT_CHECK(kprof_spool_append(w, chunk, half, &err) == 0, "append");
 		KT_CHECK(kprof_spool_append(w, chunk + half, n - half, &err) == 0, "append");
 	}

@@ -251,7 +251,7 @@ static char *zone_trace(const char *dir, const char *name, uint32_t group,
 	return path;
 }
 
-static void zones(const char *dir)
+static void check_zone_tracks(const char *dir)
 {
 	/* op 1's slices (core 0, then its zones by core, RISC, start; outer
 	 * first), then op 2's; each zone track named and sorted below its
@@ -269,9 +269,11 @@ static void zones(const char *dir)
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000011,\"name\":\"thread_name\",\"args\":{\"name\":\"core 1 (1,0) NCRISC\"}},\n"
 		"{\"ph\":\"M\",\"pid\":1,\"tid\":1000011,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":12}},\n"
 		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000011,\"name\":\"ZONE-3\",\"ts\":1.050,\"dur\":0.200,\"args\":{\"seq\":1}},\n"
-		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000000,\"name\":\"ZONE-0\",\"ts\":3.100,\"dur\":0.100,\"args\":{\"seq\":2}},\n";
+		"{\"ph\":\"X\",\"cat\":\"zone\",\"pid\":1,\"tid\":1000000,\"name\":\"ZONE-0\",\"ts\":3.100,\"dur\":0.100,\"args\":{"
+		"\"seq\":2}},\n";
 	static const char head[] =
-		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zone_slices\":\"per core and RISC\"},\"traceEvents\":[\n";
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{"
+		"\"zone_slices\":\"per core and RISC\"},\"traceEvents\":[\n";
 	uint64_t unpaired = 0;
 	char *p, *got, *a, *b;
 
@@ -283,8 +285,11 @@ static void zones(const char *dir)
 	KT_EQ_U64(unpaired, 2);		/* zone 9's END, zone 4's START */
 	a = kt_slurp(p, NULL);
 	KT_CHECK(a && !strncmp(a, head, strlen(head)), "head says zones are per core and RISC");
-	KT_CHECK(a && strstr(a, "\"tid\":0,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}") &&
-		 strstr(a, "\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":10}"),
+	KT_CHECK(a &&
+		 strstr(a, "\"tid\":0,\"name\":\"thread_sort_index\",\"args\":{"
+			"\"sort_index\":0}") &&
+		 strstr(a, "\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{"
+			"\"sort_index\":10}"),
 		 "core tracks sort at core * 10");
 	p = zone_trace(dir, "zones2.json", 1, &unpaired);
 	b = kt_slurp(p, NULL);
@@ -403,6 +408,11 @@ int main(void)
 		static const struct sample want[] = {
 			{ 1.0, 50 }, { 2.5, 75 }, { 3.5, 50 }, { 4.0, 25 }, { 5.0, 0 },
 		};
+		/* a busy sample's and an op slice's text, as written */
+		static const char *const text[] = {
+			"{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"busy\",\"ts\":2.500,\"args\":{\"%\":75}}",
+			"{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":0,\"name\":\"c\",\"ts\":2.500,\"dur\":2.500,\"args\":{\"seq\":3}}",
+		};
 
 		p = write_trace(dir, "core.json", 1, 0, ops4, 3);
 		n = busy_samples(p, s, 16, &nclock, &nflow);
@@ -410,10 +420,8 @@ int main(void)
 		KT_EQ_U64(nclock, 1);
 		KT_EQ_U64(nflow, 1);	/* op 1 had a launch: its "f" end */
 		a = kt_slurp(p, NULL);
-		KT_CHECK(a && strstr(a, "{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"busy\",\"ts\":2.500,\"args\":{\"%\":75}}"),
-			 "busy sample text");
-		KT_CHECK(a && strstr(a, "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":0,\"name\":\"c\",\"ts\":2.500,\"dur\":2.500,\"args\":{\"seq\":3}}"),
-			 "op slice text");
+		KT_CHECK(a && strstr(a, text[0]), "busy sample text");
+		KT_CHECK(a && strstr(a, text[1]), "op slice text");
 		KT_CHECK(a && strstr(a, "\"args\":{\"name\":\"core 3 (1,1)\"}"), "core track name");
 		/* the same rows give the same bytes */
 		p = write_trace(dir, "core2.json", 1, 0, ops4, 3);
@@ -455,7 +463,7 @@ int main(void)
 		KT_CHECK(n == 5 && s[1].v == 75, "2 device cores, 4 seen: %g %% at 2.5 us",
 			 n > 1 ? s[1].v : NAN);
 	}
-	zones(dir);
+	check_zone_tracks(dir);
 	/* without a device core count, of the cores seen: 1 of 3 is 33.3333 % */
 	{
 		static const struct op ops3[] = {
