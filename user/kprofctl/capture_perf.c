@@ -193,7 +193,8 @@ int capture_perf_open(struct capture_perf *p, const char *events, pid_t pid,
 			}
 		}
 		if (r == -EACCES || r == -EPERM)
-			note(p, "%s: not permitted (kernel.perf_event_paranoid=%s; root or CAP_PERFMON counts it); skipped",
+			note(p,
+			     "%s: not permitted (kernel.perf_event_paranoid=%s; root or CAP_PERFMON counts it); skipped",
 			     tok, paranoid());
 		else
 			note(p, "%s: perf_event_open failed (%s); skipped", tok,

@@ -85,7 +85,8 @@ static void capture_usage(FILE *f)
 		"  -f, --force           write into a non-empty DIR: its raw/ and kprof's\n"
 		"                        own output files are removed first\n"
 		"  -e, --events LIST     host perf events for CMD, libpfm4 names, comma\n"
-		"                        separated (default " DEFAULT_EVENTS "; 'none'). Without a\n"
+		"                        separated (default "
+		DEFAULT_EVENTS "; 'none'). Without a\n"
 		"                        hardware PMU, perf::task-clock is counted instead.\n"
 		"      --op-filter GLOB  keep only ops whose OP CODE matches GLOB (fnmatch)\n"
 		"                        in the outputs; the raw spool keeps everything\n"
@@ -342,11 +343,14 @@ static int check_opts(struct capture_opts *o)
 	if (!o->have_dev)
 		return kprofctl_usage_error("capture", "--device N is required");
 	if (!o->cmd_argc && !o->duration)
-		return kprofctl_usage_error("capture", "give a command after '--', or --duration SEC");
+		return kprofctl_usage_error("capture",
+					    "give a command after '--', or --duration SEC");
 	if (o->cmd_argc && o->duration)
-		return kprofctl_usage_error("capture", "--duration is for captures without a command");
+		return kprofctl_usage_error("capture",
+					    "--duration is for captures without a command");
 	if ((o->launch_ioctl || o->sync_ioctl) && !o->dev_node)
-		return kprofctl_usage_error("capture", "--launch-ioctl/--sync-ioctl need --dev-node");
+		return kprofctl_usage_error("capture",
+					    "--launch-ioctl/--sync-ioctl need --dev-node");
 	if (o->sync_ioctl && !o->launch_ioctl)
 		return kprofctl_usage_error("capture", "--sync-ioctl needs --launch-ioctl");
 	if (o->launch_ioctl && o->profile)
@@ -358,7 +362,8 @@ static int check_opts(struct capture_opts *o)
 			return kprofctl_usage_error("capture", "%s", msg);
 	}
 	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
-		return kprofctl_usage_error("capture", "--no-bpf excludes --dev-node, --profile and --bpf-hook");
+		return kprofctl_usage_error("capture",
+					    "--no-bpf excludes --dev-node, --profile and --bpf-hook");
 	return 0;
 }
 
@@ -518,10 +523,12 @@ static int start_capture(struct capture_session *c)
 		return -1;
 	}
 	if (r) {
-		kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
-			     r == -EBADF ?
-			     "permission denied (open /dev/kprofN read-write: group kprof or root)" :
-			     strerror(-r));
+		if (r == -EBADF)
+			kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
+				     "permission denied (open /dev/kprofN read-write: group kprof or root)");
+		else
+			kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
+				     strerror(-r));
 		return -1;
 	}
 	if (!(c->clk_start.flags & KPROF_CLOCK_LOCKED))
@@ -846,7 +853,8 @@ static void run_loop(struct capture_session *c)
 
 	for (;;) {
 		if (c->child.pid > 0 && c->child.exited) {
-			stop_because(c, "the command exited, leaving processes in its process group");
+			stop_because(c,
+				     "the command exited, leaving processes in its process group");
 			break;
 		}
 		if (c->device_gone) {
@@ -1031,9 +1039,12 @@ static struct json_object *host_clock_json(void)
 	}
 	if (n > 0 && !kprof_cpufreq_snapshot(kprof_cpufreq_root(), &st)) {
 		if (st.ncpus) {
-			json_object_object_add(o, "governor", json_object_new_string(st.cpus[0].governor));
-			json_object_object_add(o, "min_khz", json_object_new_string(st.cpus[0].min_freq));
-			json_object_object_add(o, "max_khz", json_object_new_string(st.cpus[0].max_freq));
+			json_object_object_add(o, "governor",
+					       json_object_new_string(st.cpus[0].governor));
+			json_object_object_add(o, "min_khz",
+					       json_object_new_string(st.cpus[0].min_freq));
+			json_object_object_add(o, "max_khz",
+					       json_object_new_string(st.cpus[0].max_freq));
 		}
 		if (st.has_boost)
 			json_object_object_add(o, "boost", json_object_new_string(st.boost));
@@ -1049,7 +1060,8 @@ static struct json_object *clock_json(const struct kprof_clock_state *cs)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "mhz", json_object_new_int(cs->mhz));
-	json_object_object_add(o, "locked", json_object_new_boolean(!!(cs->flags & KPROF_CLOCK_LOCKED)));
+	json_object_object_add(o, "locked",
+			       json_object_new_boolean(!!(cs->flags & KPROF_CLOCK_LOCKED)));
 	if (cs->flags & KPROF_CLOCK_LOCKED)
 		json_object_object_add(o, "locked_mhz", json_object_new_int(cs->locked_mhz));
 	return o;
@@ -1059,6 +1071,7 @@ static char *config_json(struct capture_session *c)
 {
 	struct json_object *o = json_object_new_object(), *a, *x;
 	unsigned int i;
+	double wall_s;
 	char *s;
 
 	a = json_object_new_array();
@@ -1089,8 +1102,10 @@ static char *config_json(struct capture_session *c)
 		json_object_object_add(x, "name", json_object_new_string(e->name));
 		json_object_object_add(x, "pfm_name", json_object_new_string(e->fqname));
 		json_object_object_add(x, "value", json_object_new_int64((int64_t)e->value));
-		json_object_object_add(x, "enabled_ns", json_object_new_int64((int64_t)e->enabled_ns));
-		json_object_object_add(x, "running_ns", json_object_new_int64((int64_t)e->running_ns));
+		json_object_object_add(x, "enabled_ns",
+				       json_object_new_int64((int64_t)e->enabled_ns));
+		json_object_object_add(x, "running_ns",
+				       json_object_new_int64((int64_t)e->running_ns));
 		json_object_object_add(x, "fallback", json_object_new_boolean(e->fallback));
 		json_object_object_add(x, "user_only", json_object_new_boolean(e->user_only));
 		json_object_array_add(a, x);
@@ -1105,13 +1120,17 @@ static char *config_json(struct capture_session *c)
 		json_object_object_add(x, "hook", json_object_new_string(c->bpf_hook));
 		json_object_object_add(x, "fallback_log", json_object_new_string(c->bpf_fallback));
 		json_object_object_add(x, "target", json_object_new_string(c->bpf_target_desc));
-		json_object_object_add(x, "events_spooled", json_object_new_int64((int64_t)c->host_events));
+		json_object_object_add(x, "events_spooled",
+				       json_object_new_int64((int64_t)c->host_events));
 		if (c->have_bst) {
-			json_object_object_add(x, "events", json_object_new_int64((int64_t)c->bst.events));
+			const struct kprof_host_bpf_stats *bst = &c->bst;
+
+			json_object_object_add(x, "events",
+					       json_object_new_int64((int64_t)bst->events));
 			json_object_object_add(x, "reserve_failed",
-					       json_object_new_int64((int64_t)c->bst.reserve_failed));
+					       json_object_new_int64((int64_t)bst->reserve_failed));
 			json_object_object_add(x, "unmatched_exit",
-					       json_object_new_int64((int64_t)c->bst.unmatched_exit));
+					       json_object_new_int64((int64_t)bst->unmatched_exit));
 		}
 	}
 	json_object_object_add(o, "bpf", x);
@@ -1124,17 +1143,20 @@ static char *config_json(struct capture_session *c)
 
 	x = json_object_new_object();
 	if (c->dev.ctrl) {
-		json_object_object_add(x, "records", json_object_new_int64((int64_t)c->dev.ctrl->records));
+		json_object_object_add(x, "records",
+				       json_object_new_int64((int64_t)c->dev.ctrl->records));
 		json_object_object_add(x, "lost_records",
 				       json_object_new_int64((int64_t)c->dev.ctrl->lost_records));
 		json_object_object_add(x, "lost_markers",
 				       json_object_new_int64((int64_t)c->dev.ctrl->lost_markers));
 	}
 	json_object_object_add(x, "bytes_read", json_object_new_int64((int64_t)c->dev.bytes_read));
-	json_object_object_add(x, "records_read", json_object_new_int64((int64_t)c->dev.records_read));
+	json_object_object_add(x, "records_read",
+			       json_object_new_int64((int64_t)c->dev.records_read));
 	json_object_object_add(x, "drains", json_object_new_int64((int64_t)c->drains));
 	/* Close to ring_size means the reader fell behind. */
-	json_object_object_add(x, "max_pending_bytes", json_object_new_int64((int64_t)c->max_pending));
+	json_object_object_add(x, "max_pending_bytes",
+			       json_object_new_int64((int64_t)c->max_pending));
 	json_object_object_add(x, "device_removed", json_object_new_boolean(c->device_gone));
 	json_object_object_add(x, "ring_error", json_object_new_boolean(c->ring_error));
 	json_object_object_add(o, "ring", x);
@@ -1153,9 +1175,9 @@ static char *config_json(struct capture_session *c)
 				       json_object_new_string(strerror(c->child.exec_errno)));
 	if (c->stop_sig)
 		json_object_object_add(x, "stopped_by_signal", json_object_new_int(c->stop_sig));
-	json_object_object_add(x, "wall_s",
-			       json_object_new_double((c->t_end.tv_sec - c->t_start.tv_sec) +
-						      (c->t_end.tv_nsec - c->t_start.tv_nsec) / 1e9));
+	wall_s = (c->t_end.tv_sec - c->t_start.tv_sec) +
+		 (c->t_end.tv_nsec - c->t_start.tv_nsec) / 1e9;
+	json_object_object_add(x, "wall_s", json_object_new_double(wall_s));
 	json_object_object_add(o, "run", x);
 
 	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -1218,15 +1240,16 @@ static int write_results(struct capture_session *c)
 	}
 	printf("kprof capture of device %u: %s\n", c->o->dev_id, c->dir);
 	kprofctl_print_result(c->dir, &res, 0);
-	if (c->bpf_used && c->have_bst)
-		printf("host:       %llu launch/sync ioctls traced (%s), %llu lost (BPF ring full)\n",
-		       (unsigned long long)c->bst.events, c->bpf_hook,
-		       (unsigned long long)c->bst.reserve_failed);
-	else if (c->bpf_used)
+	if (c->bpf_used && c->have_bst) {
+		printf("host:       %llu launch/sync ioctls traced (%s), ",
+		       (unsigned long long)c->bst.events, c->bpf_hook);
+		printf("%llu lost (BPF ring full)\n", (unsigned long long)c->bst.reserve_failed);
+	} else if (c->bpf_used) {
 		printf("host:       %llu launch/sync ioctls traced (%s)\n",
 		       (unsigned long long)c->host_events, c->bpf_hook);
-	else
+	} else {
 		printf("host:       no ioctl tracing (--no-bpf)\n");
+	}
 	if (c->perf.n) {
 		printf("host perf: ");
 		for (i = 0; i < c->perf.n; i++)

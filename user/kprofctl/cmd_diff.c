@@ -96,12 +96,14 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case OPT_THRESHOLD:
 			if (parse_pos(optarg, &o.threshold_pct))
-				return kprofctl_usage_error("diff", "bad --threshold '%s' (a percentage > 0)",
+				return kprofctl_usage_error("diff",
+							    "bad --threshold '%s' (a percentage > 0)",
 							    optarg);
 			break;
 		case 'k':
 			if (parse_pos(optarg, &o.k))
-				return kprofctl_usage_error("diff", "bad -k '%s' (a number > 0)", optarg);
+				return kprofctl_usage_error("diff", "bad -k '%s' (a number > 0)",
+							    optarg);
 			break;
 		case 'h':
 			diff_usage(stdout);
@@ -112,10 +114,11 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		return kprofctl_usage_error("diff", "give two capture directories: A (baseline) and B");
+		return kprofctl_usage_error("diff",
+					    "give two capture directories: A (baseline) and B");
 	{
 		/* as root: compared as the captures' owner (docs/security.md) */
-		const char *paths[] = { argv[optind], argv[optind + 1], csv };
+		const char *const paths[] = { argv[optind], argv[optind + 1], csv };
 
 		if (kprofctl_run_as_owner("diff", paths, csv && strcmp(csv, "-") ? 3 : 2))
 			return KPROFCTL_EXIT_FAIL;

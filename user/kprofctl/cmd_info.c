@@ -55,9 +55,11 @@ struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 	json_object_object_add(o, "riscs_per_core",
 			       json_object_new_int(info->riscs_per_core));
 	arr = json_object_new_array();
-	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++)
-		json_object_array_add(arr, json_object_new_string_len(info->risc_names[i],
-			strnlen(info->risc_names[i], sizeof(info->risc_names[i]))));
+	for (i = 0; i < info->riscs_per_core && i < KPROF_MAX_RISCS; i++) {
+		size_t len = strnlen(info->risc_names[i], sizeof(info->risc_names[i]));
+
+		json_object_array_add(arr, json_object_new_string_len(info->risc_names[i], len));
+	}
 	json_object_object_add(o, "riscs", arr);
 	json_object_object_add(o, "ref_clock_hz", json_object_new_int64(info->ref_clock_hz));
 	json_object_object_add(o, "l1_ring_entries",
@@ -80,13 +82,15 @@ struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 			       json_object_new_boolean(!!(info->clock_flags & KPROF_CLOCK_LOCKED)));
 	if (cs && (cs->flags & KPROF_CLOCK_LOCKED)) {
 		json_object_object_add(clk, "locked_mhz", json_object_new_int(cs->locked_mhz));
-		json_object_object_add(clk, "locked_by_pid", json_object_new_int(cs->locked_by_pid));
+		json_object_object_add(clk, "locked_by_pid",
+				       json_object_new_int(cs->locked_by_pid));
 	}
 	if (cs && (cs->flags & KPROF_CLOCK_SAVED)) {
+		int was_locked = !!(cs->saved_flags & KPROF_CLOCK_LOCKED);
+
 		saved = json_object_new_object();
 		json_object_object_add(saved, "mhz", json_object_new_int(cs->saved_mhz));
-		json_object_object_add(saved, "locked",
-				       json_object_new_boolean(!!(cs->saved_flags & KPROF_CLOCK_LOCKED)));
+		json_object_object_add(saved, "locked", json_object_new_boolean(was_locked));
 		json_object_object_add(clk, "saved", saved);
 	} else {
 		json_object_object_add(clk, "saved", NULL);
@@ -94,10 +98,12 @@ struct json_object *kprofctl_device_json(const struct kprof_device_info *info,
 	json_object_object_add(o, "clock", clk);
 
 	if (info->capture_pid) {
+		size_t comm_len = strnlen(info->capture_comm, sizeof(info->capture_comm));
+
 		cap = json_object_new_object();
 		json_object_object_add(cap, "pid", json_object_new_int(info->capture_pid));
-		json_object_object_add(cap, "comm", json_object_new_string_len(info->capture_comm,
-			strnlen(info->capture_comm, sizeof(info->capture_comm))));
+		json_object_object_add(cap, "comm",
+				       json_object_new_string_len(info->capture_comm, comm_len));
 		json_object_object_add(o, "capture", cap);
 	} else {
 		json_object_object_add(o, "capture", NULL);
@@ -219,8 +225,9 @@ struct json_object *kprofctl_nvidia_json(const struct kprof_device_desc *desc)
 		json_object_object_add(lock, "mem_mhz", mhz_json(ni->state.mem_locked_mhz));
 		json_object_object_add(lock, "pid", json_object_new_int(ni->state_pid));
 	} else {
-		json_object_object_add(lock, "note", json_object_new_string(
-			"NVML cannot read a lock set by another tool"));
+		const char *note = "NVML cannot read a lock set by another tool";
+
+		json_object_object_add(lock, "note", json_object_new_string(note));
 	}
 	json_object_object_add(lock, "state_file", json_object_new_string(ni->state_path));
 	json_object_object_add(clk, "lock", lock);
@@ -263,8 +270,8 @@ static void print_nvidia(const struct kprof_device_desc *desc)
 		       (unsigned long long)ni->reasons);
 	else
 		printf("  clock events:  n/a\n");
-	printf("  lock:          %s\n", kprof_nvclock_lock_str(ni->held ? &ni->state : NULL,
-							  ni->state_path, txt, sizeof(txt)));
+	kprof_nvclock_lock_str(ni->held ? &ni->state : NULL, ni->state_path, txt, sizeof(txt));
+	printf("  lock:          %s\n", txt);
 }
 
 /* Host cpufreq state now, and what lock-clock --host saved. */
@@ -288,9 +295,12 @@ static int host_info(int json)
 			struct json_object *p = json_object_new_object();
 
 			json_object_object_add(p, "policy", json_object_new_int(now.cpus[i].cpu));
-			json_object_object_add(p, "governor", json_object_new_string(now.cpus[i].governor));
-			json_object_object_add(p, "min_khz", json_object_new_string(now.cpus[i].min_freq));
-			json_object_object_add(p, "max_khz", json_object_new_string(now.cpus[i].max_freq));
+			json_object_object_add(p, "governor",
+					       json_object_new_string(now.cpus[i].governor));
+			json_object_object_add(p, "min_khz",
+					       json_object_new_string(now.cpus[i].min_freq));
+			json_object_object_add(p, "max_khz",
+					       json_object_new_string(now.cpus[i].max_freq));
 			json_object_array_add(arr, p);
 		}
 		json_object_object_add(o, "policies", arr);
@@ -322,8 +332,8 @@ static int host_info(int json)
 			printf("saved state: %s (by pid %d; reset-clock --host restores it)\n",
 			       path, saved.pid);
 		else if (err.code != ENOENT)
-			printf("saved state: unusable: %s (reset-clock --host --forget discards it)\n",
-			       err.msg);
+			printf("saved state: unusable: %s (%s)\n", err.msg,
+			       "reset-clock --host --forget discards it");
 		else
 			printf("saved state: none (not locked by kprofctl)\n");
 	}

@@ -132,10 +132,10 @@ static int sysfs_row(int id, int json, struct json_object *arr, int *rows)
 	kprof_text_safe(holder, sizeof(holder), holder);
 	kprof_text_safe(dropped, sizeof(dropped), dropped);
 	snprintf(cg, sizeof(cg), "%s(%s)", cores, grid);	/* more than cores[] holds */
-	printf("%-4d %-14s %-8s %-10s %-5d %-5d %-20s %-24s %s   (sysfs: no access to %s/kprof%d)\n",
-	       id, name, backend, cg,
+	printf("%-4d %-14s %-8s %-10s %-5d %-5d %-20s %-24s %s", id, name, backend, cg,
 	       count_words(riscs), count_words(cnt), clk,
-	       strcmp(holder, "none") ? holder : "idle", dropped, kprof_dev_dir(), id);
+	       strcmp(holder, "none") ? holder : "idle", dropped);
+	printf("   (sysfs: no access to %s/kprof%d)\n", kprof_dev_dir(), id);
 	return 0;
 }
 
@@ -250,7 +250,8 @@ int cmd_list(int argc, char **argv)
 		/* names come from the driver and any process: no control
 		 * characters (kprof_text.h)
 		 */
-		kprof_text_safen(comm, sizeof(comm), info->capture_comm, sizeof(info->capture_comm));
+		kprof_text_safen(comm, sizeof(comm), info->capture_comm,
+				 sizeof(info->capture_comm));
 		kprof_text_safen(name, sizeof(name), info->name, sizeof(info->name));
 		kprof_text_safen(backend, sizeof(backend), info->backend, sizeof(info->backend));
 		if (info->capture_pid)
@@ -263,7 +264,8 @@ int cmd_list(int argc, char **argv)
 		       (unsigned long long)info->markers_dropped);
 	}
 	if (!json && !n && kprof_dev_module_loaded())
-		printf("no kprof devices (the module is loaded; add one with sim_devices=N or the sim's new_device)\n");
+		printf("%s\n",
+		       "no kprof devices (the module is loaded; add one with sim_devices=N or the sim's new_device)");
 	for (i = 0; i < ngpus; i++) {
 		struct kprof_device_desc desc;
 		struct kprof_device dev;

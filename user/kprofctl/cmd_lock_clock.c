@@ -160,7 +160,8 @@ static int clock_main(int argc, char **argv, int reset)
 			if (reset)
 				return kprofctl_usage_error(name, "--mhz is for lock-clock");
 			if (kprofctl_parse_u32(optarg, 100000, &mhz) || !mhz)
-				return kprofctl_usage_error(name, "bad frequency '%s' (MHz)", optarg);
+				return kprofctl_usage_error(name, "bad frequency '%s' (MHz)",
+							    optarg);
 			req.target = KPROF_CLOCK_TARGET_MHZ;
 			req.mhz = mhz;
 			sel++;
@@ -168,8 +169,10 @@ static int clock_main(int argc, char **argv, int reset)
 		case OPT_BASE:
 		case OPT_MAX:
 			if (reset)
-				return kprofctl_usage_error(name, "--base/--max are for lock-clock");
-			req.target = c == OPT_BASE ? KPROF_CLOCK_TARGET_BASE : KPROF_CLOCK_TARGET_MAX;
+				return kprofctl_usage_error(name,
+							    "--base/--max are for lock-clock");
+			req.target = c == OPT_BASE ? KPROF_CLOCK_TARGET_BASE :
+				     KPROF_CLOCK_TARGET_MAX;
 			htarget = c == OPT_BASE ? KPROF_CPUFREQ_BASE : KPROF_CPUFREQ_MAX;
 			sel++;
 			break;
@@ -177,7 +180,8 @@ static int clock_main(int argc, char **argv, int reset)
 			if (reset)
 				return kprofctl_usage_error(name, "--host-mhz is for lock-clock");
 			if (kprofctl_parse_u32(optarg, 100000, &host_mhz) || !host_mhz)
-				return kprofctl_usage_error(name, "bad frequency '%s' (MHz)", optarg);
+				return kprofctl_usage_error(name, "bad frequency '%s' (MHz)",
+							    optarg);
 			break;
 		case OPT_MEM_MHZ:
 			if (reset)
@@ -185,7 +189,8 @@ static int clock_main(int argc, char **argv, int reset)
 			req.mem = 1;
 			if (strcmp(optarg, "current") &&
 			    (kprofctl_parse_u32(optarg, 100000, &req.mem_mhz) || !req.mem_mhz))
-				return kprofctl_usage_error(name, "bad memory frequency '%s' (MHz, or 'current')",
+				return kprofctl_usage_error(name,
+							    "bad memory frequency '%s' (MHz, or 'current')",
 							    optarg);
 			break;
 		case OPT_FORGET:

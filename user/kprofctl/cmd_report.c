@@ -98,7 +98,8 @@ void kprofctl_print_result(const char *dir, const struct kprof_report_result *re
 		       (unsigned long long)res->ops_filtered);
 	if (!ttmetal) {
 		if (isnan(res->sync_err_bound_ns))
-			printf("time sync:  none (no sync samples: device times not mapped to host time)\n");
+			printf("%s\n",
+			       "time sync:  none (no sync samples: device times not mapped to host time)");
 		else
 			printf("time sync:  error bound %.0f ns\n", res->sync_err_bound_ns);
 	}
@@ -170,7 +171,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_TRACE_GROUP:
 			if (kprofctl_parse_u32(optarg, 65536, &ro.trace_group) || !ro.trace_group)
-				return kprofctl_usage_error("report", "--trace-group wants a core count 1..65536, not '%s'",
+				return kprofctl_usage_error("report",
+							    "--trace-group wants a core count 1..65536, not '%s'",
 							    optarg);
 			break;
 		case OPT_PROGRESS:
@@ -186,20 +188,22 @@ int cmd_report(int argc, char **argv)
 	}
 	if (tt) {
 		if (optind < argc)
-			return kprofctl_usage_error("report", "unexpected argument '%s' with --from-ttmetal",
+			return kprofctl_usage_error("report",
+						    "unexpected argument '%s' with --from-ttmetal",
 						    argv[optind]);
 		if (!out)
 			return kprofctl_usage_error("report", "--from-ttmetal needs -o DIR");
 	} else {
 		if (optind >= argc)
-			return kprofctl_usage_error("report", "give a capture directory (or --from-ttmetal FILE)");
+			return kprofctl_usage_error("report",
+						    "give a capture directory (or --from-ttmetal FILE)");
 		if (optind + 1 < argc)
 			return kprofctl_usage_error("report", "one capture directory at a time");
 		dir = argv[optind];
 	}
 	{
 		/* as root: the owner's report, made as the owner (docs/security.md) */
-		const char *paths[] = { tt ? tt : dir, out };
+		const char *const paths[] = { tt ? tt : dir, out };
 
 		if (kprofctl_run_as_owner("report", paths, out ? 2 : 1))
 			return KPROFCTL_EXIT_FAIL;

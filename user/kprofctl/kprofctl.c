@@ -20,13 +20,12 @@ struct command {
 	const char *summary;
 };
 
-int cmd_diff(int argc, char **argv);
-
 static const struct command commands[] = {
 	{ "list", cmd_list, "list kprof devices" },
 	{ "info", cmd_info, "show one device: cores, counters, clock, capture holder" },
 	{ "capture", cmd_capture, "capture a command (or a time span) into CSVs" },
-	{ "report", cmd_report, "re-make outputs from a capture's raw spool, or from a tt-metal log" },
+	{ "report", cmd_report,
+	  "re-make outputs from a capture's raw spool, or from a tt-metal log" },
 	{ "diff", cmd_diff, "compare two captures by op kind, flag changes beyond noise" },
 	{ "lock-clock", cmd_lock_clock, "pin the device (and/or host) clock" },
 	{ "reset-clock", cmd_reset_clock, "restore the clock state from before the first lock" },
@@ -34,7 +33,7 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (ARRAY_SIZE(commands))
 
-static void usage(FILE *f)
+static void main_usage(FILE *f)
 {
 	size_t i;
 
@@ -201,7 +200,8 @@ int main(int argc, char **argv)
 	 * with BPF that sees every process using a device: not supported.
 	 */
 	if (getauxval(AT_SECURE)) {
-		fprintf(stderr, "kprofctl: this kprofctl runs set-user-ID, set-group-ID or with file capabilities, which is not supported: any user could then trace other users' processes. Remove them (chmod u-s,g-s; setcap -r) and run kprofctl as root, e.g. with sudo (docs/security.md)\n");
+		fprintf(stderr,
+			"kprofctl: this kprofctl runs set-user-ID, set-group-ID or with file capabilities, which is not supported: any user could then trace other users' processes. Remove them (chmod u-s,g-s; setcap -r) and run kprofctl as root, e.g. with sudo (docs/security.md)\n");
 		return KPROFCTL_EXIT_FAIL;
 	}
 	while (argc > 1 && !strcmp(argv[1], "--trust-env")) {
@@ -213,13 +213,14 @@ int main(int argc, char **argv)
 	/* sudo's user must not choose where root reads and writes */
 	if (trust_env && geteuid() == 0 && getenv("SUDO_UID") &&
 	    strcmp(getenv("SUDO_UID"), "0")) {
-		fprintf(stderr, "kprofctl: --trust-env is refused under sudo: KPROF_* variables would let the sudo user choose where root reads and writes (docs/security.md); as root without sudo: env -u SUDO_UID kprofctl --trust-env ...\n");
+		fprintf(stderr,
+			"kprofctl: --trust-env is refused under sudo: KPROF_* variables would let the sudo user choose where root reads and writes (docs/security.md); as root without sudo: env -u SUDO_UID kprofctl --trust-env ...\n");
 		return KPROFCTL_EXIT_FAIL;
 	}
 	kprof_env_trust(trust_env);
 
 	if (argc < 2) {
-		usage(stderr);
+		main_usage(stderr);
 		return KPROFCTL_EXIT_USAGE;
 	}
 	name = argv[1];
@@ -233,23 +234,23 @@ int main(int argc, char **argv)
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			for (i = 0; i < NCOMMANDS; i++) {
 				if (!strcmp(argv[2], commands[i].name)) {
-					char *av[] = { argv[2], "--help", NULL };
+					char *av[3] = { argv[2], "--help", NULL };
 
 					return commands[i].fn(2, av);
 				}
 			}
 			fprintf(stderr, "kprofctl: unknown command '%s'\n",
 				argv[2]);
-			usage(stderr);
+			main_usage(stderr);
 			return KPROFCTL_EXIT_USAGE;
 		}
-		usage(stdout);
+		main_usage(stdout);
 		return 0;
 	}
 	for (i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(name, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "kprofctl: unknown command '%s'\n\n", name);
-	usage(stderr);
+	main_usage(stderr);
 	return KPROFCTL_EXIT_USAGE;
 }

@@ -24,6 +24,7 @@ int cmd_lock_clock(int argc, char **argv);
 int cmd_reset_clock(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* "kprofctl CMD: <msg>\nTry 'kprofctl CMD --help'." and returns 2. */
 int kprofctl_usage_error(const char *cmd, const char *fmt, ...)

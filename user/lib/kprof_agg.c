@@ -142,7 +142,9 @@ struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
 		return NULL;
 	}
 	a = calloc(1, sizeof(*a));
-	if (!a || !(a->bucket = calloc(NBUCKETS_MIN, sizeof(*a->bucket)))) {
+	if (a)
+		a->bucket = calloc(NBUCKETS_MIN, sizeof(*a->bucket));
+	if (!a || !a->bucket) {
 		free(a);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;

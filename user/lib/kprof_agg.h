@@ -94,10 +94,10 @@ struct kprof_op_row {
 	double op_to_op_ns;		/* this FW start - previous op FW end */
 	double launch_to_start_ns;	/* FW start (host time) - launch enter */
 	double sync_wait_ns;		/* covering sync ioctl exit - enter: the
-				 * first sync naming this op or a later
-				 * one, or with seq 0 (all) entered after
-				 * the op's launch
-				 */
+					 * first sync naming this op or a later
+					 * one, or with seq 0 (all) entered after
+					 * the op's launch
+					 */
 	uint64_t sync_end_ns;		/* that sync's exit */
 	uint64_t markers;		/* markers received for this op */
 	uint64_t markers_lost;		/* from LOST records covering this op */

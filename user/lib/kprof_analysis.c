@@ -69,7 +69,8 @@ static char *pick_peaks(struct kprof_analysis *an, int capfd, const char *captur
 		 hdr->device.backend);
 	if (kprof_peaks_default(name, path, sizeof(path))) {
 		snprintf(an->peaks_note, sizeof(an->peaks_note),
-			 "no peaks file for this device (%s.json; give one with --peaks FILE)", name);
+			 "no peaks file for this device (%s.json; give one with --peaks FILE)",
+			 name);
 		return NULL;
 	}
 	text = kprof_in_read(AT_FDCWD, path, NULL, KPROF_IN_JSON_MAX, NULL, &e);

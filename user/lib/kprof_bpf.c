@@ -129,12 +129,9 @@ static int eperm_error(struct kprof_err *err)
 	if (!has_cap(CAP_SYS_ADMIN))
 		strcat(missing, " CAP_SYS_ADMIN");
 	return kprof_err_set(err, EPERM,
-		"loading the BPF tracing programs is not permitted: they need CAP_BPF and "
-		"CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN (older kernels); this process "
-		"lacks%s. Run kprofctl as root: `sudo kprofctl capture ... -- CMD` still runs CMD "
-		"as you (kprofctl does not support file capabilities: docs/security.md)%s",
-		missing[0] ? missing : " none of them (a security module or "
-		"kernel.unprivileged_bpf_disabled may forbid it)",
+		"loading the BPF tracing programs is not permitted: they need CAP_BPF and CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN (older kernels); this process lacks%s. Run kprofctl as root: `sudo kprofctl capture ... -- CMD` still runs CMD as you (kprofctl does not support file capabilities: docs/security.md)%s",
+		missing[0] ? missing :
+		" none of them (a security module or kernel.unprivileged_bpf_disabled may forbid it)",
 		has_cap(CAP_BPF) && has_cap(CAP_PERFMON) && !has_cap(CAP_SYS_ADMIN)
 		? "; on kernels older than 5.8 CAP_SYS_ADMIN is the one missing" : "");
 }
@@ -205,7 +202,8 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 			goto fail_quiet;
 		}
 		if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, NULL) == 0) {
-			snprintf(why, whylen, "kernel refuses fentry/fexit programs (libbpf tracing-type probe)");
+			snprintf(why, whylen,
+				 "kernel refuses fentry/fexit programs (libbpf tracing-type probe)");
 			ret = -EOPNOTSUPP;
 			goto fail_quiet;
 		}
@@ -214,9 +212,9 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 		if (!ret)
 			ret = bpf_program__set_attach_target(progs[1], 0, t->handler);
 		if (ret == -ESRCH) {
-			snprintf(why, whylen, "no BTF for %s in the kernel or any loaded module "
-				 "(a module built without BTF, e.g. no pahole or no vmlinux in "
-				 "its KDIR, has none)", t->handler);
+			snprintf(why, whylen,
+				 "no BTF for %s in the kernel or any loaded module (a module built without BTF, e.g. no pahole or no vmlinux in its KDIR, has none)",
+				 t->handler);
 			goto fail_quiet;
 		}
 		if (ret)
@@ -273,7 +271,7 @@ fail:
 	if (libbpf_last[0])
 		strncat(why, ")", whylen - strlen(why) - 1);
 	if (ret == -ENOENT && hook == KPROF_BPF_HOOK_TP && !strcmp(stage, "attach"))
-		strncat(why, "; is tracefs mounted? mount -t tracefs tracefs /sys/kernel/tracing",
+		strncat(why, "; is tracefs mounted? mount -t tracefs nodev /sys/kernel/tracing",
 			whylen - strlen(why) - 1);
 fail_quiet:
 	detach(b);
@@ -330,7 +328,8 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 			return eperm_error(err);
 		}
 		if (ret == -EPERM)
-			strncat(why, " despite CAP_BPF+CAP_PERFMON: kernel policy (lockdown, BPF LSM)",
+			strncat(why,
+				" despite CAP_BPF+CAP_PERFMON: kernel policy (lockdown, BPF LSM)",
 				sizeof(why) - strlen(why) - 1);
 		len = strlen(b->fallback_log);
 		snprintf(b->fallback_log + len, sizeof(b->fallback_log) - len, "%s%s: %s",

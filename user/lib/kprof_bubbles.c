@@ -282,6 +282,15 @@ const struct kprof_bub_core *kprof_bubbles_core(const struct kprof_bubbles *b, s
 	return i < b->t.cores_listed ? &b->cores[b->listed[i]] : NULL;
 }
 
+/* kprof_bubbles_advice()'s lines (docs/formats.md lists the thresholds) */
+#define ADVICE_LAUNCH_GAPS "bubble rate > 5%, mostly before launches: host launch gaps; batch launches / use an async queue so the next op is queued before the device goes idle"
+#define ADVICE_PREDECESSORS "bubble rate > 5%, mostly with the next op already launched: cores wait on predecessors; ops serialize on other cores; spread ops over all cores or overlap independent ops (multiple queues)"
+#define ADVICE_CAUSE_UNKNOWN "bubble rate > 5%, cause unknown (no host launch times): capture with BPF host tracing to tell launch gaps from predecessor waits"
+#define ADVICE_CONTROL "control (FW) overhead > 50% of FW time: ops too small; fuse ops or give each more work"
+#define ADVICE_DISPATCH "launch-to-start latency > 25% of the mean op time: dispatch cost dominates small ops; keep the queue full (launch ahead) or fuse ops"
+#define ADVICE_SYNCS "sync wait > 50% of host time with < 4 ops per sync: too many syncs; sync once per batch, not per op"
+#define ADVICE_UNEVEN "utilization < 50% with few bubbles: cores idle at the end of the window (uneven work); balance work across cores"
+
 unsigned int kprof_bubbles_advice(const struct kprof_bubbles *b, const char **out,
 				  unsigned int max)
 {
@@ -293,23 +302,23 @@ unsigned int kprof_bubbles_advice(const struct kprof_bubbles *b, const char **ou
 		double w = t->wait_launch_ns, p = t->wait_pred_ns, u = t->wait_unknown_ns;
 
 		if (w >= p && w >= u)
-			ADD("bubble rate > 5%, mostly before launches: host launch gaps; batch launches / use an async queue so the next op is queued before the device goes idle");
+			ADD(ADVICE_LAUNCH_GAPS);
 		else if (p >= u)
-			ADD("bubble rate > 5%, mostly with the next op already launched: cores wait on predecessors; ops serialize on other cores; spread ops over all cores or overlap independent ops (multiple queues)");
+			ADD(ADVICE_PREDECESSORS);
 		else
-			ADD("bubble rate > 5%, cause unknown (no host launch times): capture with BPF host tracing to tell launch gaps from predecessor waits");
+			ADD(ADVICE_CAUSE_UNKNOWN);
 	}
 	if (t->control_share > KPROF_BUB_CONTROL_WARN)
-		ADD("control (FW) overhead > 50% of FW time: ops too small; fuse ops or give each more work");
+		ADD(ADVICE_CONTROL);
 	if (t->dispatch_n && t->op_fw_mean_ns > 0 &&
 	    t->dispatch_mean_ns > KPROF_BUB_DISPATCH_WARN * t->op_fw_mean_ns)
-		ADD("launch-to-start latency > 25% of the mean op time: dispatch cost dominates small ops; keep the queue full (launch ahead) or fuse ops");
+		ADD(ADVICE_DISPATCH);
 	if (t->syncs && t->sync_share > KPROF_BUB_SYNC_SHARE_WARN &&
 	    t->ops_per_sync < KPROF_BUB_SYNC_OPS_WARN)
-		ADD("sync wait > 50% of host time with < 4 ops per sync: too many syncs; sync once per batch, not per op");
+		ADD(ADVICE_SYNCS);
 	if (t->cores_used && t->utilization < KPROF_BUB_UTIL_LOW &&
 	    t->bubble_rate <= KPROF_BUB_RATE_WARN)
-		ADD("utilization < 50% with few bubbles: cores idle at the end of the window (uneven work); balance work across cores");
+		ADD(ADVICE_UNEVEN);
 #undef ADD
 	return n;
 }
@@ -331,7 +340,8 @@ void kprof_bubbles_summary(const struct kprof_bubbles *b, FILE *f)
 		fprintf(f, "  no ops with FW spans: nothing to analyse\n");
 		return;
 	}
-	fprintf(f, "  window: %.0f ns (first launch or FW start to last FW end), %u cores used of %u listed\n",
+	fprintf(f,
+		"  window: %.0f ns (first launch or FW start to last FW end), %u cores used of %u listed\n",
 		t->window_ns, t->cores_used, t->cores_listed);
 	if (t->spans_skipped)
 		fprintf(f, "  %" PRIu64 " FW spans on core ids >= %u left out (corrupt input?)\n",
@@ -347,17 +357,22 @@ void kprof_bubbles_summary(const struct kprof_bubbles *b, FILE *f)
 	fprintf(f, "  control (FW - kernel) overhead: %.2f%% of FW time (%" PRIu64 " ops)\n",
 		100 * t->control_share, t->ops_control);
 	if (t->dispatch_n)
-		fprintf(f, "  launch-to-start on an idle device: mean %.0f ns over %" PRIu64 " ops (mean op FW time %.0f ns)\n",
+		fprintf(f,
+			"  launch-to-start on an idle device: mean %.0f ns over %"
+			PRIu64 " ops (mean op FW time %.0f ns)\n",
 			t->dispatch_mean_ns, t->dispatch_n, t->op_fw_mean_ns);
 	else
-		fprintf(f, "  launch-to-start: no op launched onto an idle device with a known launch time\n");
+		fprintf(f,
+			"  launch-to-start: no op launched onto an idle device with a known launch time\n");
 	if (t->syncs)
-		fprintf(f, "  syncs: %" PRIu64 " (%.1f ops per sync), wait %.0f ns = %.2f%% of the host span %.0f ns\n",
+		fprintf(f, "  syncs: %" PRIu64
+			" (%.1f ops per sync), wait %.0f ns = %.2f%% of the host span %.0f ns\n",
 			t->syncs, t->ops_per_sync, t->sync_wait_ns, 100 * t->sync_share,
 			t->host_span_ns);
 	else
 		fprintf(f, "  syncs: none seen\n");
-	fprintf(f, "  rating: %s (good: bubble rate <= 5%% and control overhead <= 50%%; poor: bubble rate > 20%%)\n",
+	fprintf(f,
+		"  rating: %s (good: bubble rate <= 5%% and control overhead <= 50%%; poor: bubble rate > 20%%)\n",
 		t->rating);
 	n = kprof_bubbles_advice(b, adv, 8);
 	if (!n)
@@ -378,11 +393,12 @@ int kprof_bubbles_write_csv(const struct kprof_bubbles *b, FILE *f)
 {
 	const struct kprof_bub_totals *t = &b->t;
 
-	fputs("CORE,OPS,WORK [ns],WAIT LAUNCH [ns],WAIT PREDECESSOR [ns],WAIT UNKNOWN [ns],"
-	      "IDLE OTHER [ns],WINDOW [ns],BUBBLE RATE,UTILIZATION,UNORDERED SPANS\n", f);
+	fputs("CORE,OPS,WORK [ns],WAIT LAUNCH [ns],WAIT PREDECESSOR [ns],WAIT UNKNOWN [ns],", f);
+	fputs("IDLE OTHER [ns],WINDOW [ns],BUBBLE RATE,UTILIZATION,UNORDERED SPANS\n", f);
 	for (size_t i = 0; i < kprof_bubbles_ncores(b); i++) {
 		const struct kprof_bub_core *c = kprof_bubbles_core(b, i);
 		double w = t->window_ns;
+		double waits = c->wait_launch_ns + c->wait_pred_ns + c->wait_unknown_ns;
 
 		fprintf(f, "%u,%" PRIu64, c->core, c->ops);
 		num(f, c->work_ns);
@@ -392,7 +408,7 @@ int kprof_bubbles_write_csv(const struct kprof_bubbles *b, FILE *f)
 		num(f, c->idle_other_ns);
 		num(f, w);
 		fprintf(f, ",%.6f,%.6f,%" PRIu64 "\n",
-			w > 0 ? (c->wait_launch_ns + c->wait_pred_ns + c->wait_unknown_ns) / w : 0.0,
+			w > 0 ? waits / w : 0.0,
 			w > 0 ? c->work_ns / w : 0.0, c->unordered);
 	}
 	return ferror(f) ? -EIO : 0;

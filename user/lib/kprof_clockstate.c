@@ -81,7 +81,7 @@ int kprof_clockstate_trusted(const struct stat *sb, const char *path,
 		return kprof_err_set(err, EPERM,
 				     "%s belongs to uid %u, neither root nor this user: its contents cannot be trusted; remove it if you know where it came from",
 				     path, (unsigned int)sb->st_uid);
-	if (sb->st_mode & (S_IWGRP | S_IWOTH))
+	if (sb->st_mode & 0022)
 		return kprof_err_set(err, EPERM,
 				     "%s is writable by group or others (mode %04o): anyone could have changed it; `chmod go-w %s` if it is right, or remove it",
 				     path, (unsigned int)(sb->st_mode & 07777), path);
@@ -185,7 +185,8 @@ static int get_key(json_object *o, const char *key, json_type type, int nullable
 	if (nullable && !*val)
 		return 0;
 	if (!json_object_is_type(*val, type))
-		return kprof_err_set(err, EBADMSG, "clock state: \"%s\" has the wrong type (want %s)",
+		return kprof_err_set(err, EBADMSG,
+				     "clock state: \"%s\" has the wrong type (want %s)",
 				     key, json_type_to_name(type));
 	return 0;
 }
@@ -266,21 +267,34 @@ static int parse_gpu(json_object *o, struct kprof_gpu_clock *g, struct kprof_err
 
 	if (!json_object_is_type(o, json_type_object))
 		return kprof_err_set(err, EBADMSG, "clock state: \"gpu\" is not an object");
-	if ((ret = check_keys(o, gpu_keys, "gpu", err)) ||
-	    (ret = get_key(o, "uuid", json_type_string, 0, &v, err)) ||
-	    (ret = copy_str(g->uuid, sizeof(g->uuid), v, "uuid", err)) ||
-	    (ret = get_int(o, "index", 0, UINT32_MAX, &n, err)))
+	ret = check_keys(o, gpu_keys, "gpu", err);
+	if (!ret)
+		ret = get_key(o, "uuid", json_type_string, 0, &v, err);
+	if (!ret)
+		ret = copy_str(g->uuid, sizeof(g->uuid), v, "uuid", err);
+	if (!ret)
+		ret = get_int(o, "index", 0, UINT32_MAX, &n, err);
+	if (ret)
 		return ret;
 	g->index = (uint32_t)n;
-	if ((ret = get_mhz(o, "sm_locked_mhz", &g->sm_locked_mhz, err)) ||
-	    (ret = get_mhz(o, "mem_locked_mhz", &g->mem_locked_mhz, err)) ||
-	    (ret = get_key(o, "before", json_type_object, 0, &b, err)) ||
-	    (ret = check_keys(b, before_keys, "gpu.before", err)) ||
-	    (ret = get_mhz(b, "sm_mhz", &g->before_sm_mhz, err)) ||
-	    (ret = get_mhz(b, "mem_mhz", &g->before_mem_mhz, err)) ||
-	    (ret = get_mhz(b, "app_sm_mhz", &g->before_app_sm_mhz, err)) ||
-	    (ret = get_mhz(b, "app_mem_mhz", &g->before_app_mem_mhz, err)) ||
-	    (ret = get_key(b, "clocks_event_reasons", json_type_int, 1, &v, err)))
+	ret = get_mhz(o, "sm_locked_mhz", &g->sm_locked_mhz, err);
+	if (!ret)
+		ret = get_mhz(o, "mem_locked_mhz", &g->mem_locked_mhz, err);
+	if (!ret)
+		ret = get_key(o, "before", json_type_object, 0, &b, err);
+	if (!ret)
+		ret = check_keys(b, before_keys, "gpu.before", err);
+	if (!ret)
+		ret = get_mhz(b, "sm_mhz", &g->before_sm_mhz, err);
+	if (!ret)
+		ret = get_mhz(b, "mem_mhz", &g->before_mem_mhz, err);
+	if (!ret)
+		ret = get_mhz(b, "app_sm_mhz", &g->before_app_sm_mhz, err);
+	if (!ret)
+		ret = get_mhz(b, "app_mem_mhz", &g->before_app_mem_mhz, err);
+	if (!ret)
+		ret = get_key(b, "clocks_event_reasons", json_type_int, 1, &v, err);
+	if (ret)
 		return ret;
 	g->has_before_reasons = !!v;
 	if (v) {
@@ -306,34 +320,49 @@ static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_e
 
 	if (!json_object_is_type(o, json_type_object))
 		return kprof_err_set(err, EBADMSG, "clock state: top level is not an object");
-	if ((ret = check_keys(o, top_keys, "the top level", err)))
+	ret = check_keys(o, top_keys, "the top level", err);
+	if (ret)
 		return ret;
-	if ((ret = get_int(o, "version", 0, INT32_MAX, &n, err)))
+	ret = get_int(o, "version", 0, INT32_MAX, &n, err);
+	if (ret)
 		return ret;
 	if (n != KPROF_CLOCKSTATE_VERSION)
 		return kprof_err_set(err, EPROTONOSUPPORT,
 				     "clock state: version %lld, this kprof knows %d",
 				     (long long)n, KPROF_CLOCKSTATE_VERSION);
-	if ((ret = get_key(o, "sysfs_root", json_type_string, 0, &v, err)) ||
-	    (ret = copy_str(st->sysfs_root, sizeof(st->sysfs_root), v, "sysfs_root", err)))
+	ret = get_key(o, "sysfs_root", json_type_string, 0, &v, err);
+	if (!ret)
+		ret = copy_str(st->sysfs_root, sizeof(st->sysfs_root), v, "sysfs_root", err);
+	if (ret)
 		return ret;
-	if ((ret = get_int(o, "pid", 0, INT32_MAX, &n, err)))
+	ret = get_int(o, "pid", 0, INT32_MAX, &n, err);
+	if (ret)
 		return ret;
 	st->pid = (int32_t)n;
-	if ((ret = get_int(o, "saved_at", 0, INT64_MAX, &n, err)))
+	ret = get_int(o, "saved_at", 0, INT64_MAX, &n, err);
+	if (ret)
 		return ret;
 	st->saved_at = (uint64_t)n;
-	if ((ret = get_key(o, "boost", json_type_string, 1, &v, err)))
+	ret = get_key(o, "boost", json_type_string, 1, &v, err);
+	if (ret)
 		return ret;
 	st->has_boost = !!v;
-	if (v && (ret = copy_str(st->boost, sizeof(st->boost), v, "boost", err)))
-		return ret;
-	if ((ret = get_key(o, "no_turbo", json_type_string, 1, &v, err)))
+	if (v) {
+		ret = copy_str(st->boost, sizeof(st->boost), v, "boost", err);
+		if (ret)
+			return ret;
+	}
+	ret = get_key(o, "no_turbo", json_type_string, 1, &v, err);
+	if (ret)
 		return ret;
 	st->has_no_turbo = !!v;
-	if (v && (ret = copy_str(st->no_turbo, sizeof(st->no_turbo), v, "no_turbo", err)))
-		return ret;
-	if ((ret = get_key(o, "cpus", json_type_array, 0, &cpus, err)))
+	if (v) {
+		ret = copy_str(st->no_turbo, sizeof(st->no_turbo), v, "no_turbo", err);
+		if (ret)
+			return ret;
+	}
+	ret = get_key(o, "cpus", json_type_array, 0, &cpus, err);
+	if (ret)
 		return ret;
 	st->ncpus = json_object_array_length(cpus);
 	st->cpus = calloc(st->ncpus ? st->ncpus : 1, sizeof(*st->cpus));
@@ -344,24 +373,39 @@ static int parse_obj(json_object *o, struct kprof_clockstate *st, struct kprof_e
 		struct kprof_cpu_clock *cc = &st->cpus[i];
 
 		if (!json_object_is_type(c, json_type_object))
-			return kprof_err_set(err, EBADMSG, "clock state: cpus[%zu] is not an object", i);
-		if ((ret = check_keys(c, cpu_keys, "cpus[]", err)))
+			return kprof_err_set(err, EBADMSG,
+					     "clock state: cpus[%zu] is not an object", i);
+		ret = check_keys(c, cpu_keys, "cpus[]", err);
+		if (ret)
 			return ret;
-		if ((ret = get_int(c, "cpu", 0, UINT32_MAX, &n, err)))
+		ret = get_int(c, "cpu", 0, UINT32_MAX, &n, err);
+		if (ret)
 			return ret;
 		cc->cpu = (uint32_t)n;
-		if ((ret = get_key(c, "scaling_governor", json_type_string, 0, &v, err)) ||
-		    (ret = copy_str(cc->governor, sizeof(cc->governor), v, "scaling_governor", err)) ||
-		    (ret = get_key(c, "scaling_min_freq", json_type_string, 0, &v, err)) ||
-		    (ret = copy_str(cc->min_freq, sizeof(cc->min_freq), v, "scaling_min_freq", err)) ||
-		    (ret = get_key(c, "scaling_max_freq", json_type_string, 0, &v, err)) ||
-		    (ret = copy_str(cc->max_freq, sizeof(cc->max_freq), v, "scaling_max_freq", err)))
+		ret = get_key(c, "scaling_governor", json_type_string, 0, &v, err);
+		if (!ret)
+			ret = copy_str(cc->governor, sizeof(cc->governor), v,
+				       "scaling_governor", err);
+		if (!ret)
+			ret = get_key(c, "scaling_min_freq", json_type_string, 0, &v, err);
+		if (!ret)
+			ret = copy_str(cc->min_freq, sizeof(cc->min_freq), v,
+				       "scaling_min_freq", err);
+		if (!ret)
+			ret = get_key(c, "scaling_max_freq", json_type_string, 0, &v, err);
+		if (!ret)
+			ret = copy_str(cc->max_freq, sizeof(cc->max_freq), v,
+				       "scaling_max_freq", err);
+		if (ret)
 			return ret;
 	}
 	/* optional: only GPU state files have it */
 	st->has_gpu = json_object_object_get_ex(o, "gpu", &v);
-	if (st->has_gpu && (ret = parse_gpu(v, &st->gpu, err)))
-		return ret;
+	if (st->has_gpu) {
+		ret = parse_gpu(v, &st->gpu, err);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 

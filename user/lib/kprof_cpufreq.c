@@ -298,8 +298,8 @@ static int governor_available(const char *root, unsigned int id,
 		 id);
 	if (read_rel(root, rel, buf, sizeof(buf)))
 		return 1;	/* not exposed: let the write decide */
-	for (tok = strtok_r(buf, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save))
+	for (tok = strtok_r(buf, "\n ", &save); tok;
+	     tok = strtok_r(NULL, "\n ", &save))
 		if (!strcmp(tok, gov))
 			return 1;
 	return 0;
@@ -361,6 +361,7 @@ int kprof_cpufreq_lock(const char *root, enum kprof_cpufreq_target target,
 		r = write_val(root, NO_TURBO_FILE, "1");
 	for (i = 0; !r && i < n; i++) {
 		uint32_t f;
+
 		if (!governor_available(root, ids[i], "performance")) {
 			r = -EOPNOTSUPP;
 			break;
@@ -440,7 +441,8 @@ static int take_lock(int dirfd, const char *run_dir, char *msg, size_t msg_len)
 		return r;
 	}
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		snprintf(msg, msg_len, "%s/" LOCK_FILE " is not a regular file; remove it", run_dir);
+		snprintf(msg, msg_len, "%s/" LOCK_FILE " is not a regular file; remove it",
+			 run_dir);
 		close(fd);
 		return -EINVAL;
 	}
@@ -454,7 +456,8 @@ static int take_lock(int dirfd, const char *run_dir, char *msg, size_t msg_len)
 		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS) {
 			r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 			snprintf(msg, msg_len,
-				 "another kprofctl lock-clock/reset-clock holds %s/" LOCK_FILE "; try again when it ends",
+				 "another kprofctl lock-clock/reset-clock holds %s/" LOCK_FILE
+				 "; try again when it ends",
 				 run_dir);
 			close(fd);
 			return r;
@@ -510,7 +513,8 @@ static int state_exists(int dirfd)
 static void no_cpufreq_msg(const char *root, char *msg, size_t msg_len)
 {
 	snprintf(msg, msg_len,
-		 "host cpufreq not available (no %s/" CPUFREQ_DIR "/policy*; usual in VMs): host clock not changed",
+		 "host cpufreq not available (no %s/" CPUFREQ_DIR
+		 "/policy*; usual in VMs): host clock not changed",
 		 root);
 }
 
@@ -614,10 +618,11 @@ static void describe_diff(const struct kprof_clockstate *want,
 	size_t off = 0;
 
 #define DIFF(what, id, w, n) do {						\
-	if (strcmp((w), (n)) && off < len)					\
+	const char *w_ = (w), *n_ = (n);					\
+	if (strcmp(w_, n_) && off < len)					\
 		off += (size_t)snprintf(buf + off, len - off,			\
 					"%s" what ": wrote '%s', reads '%s'",	\
-					off ? "; " : "", id, (w), (n));		\
+					off ? "; " : "", id, w_, n_);		\
 } while (0)
 	buf[0] = '\0';
 	if (want->has_boost && now->has_boost)
@@ -687,7 +692,8 @@ int kprof_host_clock_reset(const char *root, const char *run_dir,
 	}
 	r = kprof_cpufreq_restore(root, &st);
 	if (r) {
-		snprintf(msg, msg_len, "%s%s (state kept in %s; `kprofctl reset-clock --host --forget` discards it)",
+		snprintf(msg, msg_len,
+			 "%s%s (state kept in %s; `kprofctl reset-clock --host --forget` discards it)",
 			 perm_error(r) ? "changing clocks needs CAP_SYS_ADMIN (run as root)"
 				       : "host: restore failed: ",
 			 perm_error(r) ? "" : strerror(-r), path);
@@ -706,7 +712,8 @@ int kprof_host_clock_reset(const char *root, const char *run_dir,
 	unlinkat(dfd, STATE_FILE, 0);
 	if (diff[0]) {
 		snprintf(msg, msg_len,
-			 "host: restored, but the kernel adjusted what was written (%s); the saved state is removed since writing it again gives the same; check the values under %s/" CPUFREQ_DIR " and set any that matter by hand",
+			 "host: restored, but the kernel adjusted what was written (%s); the saved state is removed since writing it again gives the same; check the values under %s/"
+			 CPUFREQ_DIR " and set any that matter by hand",
 			 diff, root);
 		r = KPROF_HOST_RESET_ADJUSTED;
 		goto free_st;

@@ -55,9 +55,10 @@ int kprof_cpufreq_restore(const char *root, const struct kprof_clockstate *s);
  * <run_dir>/host-clock.json and <run_dir>/clock.lock held with flock()
  * so that two runs cannot race. The run directory must be root's (or
  * this user's) and writable by nobody else; the files in it are opened
- * O_NOFOLLOW and checked the same way (kprof_clockstate_trusted()). Lock saves the state only if none is
- * saved (reset returns to the state before the first lock); reset
- * restores it and removes the file. *msg gets a line for the user.
+ * O_NOFOLLOW and checked the same way (kprof_clockstate_trusted()).
+ * Lock saves the state only if none is saved (reset returns to the
+ * state before the first lock); reset restores it and removes the
+ * file. *msg gets a line for the user.
  */
 int kprof_host_clock_lock(const char *root, const char *run_dir,
 			  enum kprof_cpufreq_target target, uint32_t khz,

@@ -68,7 +68,9 @@ static const unsigned char special[256] = {
 /* More input: bytes now buffered, 0 at the end (or an error: ferror). */
 static size_t refill(struct kprof_csv_src *s)
 {
-	if (!s->in && !(s->in = malloc(IN_SIZE)))
+	if (!s->in)
+		s->in = malloc(IN_SIZE);
+	if (!s->in)
 		return 0;
 	s->inpos = 0;
 	s->inlen = fread(s->in, 1, IN_SIZE, s->f);
@@ -165,7 +167,8 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 			 * a field's start it starts an unquoted field)
 			 */
 			if (state == S_START || state == S_PLAIN || state == S_QUOTED) {
-				const unsigned char *b = s->in + s->inpos, *e = s->in + s->inlen, *q = b;
+				const unsigned char *b = s->in + s->inpos, *q = b;
+				const unsigned char *e = s->in + s->inlen;
 				size_t n;
 
 				while (q < e && !special[*q])
@@ -238,7 +241,7 @@ got:
 					goto store;
 				}
 				state = S_AFTER;
-				/* fall through */
+				__attribute__((fallthrough));
 			case S_AFTER:
 				if (is_blank(c))
 					continue;
@@ -297,7 +300,8 @@ store:
 		s->fld[i] = s->buf + s->off[i];
 	return 1;
 too_long:
-	return kprof_err_set(err, EBADMSG, "%s:%lu: record longer than %zu bytes: not a CSV file of this kind?",
+	return kprof_err_set(err, EBADMSG,
+			     "%s:%lu: record longer than %zu bytes: not a CSV file of this kind?",
 			     s->name, s->line, max);
 }
 
@@ -430,8 +434,10 @@ int kprof_csv_load_fd(int fd, const char *path, struct kprof_csv_table *t,
 	while ((ret = kprof_csv_next(&r, err)) > 0) {
 		char **row;
 
-		if (grow(&t->rows, &cap, t->nrows + 1, sizeof(*t->rows)) ||
-		    !(row = pack(&r.src))) {
+		row = NULL;
+		if (!grow(&t->rows, &cap, t->nrows + 1, sizeof(*t->rows)))
+			row = pack(&r.src);
+		if (!row) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
 			break;
 		}

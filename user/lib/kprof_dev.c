@@ -560,6 +560,9 @@ void kprof_dev_clock_saved_str(const struct kprof_clock_state *cs, char *buf,
 		kprof_dev_clock_str(cs->saved_flags, cs->saved_mhz, buf, len);
 }
 
+static const char clock_perm_rw[] =
+	"changing clocks needs CAP_SYS_ADMIN (run as root) and the device opened read-write";
+
 const char *kprof_dev_clock_error(int err)
 {
 	switch (err) {
@@ -567,7 +570,7 @@ const char *kprof_dev_clock_error(int err)
 	case -EACCES:
 		return "changing clocks needs CAP_SYS_ADMIN (run as root)";
 	case -EBADF:
-		return "changing clocks needs CAP_SYS_ADMIN (run as root) and the device opened read-write";
+		return clock_perm_rw;
 	case -ERANGE:
 		return "frequency outside the device's range (kprofctl info shows min/max)";
 	case -EOPNOTSUPP:

@@ -120,10 +120,16 @@ static long name_index(struct names *t, const char *name)
 	size_t h = kprof_hash_str(name), pos;
 	char *dup;
 
-	if (t->h.cap && t->h.slot[pos = kprof_hidx_slot(&t->h, h, name_eq, &key)])
-		return (long)(t->h.slot[pos] - 1);
+	if (t->h.cap) {
+		pos = kprof_hidx_slot(&t->h, h, name_eq, &key);
+		if (t->h.slot[pos])
+			return (long)(t->h.slot[pos] - 1);
+	}
 	if (kprof_hidx_reserve(&t->h, t->n, name_hash, t) ||
-	    grow(&t->s, &t->cap, t->n, sizeof(*t->s)) || !(dup = strdup(name)))
+	    grow(&t->s, &t->cap, t->n, sizeof(*t->s)))
+		return -1;
+	dup = strdup(name);
+	if (!dup)
 		return -1;
 	pos = kprof_hidx_slot(&t->h, h, name_eq, &key);
 	t->s[t->n] = dup;
@@ -161,8 +167,11 @@ static struct cell *find_cell(struct kprof_diff *d, size_t k, size_t m)
 	size_t h = pair_hash(k, m), pos;
 	struct cell *c;
 
-	if (d->ch.cap && d->ch.slot[pos = kprof_hidx_slot(&d->ch, h, cell_eq, &key)])
-		return &d->cells[d->ch.slot[pos] - 1];
+	if (d->ch.cap) {
+		pos = kprof_hidx_slot(&d->ch, h, cell_eq, &key);
+		if (d->ch.slot[pos])
+			return &d->cells[d->ch.slot[pos] - 1];
+	}
 	if (kprof_hidx_reserve(&d->ch, d->ncells, cell_hash, d->cells) ||
 	    grow(&d->cells, &d->capcells, d->ncells, sizeof(*d->cells)))
 		return NULL;
@@ -187,7 +196,10 @@ int kprof_diff_add(struct kprof_diff *d, int side, const char *op, const char *m
 		return -EINVAL;
 	k = name_index(&d->kinds, op);
 	m = name_index(&d->metrics, metric);
-	if (k < 0 || m < 0 || !(c = find_cell(d, (size_t)k, (size_t)m)))
+	if (k < 0 || m < 0)
+		return -ENOMEM;
+	c = find_cell(d, (size_t)k, (size_t)m);
+	if (!c)
 		return -ENOMEM;
 	vec = &c->s[side];
 	if (grow(&vec->v, &vec->cap, vec->n, sizeof(*vec->v)))
@@ -214,7 +226,8 @@ static int need_col(const struct kprof_csv_reader *r, const char *name, const ch
 	int c = kprof_csv_rcol(r, name);
 
 	if (c < 0)
-		return kprof_err_set(err, EBADMSG, "%s: no '%s' column: not a kprof ops.csv / counters.csv",
+		return kprof_err_set(err, EBADMSG,
+				     "%s: no '%s' column: not a kprof ops.csv / counters.csv",
 				     path, name);
 	return c;
 }
@@ -542,10 +555,11 @@ static void csv_num(FILE *f, double v)
 		fprintf(f, ",%.6g", v);
 }
 
+#define DIFF_CSV_HEADER "OP CODE,METRIC,N A,N B,MEAN A,MEAN B,MEDIAN A,MEDIAN B,TOTAL A,TOTAL B,CHANGE [%],NOISE [%],FLAG\n"
+
 int kprof_diff_write_csv(FILE *f, const struct kprof_diff_row *rows, size_t n)
 {
-	fputs("OP CODE,METRIC,N A,N B,MEAN A,MEAN B,MEDIAN A,MEDIAN B,TOTAL A,TOTAL B,"
-	      "CHANGE [%],NOISE [%],FLAG\n", f);
+	fputs(DIFF_CSV_HEADER, f);
 	for (size_t i = 0; i < n; i++) {
 		const struct kprof_diff_row *r = &rows[i];
 

@@ -45,8 +45,8 @@ static void warn_ignored(const char *name)
 	fprintf(stderr, "kprofctl: warning: %s is ignored: %s; %s\n", name,
 		getauxval(AT_SECURE) ? "this process runs set-id or with file capabilities"
 				     : "running as root",
-		getauxval(AT_SECURE) ? "KPROF_* variables are never honoured then"
-				     : "`kprofctl --trust-env COMMAND` honours KPROF_* variables (docs/security.md)");
+		getauxval(AT_SECURE) ? "KPROF_* variables are never honoured then" :
+		"`kprofctl --trust-env COMMAND` honours KPROF_* variables (docs/security.md)");
 }
 
 const char *kprof_env(const char *name)

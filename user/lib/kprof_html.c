@@ -132,16 +132,17 @@ void kprof_html_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
+		if (*p == '"' || *p == '\\') {
 			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+		} else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
 			fprintf(f, "\\u%04x", *p);
-		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+		} else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
 			/* U+2028/2029: line breaks to older JS parsers */
 			fprintf(f, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
 			p += 2;
-		} else
+		} else {
 			fputc(*p, f);
+		}
 	}
 	fputc('"', f);
 }
@@ -314,7 +315,8 @@ static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols 
 	snprintf(path, sizeof(path), "%s/ops.csv", h->dir);
 	ret = kprof_outdir_reopen(h->od, "ops.csv", err);
 	if (ret == -ENOENT)
-		return kprof_err_set(err, ENOENT, "%s: not written by this report (the page is made from it)",
+		return kprof_err_set(err, ENOENT,
+				     "%s: not written by this report (the page is made from it)",
 				     path);
 	if (ret >= 0)
 		ret = kprof_csv_open_fd(ret, path, r, err);
@@ -551,8 +553,10 @@ static FILE *trace_open(const struct html *h)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || st.st_size > (off_t)KPROF_HTML_TRACE_MAX ||
-	    !(f = fdopen(fd, "r"))) {
+	f = NULL;
+	if (!fstat(fd, &st) && st.st_size <= (off_t)KPROF_HTML_TRACE_MAX)
+		f = fdopen(fd, "r");
+	if (!f) {
 		close(fd);
 		return NULL;
 	}
@@ -881,7 +885,7 @@ static void kind_color(char *out, size_t len, int kind, size_t nkinds)
 		snprintf(out, len, "#333");
 	else
 		snprintf(out, len, "hsl(%d,60%%,55%%)",
-			 (int)((unsigned)kind * 360u / (unsigned)(nkinds ? nkinds : 1)));
+			 (int)((unsigned int)kind * 360u / (unsigned int)(nkinds ? nkinds : 1)));
 }
 
 static const char *kind_name(const struct html *h, int kind)
@@ -908,14 +912,16 @@ static void svg_timeline(FILE *f, struct html *h)
 	for (int l = 0; l < h->nlanes; l++) {
 		fprintf(f, "<text class=\"lane\" x=\"4\" y=\"%d\">", l * LANE_H + 14);
 		kprof_html_escape(f, h->lanes[l].name);
-		fprintf(f, "</text><line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>\n",
+		fprintf(f,
+			"</text><line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" class=\"grid\"/>\n",
 			PLOT_X0, PLOT_X0 + PLOT_W, (l + 1) * LANE_H, (l + 1) * LANE_H);
 	}
 	/* time axis: 5 ticks, ms from the first slice */
 	for (int t = 0; t <= 4; t++) {
 		int x = PLOT_X0 + PLOT_W * t / 4;
 
-		fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">%.3f ms</text>\n",
+		fprintf(f,
+			"<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"%s\">%.3f ms</text>\n",
 			x, h->nlanes * LANE_H + 14, t == 0 ? "start" : t == 4 ? "end" : "middle",
 			span * t / 4 / 1e6);
 	}
@@ -1197,7 +1203,8 @@ static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 			continue;
 		/* roofs equal to 3 significant digits are one roof */
 		for (q = 0; q < nroof; q++)
-			if (fabs(roof[q][0] - pf) <= 1e-3 * pf && fabs(roof[q][1] - pb) <= 1e-3 * pb)
+			if (fabs(roof[q][0] - pf) <= 1e-3 * pf &&
+			    fabs(roof[q][1] - pb) <= 1e-3 * pb)
 				break;
 		if (q == nroof && nroof < RL_ROOFS) {
 			roof[nroof][0] = pf;
@@ -1224,7 +1231,8 @@ static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 			double xl = fmax(pow(10, a.x0), pow(10, a.y0) / roof[q][1]);
 			char b0[32], b1[32];
 
-			fprintf(f, "<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\">"
+			fprintf(f,
+				"<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\">"
 				"<title>roof: %s GFLOP/s, %s GB/s, ridge %.4g FLOP/B (%.0f cores)"
 				"</title></polyline>\n",
 				rl_x(&a, xl), rl_y(&a, roof[q][1] * xl), rl_x(&a, xr),
@@ -1250,7 +1258,8 @@ static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 			fprintf(f, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">"
 				"<title>", rl_x(&a, ai), rl_y(&a, g), rad, col);
 			kprof_html_escape(f, kind_name(h, (int)ord[j]));
-			fprintf(f, ": %.4g FLOP/B, %.4g GFLOP/s, %.1f%% of the time</title></circle>"
+			fprintf(f,
+				": %.4g FLOP/B, %.4g GFLOP/s, %.1f%% of the time</title></circle>"
 				"<text x=\"%.1f\" y=\"%.1f\">", ai, g, 100 * k->rl_time / tot,
 				rl_x(&a, ai) + rad + 2, rl_y(&a, g) + 4);
 			kprof_html_escape(f, kind_name(h, (int)ord[j]));

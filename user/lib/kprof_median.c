@@ -186,8 +186,7 @@ int kprof_median_pass_end(struct kprof_median *m, struct kprof_err *err)
 			continue;
 		if (t->mode != T_FOLLOW && t->seen != t->cand)
 			return kprof_err_set(err, EBADMSG,
-					     "median pass: %llu values where %llu were counted "
-					     "(the input changed while it was read)",
+					     "median pass: %llu values where %llu were counted (the input changed while it was read)",
 					     (unsigned long long)t->seen,
 					     (unsigned long long)t->cand);
 		if (src->vals) {

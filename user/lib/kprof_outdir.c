@@ -89,7 +89,7 @@ static int check_dir(const struct kprof_outdir *od, int fd, const char *path,
 				     "refusing to write into %s: it is owned by %s, not by %s; give an output directory of your own (-o DIR) or change its owner",
 				     path, have, want);
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
+	if (st.st_mode & 0022)
 		return kprof_err_set(err, EPERM,
 				     "refusing to write into %s: its mode %04o lets other users change it; run 'chmod go-w %s' or give another directory (-o DIR)",
 				     path, (unsigned int)(st.st_mode & 07777), path);
@@ -129,7 +129,9 @@ static struct kprof_outdir *new_od(const char *path, uid_t uid, gid_t gid,
 {
 	struct kprof_outdir *od = calloc(1, sizeof(*od));
 
-	if (!od || !(od->path = strdup(path))) {
+	if (od)
+		od->path = strdup(path);
+	if (!od || !od->path) {
 		free(od);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -498,8 +500,10 @@ int kprof_outfile_commit(struct kprof_outfile *of, unsigned int flags,
 		unlinkat(od->fd, of->tmp, 0);
 		kprof_err_set(err, e, "writing %s/%s failed: %s", od->path, of->name,
 			      strerror(e));
-	} else if ((idx = output_index(of->name)) >= 0) {
-		od->written |= 1U << idx;
+	} else {
+		idx = output_index(of->name);
+		if (idx >= 0)
+			od->written |= 1U << idx;
 	}
 	memset(of, 0, sizeof(*of));
 	return e ? -e : 0;

@@ -30,7 +30,8 @@ static int get_num(json_object *v, const char *key, double *out, struct kprof_er
 		return kprof_err_set(err, EINVAL, "peaks: \"%s\" must be a number", key);
 	*out = json_object_get_double(v);
 	if (!isfinite(*out) || *out < 0)
-		return kprof_err_set(err, EINVAL, "peaks: \"%s\" must be a finite number >= 0", key);
+		return kprof_err_set(err, EINVAL, "peaks: \"%s\" must be a finite number >= 0",
+				     key);
 	return 0;
 }
 
@@ -53,8 +54,8 @@ static int get_bytes_counters(json_object *v, struct kprof_peaks *p, struct kpro
 {
 	size_t n;
 
-	if (!json_object_is_type(v, json_type_array) ||
-	    (n = json_object_array_length(v)) < 1 || n > 2)
+	n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+	if (n < 1 || n > 2)
 		return kprof_err_set(err, EINVAL,
 				     "peaks: \"bytes_counters\" must be an array of 1 or 2 counter names");
 	p->bytes_counters[1][0] = '\0';
@@ -77,7 +78,8 @@ static int parse_key(const char *key, json_object *v, struct kprof_peaks *p,
 				json_object_get_string(v) : "";
 
 		if (strcmp(s, "core") && strcmp(s, "device"))
-			return kprof_err_set(err, EINVAL, "peaks: \"scope\" must be \"core\" or \"device\"");
+			return kprof_err_set(err, EINVAL,
+					     "peaks: \"scope\" must be \"core\" or \"device\"");
 		p->per_core = !strcmp(s, "core");
 		return 0;
 	}
@@ -101,7 +103,8 @@ static int parse_key(const char *key, json_object *v, struct kprof_peaks *p,
 		if (get_num(v, key, &p->latency_frac, err))
 			return -EINVAL;
 		if (p->latency_frac >= 1)
-			return kprof_err_set(err, EINVAL, "peaks: \"latency_threshold\" must be below 1");
+			return kprof_err_set(err, EINVAL,
+					     "peaks: \"latency_threshold\" must be below 1");
 		return 0;
 	}
 	if (!strcmp(key, "flops_counter"))
@@ -187,7 +190,7 @@ static int is_file(const char *p)
 int kprof_peaks_default(const char *device, char *buf, size_t len)
 {
 	const char *env = kprof_env("KPROF_PEAKS_DIR");
-	const char *rel[] = { "../share/kprof/peaks", "../data/peaks" };
+	static const char *const rel[] = { "../share/kprof/peaks", "../data/peaks" };
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 

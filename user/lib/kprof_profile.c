@@ -133,7 +133,8 @@ int kprof_profile_parse(const char *text, size_t len, const char *origin,
 	/* Only whitespace may follow the object. */
 	for (size_t end = json_tokener_get_parse_end(tok); end < len; end++) {
 		if (!isspace((unsigned char)text[end])) {
-			ret = kprof_err_set(err, EINVAL, "%s: data after the JSON object at byte %zu",
+			ret = kprof_err_set(err, EINVAL,
+					    "%s: data after the JSON object at byte %zu",
 					    origin, end);
 			goto out;
 		}
@@ -169,7 +170,8 @@ int kprof_profile_parse(const char *text, size_t len, const char *origin,
 			goto out;
 	}
 	if (!p->name[0] || !p->node[0] || !have_launch) {
-		ret = kprof_err_set(err, EINVAL, "%s: \"name\", \"node\" and \"launch\" are required",
+		ret = kprof_err_set(err, EINVAL,
+				    "%s: \"name\", \"node\" and \"launch\" are required",
 				    origin);
 		goto out;
 	}
@@ -283,7 +285,7 @@ int kprof_profiles_dir(char *buf, size_t len)
 {
 	const char *env = kprof_env("KPROF_PROFILES");
 	char exe[PATH_MAX], *slash;
-	const char *rel[] = { "../share/kprof/profiles", "../data/profiles" };
+	static const char *const rel[] = { "../share/kprof/profiles", "../data/profiles" };
 	ssize_t n;
 
 	if (env) {
@@ -412,7 +414,8 @@ int kprof_ioctl_cmd_parse(const char *s, uint32_t *out, struct kprof_err *err)
 		v = strtoul(p, &end, 0);
 		if (errno || *skip_ws(end) || v > UINT32_MAX || !v)
 			return kprof_err_set(err, EINVAL,
-					     "ioctl command '%s' is not a non-zero 32-bit number", s);
+					     "ioctl command '%s' is not a non-zero 32-bit number",
+					     s);
 		*out = (uint32_t)v;
 		return 0;
 	}
@@ -436,9 +439,7 @@ int kprof_ioctl_cmd_parse(const char *s, uint32_t *out, struct kprof_err *err)
 	}
 bad:
 	return kprof_err_set(err, EINVAL,
-			     "cannot parse ioctl command '%s': give a number (0xc0186444) or "
-			     "_IO(type,nr), _IOR/_IOW/_IOWR(type,nr,size) with numbers, e.g. "
-			     "_IOWR('d', 0x40+0x04, 24); type <= 0xff, nr <= 0xff, size <= 0x3fff",
+			     "cannot parse ioctl command '%s': give a number (0xc0186444) or _IO(type,nr), _IOR/_IOW/_IOWR(type,nr,size) with numbers, e.g. _IOWR('d', 0x40+0x04, 24); type <= 0xff, nr <= 0xff, size <= 0x3fff",
 			     s);
 }
 
@@ -483,6 +484,7 @@ int kprof_profile_from_cli(const char *node, const char *launch, const char *syn
 	if (!ret && sync && sync[0])
 		ret = kprof_ioctl_cmd_parse(sync, &p->sync.cmd, err);
 	if (!ret && p->sync.cmd == p->launch.cmd)
-		ret = kprof_err_set(err, EINVAL, "--launch-ioctl and --sync-ioctl are the same command");
+		ret = kprof_err_set(err, EINVAL,
+				    "--launch-ioctl and --sync-ioctl are the same command");
 	return ret;
 }

@@ -99,7 +99,9 @@ struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 {
 	struct kprof_roofline *r = calloc(1, sizeof(*r));
 
-	if (!r || !(r->kinds = calloc(MAX_KINDS + 1, sizeof(*r->kinds)))) {
+	if (r)
+		r->kinds = calloc(MAX_KINDS + 1, sizeof(*r->kinds));
+	if (!r || !r->kinds) {
 		free(r);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -110,10 +112,12 @@ struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 	r->bytes_idx[1] = counter_idx(cdesc, ncounters, p->bytes_counters[1]);
 	r->csv = csv;
 	if (csv) {
-		fputs("GLOBAL CALL COUNT,OP CODE,CORES,CLOCK [MHz],TIME [ns],FLOPS,BYTES,"
-		      "INTENSITY [FLOP/B],ACHIEVED [GFLOP/s],ACHIEVED [GB/s],PEAK [GFLOP/s],"
-		      "PEAK [GB/s],RIDGE [FLOP/B],ATTAINABLE [GFLOP/s],FLOP PEAK %,BW PEAK %,"
-		      "EFFICIENCY %,BOUND\n", r->csv);
+		/* one header line, written in parts */
+		fputs("GLOBAL CALL COUNT,OP CODE,CORES,CLOCK [MHz],TIME [ns],FLOPS,BYTES,", csv);
+		fputs("INTENSITY [FLOP/B],ACHIEVED [GFLOP/s],ACHIEVED [GB/s],", csv);
+		fputs("PEAK [GFLOP/s],PEAK [GB/s],RIDGE [FLOP/B],ATTAINABLE [GFLOP/s],", csv);
+		fputs("FLOP PEAK %,BW PEAK %,", csv);
+		fputs("EFFICIENCY %,BOUND\n", csv);
 	}
 	return r;
 }
@@ -268,13 +272,16 @@ enum kprof_bound kprof_roofline_verdict(const struct kprof_roofline *r, double *
 	return best;
 }
 
+#define ADVICE_COMPUTE "near the FLOP roof at best: raise math efficiency (tiling, lower precision / math fidelity), or spread over more cores"
+#define ADVICE_MEMORY "bandwidth-limited: move fewer bytes (fuse with neighbours, keep data in L1, smaller data types)"
+
 static const char *advice(enum kprof_bound b)
 {
 	switch (b) {
 	case KPROF_BOUND_COMPUTE:
-		return "near the FLOP roof at best: raise math efficiency (tiling, lower precision / math fidelity), or spread over more cores";
+		return ADVICE_COMPUTE;
 	case KPROF_BOUND_MEMORY:
-		return "bandwidth-limited: move fewer bytes (fuse with neighbours, keep data in L1, smaller data types)";
+		return ADVICE_MEMORY;
 	case KPROF_BOUND_LATENCY:
 		return "far from both roofs: fixed costs dominate; fuse or batch into bigger ops";
 	default:
@@ -288,7 +295,8 @@ static void md_bubbles(FILE *f, const struct kprof_bubbles *b)
 	const char *adv[8];
 	unsigned int n = kprof_bubbles_advice(b, adv, 8);
 
-	fprintf(f, "\nDevice idle: bubble rate %.2f%%, utilization %.2f%% over a %.0f ns window on %u cores; rating **%s**.\n",
+	fprintf(f,
+		"\nDevice idle: bubble rate %.2f%%, utilization %.2f%% over a %.0f ns window on %u cores; rating **%s**.\n",
 		100 * t->bubble_rate, 100 * t->utilization, t->window_ns, t->cores_used,
 		t->rating);
 	for (unsigned int i = 0; i < n; i++)
@@ -325,13 +333,15 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		fprintf(f, "**Mostly %s**: %.1f%% of classified op time is in %s ops.",
 			kprof_bound_name(v), 100 * share, kprof_bound_name(v));
 		if (all > 0)
-			fprintf(f, " Estimated gain if every op reached its roof: %.1f%% of op time.",
+			fprintf(f,
+				" Estimated gain if every op reached its roof: %.1f%% of op time.",
 				100 * gain / all);
 		fputc('\n', f);
 	}
 	if (b)
 		md_bubbles(f, b);
-	fprintf(f, "\n## Top opportunities\n\nRanked by estimated gain = op time x (1 - achieved / attainable), summed per op kind.\n\n");
+	fprintf(f,
+		"\n## Top opportunities\n\nRanked by estimated gain = op time x (1 - achieved / attainable), summed per op kind.\n\n");
 	for (size_t i = 0; i < r->nkinds && top < 3; i++) {
 		const struct kprof_roof_kind *k = &r->kinds[i];
 
@@ -340,7 +350,8 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		top++;
 		fprintf(f, "%u. **", top);
 		kprof_md_put(f, k->op_code);
-		fprintf(f, "** (%s): gain %.0f ns = %.1f%% of op time; %" PRIu64 " ops, %.0f ns, efficiency %.1f%%. %s.\n",
+		fprintf(f, "** (%s): gain %.0f ns = %.1f%% of op time; %" PRIu64
+			" ops, %.0f ns, efficiency %.1f%%. %s.\n",
 			kprof_bound_name(k->bound), k->gain_ns,
 			all > 0 ? 100 * k->gain_ns / all : 0.0, k->ops, k->time_ns,
 			k->class_time_ns > 0 ? 100 * (1 - k->gain_ns / k->class_time_ns) : 0.0,
@@ -348,7 +359,8 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 	}
 	if (!top)
 		fprintf(f, "None: no classified op kind has a gain.\n");
-	fprintf(f, "\n## Op kinds\n\n| OP CODE | OPS | TIME [ns] | INTENSITY [FLOP/B] | EFFICIENCY %% | GAIN [ns] | BOUND |\n|---|---:|---:|---:|---:|---:|---|\n");
+	fprintf(f,
+		"\n## Op kinds\n\n| OP CODE | OPS | TIME [ns] | INTENSITY [FLOP/B] | EFFICIENCY %% | GAIN [ns] | BOUND |\n|---|---:|---:|---:|---:|---:|---|\n");
 	for (size_t i = 0; i < r->nkinds; i++) {
 		const struct kprof_roof_kind *k = &r->kinds[i];
 
@@ -360,7 +372,8 @@ static void md_roofline(FILE *f, const struct kprof_roofline *r, const struct kp
 		else
 			fputs("-", f);
 		if (k->class_time_ns > 0)
-			fprintf(f, " | %.1f | %.0f | %s |\n", 100 * (1 - k->gain_ns / k->class_time_ns),
+			fprintf(f, " | %.1f | %.0f | %s |\n",
+				100 * (1 - k->gain_ns / k->class_time_ns),
 				k->gain_ns, kprof_bound_name(k->bound));
 		else
 			fprintf(f, " | - | - | %s |\n", kprof_bound_name(k->bound));
@@ -383,6 +396,7 @@ int kprof_roofline_report_md(const struct kprof_roofline *r, const struct kprof_
 		if (b)
 			md_bubbles(f, b);
 	}
-	fprintf(f, "\nPer-op figures: roofline.csv. Bubbles per core: bubbles.csv and summary.txt. Labels and thresholds: docs/formats.md.\n");
+	fprintf(f,
+		"\nPer-op figures: roofline.csv. Bubbles per core: bubbles.csv and summary.txt. Labels and thresholds: docs/formats.md.\n");
 	return ferror(f) ? -EIO : 0;
 }

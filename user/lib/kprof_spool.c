@@ -93,7 +93,9 @@ struct kprof_spool_writer *kprof_spool_create_in(struct kprof_outdir *raw, const
 	}
 	snprintf(path, sizeof(path), "%s/%s", kprof_outdir_path(raw), name);
 	w = calloc(1, sizeof(*w));
-	if (!w || !(w->path = strdup(path))) {
+	if (w)
+		w->path = strdup(path);
+	if (!w || !w->path) {
 		free(w);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -227,7 +229,9 @@ struct kprof_spool_reader *kprof_spool_openat(int dirfd, const char *rel,
 	struct stat sb;
 	ssize_t n;
 
-	if (!r || !(r->path = strdup(path))) {
+	if (r)
+		r->path = strdup(path);
+	if (!r || !r->path) {
 		free(r);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -365,7 +369,8 @@ int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err)
 		return 0;
 	}
 	if (lseek(r->fd, (off_t)r->data_start, SEEK_SET) < 0)
-		return kprof_err_set(err, errno, "cannot rewind %s (%s): a report reads the spool twice, so it must be a regular file",
+		return kprof_err_set(err, errno,
+				     "cannot rewind %s (%s): a report reads the spool twice, so it must be a regular file",
 				     r->path, strerror(errno));
 	r->file_off = r->data_start;
 	r->len = 0;

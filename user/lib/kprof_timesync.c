@@ -217,9 +217,11 @@ int kprof_tsfit_piecewise(const struct kprof_sync_pt *in, size_t n,
 	}
 	fit->first_dev = p[0].device_cycles;
 	fit->last_dev = p[good - 1].device_cycles;
-	for (size_t i = 0; i < good; i++)
-		fit->max_halfwidth_ns = fmax(fit->max_halfwidth_ns,
-					     (double)(p[i].host_after_ns - p[i].host_before_ns) / 2);
+	for (size_t i = 0; i < good; i++) {
+		double half = (double)(p[i].host_after_ns - p[i].host_before_ns) / 2;
+
+		fit->max_halfwidth_ns = fmax(fit->max_halfwidth_ns, half);
+	}
 	if (good == 1) {
 		fit->one.dev0 = p[0].device_cycles;
 		fit->one.host0 = mid(&p[0]);

@@ -67,8 +67,8 @@ struct kprof_tsfit {
 	double max_loo_ns;		/* largest leave-one-out residual */
 	double err_bound_ns;		/* max_sample_err + max_loo */
 	double drift_ppm;		/* device rate vs nominal, first to last
-				 * sample; > 0: device timer fast
-				 */
+					 * sample; > 0: device timer fast
+					 */
 	uint64_t first_dev, last_dev;	/* cycles range covered by samples */
 	size_t hint;			/* lookup cache: last segment used */
 };

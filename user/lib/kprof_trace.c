@@ -142,7 +142,9 @@ struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", kprof_outdir_path(od), name);
-	if (!t || !(t->path = strdup(path))) {
+	if (t)
+		t->path = strdup(path);
+	if (!t || !t->path) {
 		free(t);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -223,10 +225,11 @@ static void core_name(const struct kprof_trace *t, uint32_t core, char *name, si
 		snprintf(name, len, "core %u", core);
 }
 
-static void sort_index(struct kprof_trace *t, uint32_t tid, uint32_t index)
+static void track_sort_index(struct kprof_trace *t, uint32_t tid, uint32_t index)
 {
 	sep(t);
-	fprintf(t->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
+	fprintf(t->f,
+		"{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
 		PID_DEVICE, tid, index);
 }
 
@@ -242,7 +245,7 @@ static void name_track(struct kprof_trace *t, uint32_t track)
 	else
 		core_name(t, track, name, sizeof(name));
 	meta(t, PID_DEVICE, track, "thread_name", name);
-	sort_index(t, track, track * 10);
+	track_sort_index(t, track, track * 10);
 }
 
 static uint32_t zone_tid(uint32_t core, uint8_t risc)
@@ -261,7 +264,7 @@ static void name_zone_track(struct kprof_trace *t, uint32_t core, uint8_t risc)
 	n = strlen(name);
 	snprintf(name + n, sizeof(name) - n, " %s", t->risc[risc]);
 	meta(t, PID_DEVICE, zone_tid(core, risc), "thread_name", name);
-	sort_index(t, zone_tid(core, risc), core * 10 + 1 + risc);
+	track_sort_index(t, zone_tid(core, risc), core * 10 + 1 + risc);
 }
 
 static const char *zone_name(const struct kprof_trace *t, uint32_t id)
@@ -443,7 +446,9 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 	/* flow arrow: launch (host) -> the op's first core (device) */
 	if (row->ncores && row->host_start_ns != KPROF_AGG_NONE) {
 		sep(t);
-		fprintf(t->f, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u",
+		fprintf(t->f,
+			"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%"
+			PRIu64 ",\"pid\":%d,\"tid\":%u",
 			row->seq, PID_DEVICE, first_track);
 		put_ts(t->f, "ts", first);
 		fputc('}', t->f);
@@ -476,7 +481,9 @@ void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev)
 		(uint64_t)ev->seq, (int64_t)ev->ret, ev->cmd);
 	if (ev->role == KPROF_ROLE_LAUNCH && ev->ret >= 0) {
 		sep(t);
-		fprintf(t->f, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u",
+		fprintf(t->f,
+			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%"
+			PRIu64 ",\"pid\":%d,\"tid\":%u",
 			(uint64_t)ev->seq, PID_HOST, ev->tid);
 		put_ts(t->f, "ts", (double)ev->enter_ns);
 		fputc('}', t->f);
@@ -571,10 +578,9 @@ int kprof_trace_close(struct kprof_trace *t, struct kprof_err *err)
 	fputs("\n]}\n", t->f);
 	ret = kprof_outfile_commit(&t->of, 0, err);
 	if (!ret && b)
-		ret = kprof_err_set(err, -b, "%s: busy counter left out (the rest of the file "
-				    "is complete): %s; it sorts 32 bytes per op slice on disk beside "
-				    "trace.json: free space there, or make fewer slices with "
-				    "--trace-group N", t->path, t->bev_err.msg);
+		ret = kprof_err_set(err, -b,
+				    "%s: busy counter left out (the rest of the file is complete): %s; it sorts 32 bytes per op slice on disk beside trace.json: free space there, or make fewer slices with --trace-group N",
+				    t->path, t->bev_err.msg);
 	trace_free(t);
 	return ret;
 }

@@ -73,7 +73,8 @@ int kprof_user_parse(const char *spec, struct kprof_user *u, struct kprof_err *e
 	errno = 0;
 	pw = getpwnam(spec);
 	if (!pw)
-		return kprof_err_set(err, ENOENT, "no user '%s' (give a user name or a numeric uid)",
+		return kprof_err_set(err, ENOENT,
+				     "no user '%s' (give a user name or a numeric uid)",
 				     spec);
 	return kprof_user_from_ids(pw->pw_uid, pw->pw_gid, u, err);
 }
@@ -114,7 +115,8 @@ int kprof_user_for_workload(const char *spec, struct kprof_user *u,
 		s = getenv("SUDO_GID");
 		if (s && *s && parse_id(s, &gid))
 			return kprof_err_set(err, EINVAL,
-					     "SUDO_GID='%s' is not a gid; unset it, or give --user", s);
+					     "SUDO_GID='%s' is not a gid; unset it, or give --user",
+					     s);
 		r = kprof_user_from_ids((uid_t)id, s && *s ? (gid_t)gid : (gid_t)id, u, err);
 		if (r)
 			return r;
@@ -212,7 +214,8 @@ int kprof_user_owner_of(const char *const *paths, size_t n, struct kprof_user *u
 	memset(u, 0, sizeof(*u));
 	for (size_t i = 0; i < n; i++) {
 		if (snprintf(cur, sizeof(cur), "%s", paths[i]) >= (int)sizeof(cur))
-			return kprof_err_set(err, ENAMETOOLONG, "path too long: %.64s...", paths[i]);
+			return kprof_err_set(err, ENAMETOOLONG, "path too long: %.64s...",
+					     paths[i]);
 		for (;;) {
 			r = owners(cur, &lu, &tu, &none, err);
 			if (r)

@@ -89,6 +89,7 @@ int kprof_user_owner_of(const char *const *paths, size_t n, struct kprof_user *u
 struct kprof_fsid {
 	int uid, gid;
 };
+
 void kprof_fsid_enter(uid_t uid, gid_t gid, struct kprof_fsid *old);
 void kprof_fsid_leave(const struct kprof_fsid *old);
 

@@ -46,15 +46,26 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 	o->last_fw_end_ns = NAN;
 	if (!o->top || !o->codes)
 		goto nomem;
-	if ((which & KPROF_OUT_OPS) && !(o->ops = open_out(o, od, 0, "ops.csv", err)))
-		goto fail;
-	if ((which & KPROF_OUT_COUNTERS) &&
-	    !(o->counters = open_out(o, od, 1, "counters.csv", err)))
-		goto fail;
-	if ((which & KPROF_OUT_DEVLOG) && !(o->devlog = open_out(o, od, 2, "device_log.csv", err)))
-		goto fail;
-	if ((which & KPROF_OUT_HOST) && !(o->host = open_out(o, od, 3, "host_events.csv", err)))
-		goto fail;
+	if (which & KPROF_OUT_OPS) {
+		o->ops = open_out(o, od, 0, "ops.csv", err);
+		if (!o->ops)
+			goto fail;
+	}
+	if (which & KPROF_OUT_COUNTERS) {
+		o->counters = open_out(o, od, 1, "counters.csv", err);
+		if (!o->counters)
+			goto fail;
+	}
+	if (which & KPROF_OUT_DEVLOG) {
+		o->devlog = open_out(o, od, 2, "device_log.csv", err);
+		if (!o->devlog)
+			goto fail;
+	}
+	if (which & KPROF_OUT_HOST) {
+		o->host = open_out(o, od, 3, "host_events.csv", err);
+		if (!o->host)
+			goto fail;
+	}
 	if (o->counters)
 		fputs("GLOBAL CALL COUNT,OP CODE,COUNTER,UNIT,CORES,MIN,MAX,SUM\n", o->counters);
 	if (o->host)
@@ -110,11 +121,13 @@ static void ops_header(struct kprof_out *o)
 {
 	FILE *f = o->ops;
 
-	fputs("OP CODE,GLOBAL CALL COUNT,DEVICE ID,CORE COUNT,HOST START TS,HOST END TS,"
-	      "HOST DURATION [ns],DEVICE FW START CYCLE,DEVICE FW END CYCLE,"
-	      "OP TO OP LATENCY [ns],DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
-	      "DEVICE KERNEL DURATION PER CORE MIN [ns],DEVICE KERNEL DURATION PER CORE MAX [ns],"
-	      "DEVICE KERNEL DURATION PER CORE AVG [ns]", f);
+	/* one header line, written in parts */
+	fputs("OP CODE,GLOBAL CALL COUNT,DEVICE ID,CORE COUNT,HOST START TS,HOST END TS,", f);
+	fputs("HOST DURATION [ns],DEVICE FW START CYCLE,DEVICE FW END CYCLE,", f);
+	fputs("OP TO OP LATENCY [ns],DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],", f);
+	fputs("DEVICE KERNEL DURATION PER CORE MIN [ns],", f);
+	fputs("DEVICE KERNEL DURATION PER CORE MAX [ns],", f);
+	fputs("DEVICE KERNEL DURATION PER CORE AVG [ns]", f);
 	for (unsigned int r = 0; r < o->nriscs; r++) {
 		char name[16], col[64];
 		size_t k = 0;
@@ -129,9 +142,9 @@ static void ops_header(struct kprof_out *o)
 		fputc(',', f);
 		kprof_csv_field(f, col);
 	}
-	fputs(",DEVICE FW START TS [ns],DEVICE FW END TS [ns],LAUNCH TO START [ns],"
-	      "SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,MARKERS LOST,"
-	      "ZONE MARKERS\n", f);
+	fputs(",DEVICE FW START TS [ns],DEVICE FW END TS [ns],LAUNCH TO START [ns],", f);
+	fputs("SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,MARKERS LOST,", f);
+	fputs("ZONE MARKERS\n", f);
 }
 
 static void top_sift_down(struct kprof_out_top *h, unsigned int n, unsigned int i)

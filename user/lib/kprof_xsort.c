@@ -20,7 +20,7 @@ struct run {
 
 struct kprof_xsort {
 	size_t size, run_len;
-	int (*cmp)(const void *, const void *);
+	int (*cmp)(const void *a, const void *b);
 	struct kprof_outdir *od;
 	char *dir;		/* od's path, for messages */
 	char *buf;		/* the run being filled */
@@ -42,7 +42,11 @@ struct kprof_xsort *kprof_xsort_new(size_t size, int (*cmp)(const void *, const 
 {
 	struct kprof_xsort *x = calloc(1, sizeof(*x));
 
-	if (!x || !(x->dir = strdup(kprof_outdir_path(od))) || !(x->cur = malloc(size))) {
+	if (x) {
+		x->dir = strdup(kprof_outdir_path(od));
+		x->cur = malloc(size);
+	}
+	if (!x || !x->dir || !x->cur) {
 		kprof_xsort_free(x);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
