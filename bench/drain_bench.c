@@ -366,16 +366,27 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dev = atoi(optarg); break;
-		case 's': sim = atoi(optarg); break;
-		case 'r': ring_size = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 't': secs = atof(optarg); break;
-		case 'R': rates_arg = optarg; break;
-		case 'm': memcpy_size = strtoul(optarg, NULL, 0); break;
+		case 'd':
+			dev = atoi(optarg);
+			break;
+		case 's':
+			sim = atoi(optarg);
+			break;
+		case 'r':
+			ring_size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			secs = atof(optarg);
+			break;
+		case 'R':
+			rates_arg = optarg;
+			break;
+		case 'm':
+			memcpy_size = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: drain_bench [--device N] [--sim N] "
-				"[--ring-size BYTES] [--seconds S] [--rates R1,R2,...] "
-				"[--memcpy-size BYTES]\n");
+			fprintf(stderr,
+				"usage: drain_bench [--device N] [--sim N] [--ring-size BYTES] [--seconds S] [--rates R1,R2,...] [--memcpy-size BYTES]\n");
 			return 2;
 		}
 	}
@@ -386,7 +397,8 @@ int main(int argc, char **argv)
 	if (access(db_knob_dir, F_OK))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	if (access(db_knob_dir, F_OK)) {
-		fprintf(stderr, "drain_bench: %s missing: is kprof.ko loaded with a sim device, debugfs mounted?\n",
+		fprintf(stderr,
+			"drain_bench: %s missing: is kprof.ko loaded with a sim device, debugfs mounted?\n",
 			db_knob_dir);
 		return 1;
 	}
@@ -406,16 +418,17 @@ int main(int argc, char **argv)
 		db_die("KPROF_IOC_CAPTURE_START");
 	db_ring_map(&ring, fd);
 
-	printf("# drain: mmap reader + RING_CONSUME, ring %u bytes, %.1f s per rate, "
-	       "marker record %zu bytes\n", ring_size, secs, DB_MARKER_BYTES);
+	fprintf(stdout,
+		"# drain: mmap reader + RING_CONSUME, ring %u bytes, %.1f s per rate, marker record %zu bytes\n",
+		ring_size, secs, DB_MARKER_BYTES);
 	/*
 	 * Under TCG the reference moves by tens of % within one run (host
 	 * load, the guest's state after a storm), so each rate is compared
 	 * with a memcpy measured just before it, not with one at the start.
 	 */
-	printf("# memcpy (same run, %zu-byte buffers) at the start: %.1f MB/s; "
-	       "memcpy%% uses the one measured just before each rate (memcpy MB/s)\n",
-	       memcpy_size, bw / 1e6);
+	fprintf(stdout,
+		"# memcpy (same run, %zu-byte buffers) at the start: %.1f MB/s; memcpy%% uses the one measured just before each rate (memcpy MB/s)\n",
+		memcpy_size, bw / 1e6);
 	printf("%12s %12s %12s %10s %12s %10s %11s %8s %6s\n", "rate/s", "offered",
 	       "received", "lost", "recv/s", "MB/s", "memcpy MB/s", "memcpy%", "fill%");
 	for (int i = 0; i < nrates; i++) {
@@ -455,8 +468,9 @@ int main(int argc, char **argv)
 		uint64_t backlog, blost;
 
 		db_burst(&ring, &bmps, &backlog, &blost);
-		printf("burst: %" PRIu64 " markers held in L1, drained at %.0f markers/s"
-		       " = %.1f MB/s = %.2f%% of memcpy %.1f MB/s (LOST while stalled: %" PRIu64 ")\n",
+		printf("burst: %" PRIu64
+		       " markers held in L1, drained at %.0f markers/s = %.1f MB/s = %.2f%% of memcpy %.1f MB/s (LOST while stalled: %"
+		       PRIu64 ")\n",
 		       backlog, bmps, bmps * DB_MARKER_BYTES / 1e6,
 		       100.0 * bmps * DB_MARKER_BYTES / bbw, bbw / 1e6, blost);
 	}
@@ -464,18 +478,19 @@ int main(int argc, char **argv)
 	close(fd);
 
 	if (best < 0) {
-		printf("drain: the first rate was not clean (markers lost, or the sim offered under"
-		       " 90%% of it): none is rated%s\n",
-		       above >= 0 ? " (a higher one was clean)" : "");
+		fprintf(stdout,
+			"drain: the first rate was not clean (markers lost, or the sim offered under 90%% of it): none is rated%s\n",
+			above >= 0 ? " (a higher one was clean)" : "");
 		return 1;
 	}
-	printf("drain: rated (highest zero-loss rate, none lost below) %" PRIu64 " markers/s: received %.0f markers/s = %.1f MB/s"
-	       " = %.2f%% of memcpy %.1f MB/s (%.2f%% of the start's %.1f MB/s)\n",
+	printf("drain: rated (highest zero-loss rate, none lost below) %" PRIu64
+	       " markers/s: received %.0f markers/s = %.1f MB/s = %.2f%% of memcpy %.1f MB/s (%.2f%% of the start's %.1f MB/s)\n",
 	       res[best].rate, res[best].mps, res[best].mps * DB_MARKER_BYTES / 1e6,
 	       100.0 * res[best].mps * DB_MARKER_BYTES / res[best].bw, res[best].bw / 1e6,
 	       100.0 * res[best].mps * DB_MARKER_BYTES / bw, bw / 1e6);
 	if (above > best)
-		printf("# also clean at %" PRIu64 " markers/s, after a rate that was not:"
-		       " not rated\n", res[above].rate);
+		printf("# also clean at %" PRIu64
+		       " markers/s, after a rate that was not: not rated\n",
+		       res[above].rate);
 	return 0;
 }

@@ -251,6 +251,7 @@ static const unsigned int valid_cmds[] = {
 	KPROF_IOC_RING_CONSUME, KPROF_IOC_CLOCK_GET, KPROF_IOC_CLOCK_SET,
 	KPROF_IOC_SYNC_SAMPLE, KPROF_SIM_IOC_LAUNCH, KPROF_SIM_IOC_SYNC,
 };
+
 #define NVALID (ARRAY_SIZE(valid_cmds))
 #define NSIM 2	/* the last two are the sim vendor node's */
 
@@ -438,7 +439,8 @@ static void try_mmaps(int fd)
 	if (chance(50))
 		munmap(m, len);
 	else
-		munmap((uint8_t *)m + pg * (long)rn(len / (size_t)pg), (size_t)pg);	/* partial */
+		/* partial */
+		munmap((uint8_t *)m + pg * (long)rn(len / (size_t)pg), (size_t)pg);
 	if (chance(50))
 		munmap(m, len);
 }
@@ -477,7 +479,8 @@ static void capture_cycle(int fd, int simfd)
 			break;
 		}
 		case 3:
-			ioctl(fd, chance(50) ? KPROF_IOC_CAPTURE_PAUSE : KPROF_IOC_CAPTURE_RESUME, 0);
+			ioctl(fd, chance(50) ? KPROF_IOC_CAPTURE_PAUSE : KPROF_IOC_CAPTURE_RESUME,
+			      0);
 			break;
 		case 4:
 		case 5:
@@ -587,6 +590,7 @@ static const char *const knobs[] = {
 	"fault_corrupt_markers", "fault_dma_stall", "fault_drop_irq",
 	"clock_lock_mhz", "drift_ppm", "jitter_ns", "marker_storm", "reset_truth",
 };
+
 #define NKNOBS (ARRAY_SIZE(knobs))
 
 static void poke_knob(unsigned int id)
@@ -641,7 +645,8 @@ static void churn_proc(uint64_t seed)
 			if (syscall(SYS_delete_module, "kprof", O_NONBLOCK) == 0) {
 				/* the parent holds a kprof fd: this must not happen */
 				atomic_fetch_add(&S->rmmod_ok, 1);
-				fprintf(stderr, "ioctl_fuzz: ANOMALY: rmmod kprof succeeded with fds open\n");
+				fprintf(stderr,
+					"ioctl_fuzz: ANOMALY: rmmod kprof succeeded with fds open\n");
 				reload_module();
 			}
 		}
@@ -656,9 +661,10 @@ static void churn_proc(uint64_t seed)
 
 /* ---- main ---- */
 
-static void usage(void)
+static void die_usage(void)
 {
-	fprintf(stderr, "usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]\n");
+	fprintf(stderr,
+		"usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]\n");
 	exit(2);
 }
 
@@ -685,11 +691,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--ko") && i + 1 < argc) {
 			ko_path = argv[++i];
 		} else {
-			usage();
+			die_usage();
 		}
 	}
 	if (!workers || workers > MAX_WORKERS || !calls)
-		usage();
+		die_usage();
 	if (!have_seed) {
 		struct timespec ts;
 
@@ -765,19 +771,20 @@ int main(int argc, char **argv)
 
 	printf("ioctl_fuzz: %lu ioctl calls in %.1f s (%.0f/s), seed %" PRIu64 "\n",
 	       atomic_load(&S->calls), secs, atomic_load(&S->calls) / secs, seed);
-	printf("  commands: %lu valid, %lu valid with size/dir changed, %lu random kprof/sim nr, %lu random\n",
-	       atomic_load(&S->cls[0]), atomic_load(&S->cls[1]), atomic_load(&S->cls[2]),
-	       atomic_load(&S->cls[3]));
+	fprintf(stdout,
+		"  commands: %lu valid, %lu valid with size/dir changed, %lu random kprof/sim nr, %lu random\n",
+		atomic_load(&S->cls[0]), atomic_load(&S->cls[1]), atomic_load(&S->cls[2]),
+		atomic_load(&S->cls[3]));
 	printf("  results:");
 	for (int e = 0; e < NERRNO; e++) {
 		unsigned long n = atomic_load(&S->err[e]);
 
 		if (n)
-			printf(" %s=%lu", e ? strerrorname_np(e) ? strerrorname_np(e) : "E?" : "ok", n);
+			printf(" %s=%lu",
+			       e ? strerrorname_np(e) ? strerrorname_np(e) : "E?" : "ok", n);
 	}
-	printf("\n  chaos: %lu captures, %lu mmaps, %lu reads, %lu polls, %lu launches, "
-	       "%lu kill -9, %lu del_device, %lu new_device, %lu unload attempts, "
-	       "%lu debugfs knob writes\n",
+	printf("\n"
+	       "  chaos: %lu captures, %lu mmaps, %lu reads, %lu polls, %lu launches, %lu kill -9, %lu del_device, %lu new_device, %lu unload attempts, %lu debugfs knob writes\n",
 	       atomic_load(&S->captures), atomic_load(&S->mmaps), atomic_load(&S->reads),
 	       atomic_load(&S->polls), atomic_load(&S->launches), atomic_load(&S->kills),
 	       atomic_load(&S->dev_del), atomic_load(&S->dev_add), atomic_load(&S->rmmod_tries),

@@ -10,7 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/kprof-test-html-XXXXXX";
+static char dir[64];	/* made by mkdtemp in main */
+/* the roofline table's row for matmul */
+#define MATMUL_ROOF_ROW \
+	"<tr><td>matmul</td><td>4000</td><td>61.5%</td><td>100</td><td>100</td><td>76800</td><td>0.1</td></tr>"
+/* the header of ops.csv as tt-metal writes it, in the columns used */
+#define OPS_HEADER \
+	"OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],DEVICE FW START TS [ns],DEVICE FW END TS [ns]\n"
 static struct kprof_outdir *od;	/* dir, as the report's output directory */
 
 /* an output of the report, written as the report writes it */
@@ -75,6 +81,7 @@ int main(void)
 {
 	char *a, *b;
 
+	snprintf(dir, sizeof(dir), "/tmp/kprof-test-html-XXXXXX");
 	KT_CHECK(mkdtemp(dir), "mkdtemp");
 	{
 		struct kprof_err err = { 0 };
@@ -84,21 +91,21 @@ int main(void)
 		if (!od)
 			return kt_done("test_html");
 		/* in the directory, but not written by this report: not read */
-		plant("ops.csv", "OP CODE,DEVICE KERNEL DURATION [ns],DEVICE FW DURATION [ns],"
-		      "HOST DURATION [ns]\nplanted,1,1,1\n");
+		plant("ops.csv",
+		      "OP CODE,DEVICE KERNEL DURATION [ns],DEVICE FW DURATION [ns],HOST DURATION [ns]\n"
+		      "planted,1,1,1\n");
 		KT_CHECK(kprof_html_write(od, &err) < 0 && strstr(err.msg, "ops.csv"),
 			 "no ops.csv of this report: %s", err.msg);
 		plant("report.md", "# planted " EVIL "\n");
 		plant("roofline.csv", "OP CODE,BOUND\nplanted-row,memory-bound\n");
 	}
-	put("ops.csv", "OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
-	    "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
-	    "DEVICE FW START TS [ns],DEVICE FW END TS [ns]\n"
+	put("ops.csv", OPS_HEADER
 	    "matmul,1,4,100,1000,900,10000,11000\n"
 	    EVIL_CSV ",2,4,100,3000,2900,12000,15000\n"
 	    "matmul,3,4,100,1000,800,16000,17000\n"
 	    "matmul,4,0,100,,,,\n");
-	put("host_events.csv", "ROLE,PID,TID,COMM,CMD,ENTER TS [ns],EXIT TS [ns],DURATION [ns],RET,SEQ\n"
+	put("host_events.csv",
+	    "ROLE,PID,TID,COMM,CMD,ENTER TS [ns],EXIT TS [ns],DURATION [ns],RET,SEQ\n"
 	    "launch,5,5,w,0x1,9000,9100,100,0,1\n"
 	    "sync,5,5,w,0x2,17000,18000,1000,0,0\n");
 	put("summary.txt", "top ops " EVIL "\n");
@@ -142,8 +149,8 @@ int main(void)
 	    "{\"ph\":\"C\",\"pid\":1,\"tid\":0,\"name\":\"clock MHz\",\"ts\":1,\"args\":{\"MHz\":1}},\n"
 	    "{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0,\"args\":{\"seq\":1}},\n"
 	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0,\"args\":{\"seq\":1}},\n"
-	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"" "\\u003cscript>alert(1)\\u003c/script>&\\\"'"
-	    "\",\"ts\":12.0,\"dur\":3.0,\"args\":{\"seq\":2}}\n]}\n");
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"\\u003cscript>alert(1)\\u003c/script>&\\\"'\",\"ts\":12.0,\"dur\":3.0,\"args\":{\"seq\":2}}\n"
+	    "]}\n");
 	put("report.md", "# verdict\nmemory-bound " EVIL "\n\n**bold** \\| pipe `x<y`\n"
 	    "- one\n- two\n\n| OP | N |\n|---|---:|\n| a\\|b | 3 |\n<img src=x>\n");
 	put("bubbles.csv", "CORE,BUBBLE RATE\n0," EVIL_CSV "\n");
@@ -155,13 +162,15 @@ int main(void)
 	KT_CHECK(strstr(a, "Device lanes: trace.json device tracks"), "lanes from trace.json");
 	KT_CHECK(strstr(a, ">core 0</text>") && strstr(a, ">core 1</text>"), "one lane per core");
 	KT_EQ_U64(count(a, "<rect "), 5);
-	KT_CHECK(strstr(a, "<div id=\"verdict\">\n<h3>verdict</h3>\n<p>memory-bound &lt;script&gt;"),
+	KT_CHECK(strstr(a,
+			"<div id=\"verdict\">\n<h3>verdict</h3>\n<p>memory-bound &lt;script&gt;"),
 		 "report.md rendered: heading, text escaped");
 	KT_CHECK(strstr(a, "<strong>bold</strong> | pipe <code>x&lt;y</code>"),
 		 "bold, backslash escape, code span");
 	KT_CHECK(strstr(a, "<ul>\n<li>one</li>\n<li>two</li>\n</ul>"), "list");
-	KT_CHECK(strstr(a, "<table class=\"md\"><thead>\n<tr><th>OP</th><th class=\"r\">N</th></tr>\n"
-			   "</thead><tbody>\n<tr><td>a|b</td><td class=\"r\">3</td></tr>") != NULL,
+	KT_CHECK(strstr(a,
+			"<table class=\"md\"><thead>\n<tr><th>OP</th><th class=\"r\">N</th></tr>\n"
+			"</thead><tbody>\n<tr><td>a|b</td><td class=\"r\">3</td></tr>") != NULL,
 		 "pipe table with alignment and an escaped pipe");
 	KT_CHECK(strstr(a, "<p>&lt;img src=x&gt;</p>"), "raw HTML stays text");
 	KT_CHECK(strstr(a, "<table id=\"bubbles\"><tr><th>CORE</th><th>BUBBLE RATE</th></tr>") &&
@@ -190,8 +199,7 @@ int main(void)
 	KT_EQ_U64(count(a, "<polyline class=\"roof\""), 2);
 	KT_CHECK(strstr(a, "<title>matmul: 100 FLOP/B, 100 GFLOP/s, 61.5% of the time</title>"),
 		 "matmul: summed intensity and rate, time share");
-	KT_CHECK(strstr(a, "<tr><td>matmul</td><td>4000</td><td>61.5%</td><td>100</td><td>100</td>"
-			   "<td>76800</td><td>0.1</td></tr>") != NULL,
+	KT_CHECK(strstr(a, MATMUL_ROOF_ROW),
 		 "table row: attainable is the bandwidth roof at 100 FLOP/B");
 	KT_CHECK(strstr(a, "<tr><td>copy</td><td>500</td><td>7.7%</td><td>-</td>"),
 		 "a kind without FLOPs: in the table, not on the chart");
@@ -199,10 +207,11 @@ int main(void)
 	free(a);
 
 	/* a trace.json in another layout (all on one line): the fallback lane */
-	put("trace.json", "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":0,"
-	    "\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0}]}\n");
+	put("trace.json",
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"name\":\"matmul\",\"ts\":10.0,\"dur\":1.0}]}\n");
 	a = build();
-	KT_CHECK(a && strstr(a, "one-event-per-line layout") && strstr(a, ">device (all cores)</text>"),
+	KT_CHECK(a && strstr(a, "one-event-per-line layout") &&
+		 strstr(a, ">device (all cores)</text>"),
 		 "one-line trace.json: fallback lane, and the note says why");
 	free(a);
 
@@ -216,13 +225,12 @@ int main(void)
 		char p[4096];
 		FILE *f;
 
-		KT_CHECK(kprof_outfile_create(od, "ops.csv", &of, &err) == 0, "ops.csv: %s", err.msg);
+		KT_CHECK(kprof_outfile_create(od, "ops.csv", &of, &err) == 0,
+			 "ops.csv: %s", err.msg);
 		f = of.f;
 		if (!f)
 			goto out;
-		fputs("OP CODE,GLOBAL CALL COUNT,CORE COUNT,HOST DURATION [ns],"
-		      "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
-		      "DEVICE FW START TS [ns],DEVICE FW END TS [ns]\n", f);
+		fputs(OPS_HEADER, f);
 		for (int i = 0; i < 20000; i++)
 			fprintf(f, "k%d,%d,1,100,10,%d,%d,%d\n", i % 5000, i + 1,
 				i % 5000 == 7 ? 1000 * (i / 5000) : 5, 100 * i, 100 * i + 50);
@@ -239,7 +247,8 @@ int main(void)
 		KT_EQ_U64(count(a, "<rect "), 1000);	/* 20 starts in each of 1000 columns */
 		KT_CHECK(strstr(a, "20 slices ("), "20 ops per pixel column, merged");
 		/* k7: kernel 0, 1000, 2000, 3000 -> median 1500 */
-		KT_CHECK(strstr(a, "{\"op\":\"k7\",\"n\":4,\"nk\":4,\"tot_k\":6000,\"med_k\":1500,"),
+		KT_CHECK(strstr(a,
+				"{\"op\":\"k7\",\"n\":4,\"nk\":4,\"tot_k\":6000,\"med_k\":1500,"),
 			 "k7's median");
 		free(a);
 	}

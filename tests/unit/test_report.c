@@ -17,6 +17,8 @@
 
 #define NOPS	50
 #define PPM	100e-6
+/* the start of the first op's slice in trace.json */
+#define MATMUL_SLICE_PREFIX "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":0,\"name\":\"matmul\",\"ts\":"
 
 /* the report of capture dir in out (created if missing) */
 static int report_to(const char *dir, const char *out, const struct kprof_report_opts *opts,
@@ -106,7 +108,8 @@ static void make_capture(const char *dir, int late)
 		double L = launch_at(i), S = L + 50e3, E = S + fw_len(i);
 		struct kprof_host_event ev = { .type = KPROF_HREC_IOCTL, .size = sizeof(ev),
 			.enter_ns = (uint64_t)L, .exit_ns = (uint64_t)L + 4000, .pid = 42,
-			.tid = 43, .cmd = 0xc0184b01, .role = KPROF_ROLE_LAUNCH, .seq = (uint64_t)i };
+			.tid = 43, .cmd = 0xc0184b01, .role = KPROF_ROLE_LAUNCH,
+			.seq = (uint64_t)i };
 		struct kprof_rec_op op = { .hdr = { KPROF_REC_OP, sizeof(op), 0 },
 			.op_seq = (uint64_t)i, .timestamp = (uint64_t)dev_of_host(L + 10e3),
 			.first_core = 0, .num_cores = 4, .clock_mhz = 1000 };
@@ -136,7 +139,8 @@ static void make_capture(const char *dir, int late)
 
 				struct kprof_spool_writer *to = late && c == 1 && r == 1 ? NULL : d;
 
-				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_FW_START, S + off);
+				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_FW_START,
+				       S + off);
 				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_KERNEL_START,
 				       S + off + 1000);
 				marker(to, held, &nheld, (uint32_t)i, c, r, KPROF_MARK_KERNEL_END,
@@ -284,8 +288,10 @@ int main(void)
 	struct kprof_report_result res;
 	struct kprof_report_opts again = { .version = "test" };
 	double bound;
-	struct kprof_report_opts opts = { .config_json = "{ \"cmd\": [ \"./workload\", \"-n\", \"50\" ] }",
-					  .version = "test" };
+	struct kprof_report_opts opts = {
+		.config_json = "{ \"cmd\": [ \"./workload\", \"-n\", \"50\" ] }",
+		.version = "test"
+	};
 
 	make_capture(dir, 0);
 	KT_CHECK(kprof_report_build(dir, NULL, &opts, &res, &err) == 0, "report: %s", err.msg);
@@ -301,14 +307,8 @@ int main(void)
 	if (!ops)
 		return kt_done("test_report");
 	line_n(ops, 0, hdr, sizeof(hdr));
-	KT_STR(hdr, "OP CODE,GLOBAL CALL COUNT,DEVICE ID,CORE COUNT,HOST START TS,HOST END TS,"
-	       "HOST DURATION [ns],DEVICE FW START CYCLE,DEVICE FW END CYCLE,OP TO OP LATENCY [ns],"
-	       "DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],"
-	       "DEVICE KERNEL DURATION PER CORE MIN [ns],DEVICE KERNEL DURATION PER CORE MAX [ns],"
-	       "DEVICE KERNEL DURATION PER CORE AVG [ns],DEVICE BRISC KERNEL DURATION [ns],"
-	       "DEVICE NCRISC KERNEL DURATION [ns],DEVICE FW START TS [ns],DEVICE FW END TS [ns],"
-	       "LAUNCH TO START [ns],SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,"
-	       "MARKERS LOST,ZONE MARKERS");
+	KT_STR(hdr,
+	       "OP CODE,GLOBAL CALL COUNT,DEVICE ID,CORE COUNT,HOST START TS,HOST END TS,HOST DURATION [ns],DEVICE FW START CYCLE,DEVICE FW END CYCLE,OP TO OP LATENCY [ns],DEVICE FW DURATION [ns],DEVICE KERNEL DURATION [ns],DEVICE KERNEL DURATION PER CORE MIN [ns],DEVICE KERNEL DURATION PER CORE MAX [ns],DEVICE KERNEL DURATION PER CORE AVG [ns],DEVICE BRISC KERNEL DURATION [ns],DEVICE NCRISC KERNEL DURATION [ns],DEVICE FW START TS [ns],DEVICE FW END TS [ns],LAUNCH TO START [ns],SYNC WAIT [ns],SYNC END TS [ns],DEVICE CLOCK [MHz],MARKERS,MARKERS LOST,ZONE MARKERS");
 	{
 		int n = 0;
 
@@ -382,8 +382,10 @@ int main(void)
 	/* host_events.csv golden */
 	snprintf(p, sizeof(p), "%s/host_events.csv", dir);
 	s = kt_slurp(p, NULL);
-	KT_CHECK(s && !strncmp(s, "ROLE,PID,TID,COMM,CMD,ENTER TS [ns],EXIT TS [ns],DURATION [ns],RET,SEQ\n"
-			       "launch,42,43,workload,0xc0184b01,1020000000,1020004000,4000,0,1\n", 130),
+	KT_CHECK(s && !strncmp(s,
+			       "ROLE,PID,TID,COMM,CMD,ENTER TS [ns],EXIT TS [ns],DURATION [ns],RET,SEQ\n"
+			       "launch,42,43,workload,0xc0184b01,1020000000,1020004000,4000,0,1\n",
+			       130),
 		 "host_events.csv: %.200s", s ? s : "(none)");
 	free(s);
 
@@ -394,9 +396,11 @@ int main(void)
 		line_n(s, 0, l, sizeof(l));
 		KT_STR(l, "ARCH: kprof, CHIP_FREQ[MHz]: 1000, Max Compute Cores: 4");
 		line_n(s, 1, l, sizeof(l));
-		KT_STR(l, "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], data, run host ID, trace id, trace id counter, zone name, type, source line, source file, meta data");
+		KT_STR(l,
+		       "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], data, run host ID, trace id, trace id counter, zone name, type, source line, source file, meta data");
 		line_n(s, 2, l, sizeof(l));
-		KT_CHECK(!strncmp(l, "0,0,0,BRISC,0,", 14) && strstr(l, ",0,1,,,BRISC-FW,ZONE_START,0,,"),
+		KT_CHECK(!strncmp(l, "0,0,0,BRISC,0,", 14) &&
+			 strstr(l, ",0,1,,,BRISC-FW,ZONE_START,0,,"),
 			 "device_log row: %s", l);
 		/* core 3 of a 2x2 grid is x=1, y=1 */
 		KT_CHECK(strstr(s, "\n0,1,1,NCRISC,"), "core 3 coordinates");
@@ -556,9 +560,11 @@ int main(void)
 
 		snprintf(p, sizeof(p), "%s/trace.json", dir);
 		tj = kt_slurp(p, NULL);
-		KT_CHECK(tj && strstr(tj, "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":0,\"name\":\"matmul\",\"ts\":"),
+		KT_CHECK(tj && strstr(tj, MATMUL_SLICE_PREFIX),
 			 "trace slice golden prefix");
-		KT_CHECK(tj && strstr(tj, "\"name\":\"thread_name\",\"args\":{\"name\":\"core 3 (1,1)\"}"),
+		KT_CHECK(tj &&
+			 strstr(tj,
+				"\"name\":\"thread_name\",\"args\":{\"name\":\"core 3 (1,1)\"}"),
 			 "core track named with grid coordinates");
 		free(tj);
 	}
@@ -590,7 +596,8 @@ int main(void)
 		/* the capture's own report saves the config; a later report
 		 * (as `kprofctl report DIR -o X`) applies its filter again
 		 */
-		KT_CHECK(kprof_report_build(dir, NULL, &fo, &res, &err) == 0, "filter: %s", err.msg);
+		KT_CHECK(kprof_report_build(dir, NULL, &fo, &res, &err) == 0,
+			 "filter: %s", err.msg);
 		KT_CHECK(report_to(dir, out2, NULL, &res, &err) == 0, "filter: %s", err.msg);
 		KT_EQ_U64(res.ops_filtered, NOPS / 2);
 		snprintf(p, sizeof(p), "%s/summary.txt", out2);

@@ -18,6 +18,18 @@ struct collect {
 	char first_risc[16], first_zone[32], first_type[16];
 };
 
+/* the 12-column layout's header row (grayskull era), without its line end */
+#define TT12_COLS "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file"
+/* a 12-column log's first two lines */
+#define TT12_HDR "ARCH: x, CHIP_FREQ[MHz]: 1000\n" TT12_COLS "\n"
+
+/* the 13-column log of main's test of that layout (too wide to sit there) */
+static const char t13[] =
+	"ARCH: blackhole, CHIP_FREQ[MHz]: 1350, Max Compute Cores: 120\n"
+	"PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, run ID, run host ID,  zone name, zone phase, source line, source file\n"
+	"0, 2, 3, \"NCRISC\", 1, 500, 0, 1, 480, \"NCRISC-FW\", begin, 396, \"a,b.cc\"\n"
+	"0, 2, 3, NCRISC, 1, 900, 0, 1, 480, NCRISC-FW, end, 396, \"say \"\"hi\"\"\"\n";
+
 /* kprof_report_ttmetal into the directory out (created if missing) */
 static int tt_report(const char *log, const char *out, struct kprof_report_result *res,
 		     struct kprof_err *err)
@@ -225,7 +237,7 @@ int main(void)
 	{
 		static const char t12[] =
 			"ARCH: grayskull, CHIP_FREQ[MHz]: 1202\r\n"
-			"PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\r\n"
+			TT12_COLS "\r\n"
 			"0,1,1,BRISC,53427 ,11233712278980,0,7,BRISC-FW    ,begin,315,brisc.cc\r\n"
 			"0,1,1,BRISC,25255 ,11233712280182,0,7,BRISC-KERNEL,begin,315,brisc.cc\r\n"
 			"0,1,1,BRISC,25255 ,11233712290000,0,7,BRISC-KERNEL,end  ,315,brisc.cc\r\n"
@@ -249,7 +261,10 @@ int main(void)
 		snprintf(path, sizeof(path), "%s/ops.csv", out);
 		csv = kt_slurp(path, NULL);
 		if (csv) {
-			/* (11233712334431 - 11233712278980) = 55451 cycles / 1.202 GHz = 46132.3 ns */
+			/*
+			 * (11233712334431 - 11233712278980) = 55451 cycles
+			 * / 1.202 GHz = 46132.3 ns
+			 */
 			check_cell(csv, "7", "DEVICE FW DURATION [ns]", "46132");
 			/* 9818 cycles / 1.202 = 8168.05 ns */
 			check_cell(csv, "7", "DEVICE KERNEL DURATION [ns]", "8168");
@@ -260,12 +275,6 @@ int main(void)
 	 * quoted fields with commas; Max Compute Cores
 	 */
 	{
-		static const char t13[] =
-			"ARCH: blackhole, CHIP_FREQ[MHz]: 1350, Max Compute Cores: 120\n"
-			"PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, run ID, run host ID,  zone name, zone phase, source line, source file\n"
-			"0, 2, 3, \"NCRISC\", 1, 500, 0, 1, 480, \"NCRISC-FW\", begin, 396, \"a,b.cc\"\n"
-			"0, 2, 3, NCRISC, 1, 900, 0, 1, 480, NCRISC-FW, end, 396, \"say \"\"hi\"\"\"\n";
-
 		KT_CHECK(parse_str(t13, &c, &info, &err) == 0, "13: %s", err.msg);
 		KT_EQ_U64(info.ncols, 13);
 		KT_EQ_U64(info.max_compute_cores, 120);
@@ -295,32 +304,34 @@ int main(void)
 			{ "ARCH: x, CHIP_FREQ[MHz]: -5\n", ":1:" },
 			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\n", "only one line" },
 			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\na,b,c\n", ":2:" },
-			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
-			  "0,1,1,BRISC,1,100,0,7,BRISC-FW,begin,1,x\n0,1,1,BRISC,1,1e5,0,7,BRISC-FW,end,1,x\n", ":4:" },
-			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			{ TT12_HDR "0,1,1,BRISC,1,100,0,7,BRISC-FW,begin,1,x\n"
+			  "0,1,1,BRISC,1,1e5,0,7,BRISC-FW,end,1,x\n", ":4:" },
+			{ TT12_HDR
 			  "0,1,1,BRISC,1,100,0,7\n", ":3:" },
-			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			{ TT12_HDR
 			  "0,1,1,BRISC,1,100,0,7,\"BRISC-FW,begin,1,x\n", ":3:" },
-			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			{ TT12_HDR
 			  "0,-1,1,BRISC,1,100,0,7,BRISC-FW,begin,1,x\n", ":3:" },
-			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			{ TT12_HDR
 			  "0,1,1,BRISC,1,99999999999999999999999,0,7,BRISC-FW,begin,1,x\n", ":3:" },
-			{ "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n"
+			{ TT12_HDR
 			  "0,1,1,,1,100,0,7,BRISC-FW,begin,1,x\n", ":3:" },
 		};
 		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 			int r = parse_str(bad[i].text, &c, &info, &err);
 
 			KT_CHECK(r < 0 && strstr(err.msg, bad[i].want),
-				 "bad[%zu]: ret %d msg '%s', want '%s'", i, r, err.msg, bad[i].want);
+				 "bad[%zu]: ret %d msg '%s', want '%s'", i, r, err.msg,
+				 bad[i].want);
 		}
 		/* random bytes after a valid header: error or rows, never a crash */
 		uint64_t x = 12345;
+
 		for (int round = 0; round < 2000; round++) {
 			char buf[600];
-			size_t n = strlen("ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n");
+			size_t n = strlen(TT12_HDR);
 
-			memcpy(buf, "ARCH: x, CHIP_FREQ[MHz]: 1000\nPCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], stat value, Run ID, zone name, zone phase, source line, source file\n", n);
+			memcpy(buf, TT12_HDR, n);
 			for (size_t i = n; i < sizeof(buf) - 1; i++) {
 				static const char alpha[] = "0123456789,,,,\"\n\r ab-FW";
 
