@@ -29,7 +29,6 @@
 #include "kprof_backend.h"
 #include "kprof_compat.h"
 
-#define KPROF_MAX_DEVICES	64
 #define KPROF_RISC_NAME_LEN	8
 
 /* Smallest span worth lending the backend; less ring tail is padded. */
@@ -122,7 +121,12 @@ struct kprof_clock_saved {
 struct kprof_device {
 	struct kref ref;
 	int id;
-	struct device *parent;		/* reference held */
+	/*
+	 * Held from register to unregister only: the parent's release code
+	 * belongs to the backend module, which may be gone after that.
+	 */
+	struct device *parent;
+	char parent_name[KPROF_NAME_LEN];	/* for INFO, also once gone */
 	struct device *dev;		/* class device /dev/kprofN, held */
 	const struct kprof_backend_ops *ops;
 	void *priv;

@@ -320,6 +320,7 @@ void kprof_sim_core_model(const struct kprof_sim_plan *p, u32 core,
 /* kprof_sim_l1.c */
 int kprof_sim_l1_init(struct kprof_sim_dev *sd);
 void kprof_sim_l1_free(struct kprof_sim_dev *sd);
+size_t kprof_sim_l1_size(const struct kprof_sim_dev *sd);
 void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
 		      struct kprof_rec_marker *m, u32 n, u64 op_seq);
 void kprof_sim_l1_put2(struct kprof_sim_dev *sd, u32 ring,

@@ -17,7 +17,7 @@
  *     while this program holds a kprof fd (if it ever succeeds, the module
  *     is loaded again and the run fails).
  *
- *   ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]
+ *   ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH] [--sim-ko PATH]
  *
  * The seed is printed first. Each process's random stream derives from it,
  * so `--seed N --workers 1 --no-chaos` replays one call sequence exactly;
@@ -70,6 +70,7 @@ struct stats {
 
 static struct stats *S;
 static const char *ko_path = "/kprof/kmod/kprof.ko";
+static const char *sim_ko_path = "/kprof/kmod/sim/kprof_sim.ko";
 
 /* ---- random numbers: xorshift64*, one stream per process ---- */
 
@@ -567,16 +568,23 @@ static int write_sysfs(const char *path, const char *text)
 	return n < 0 ? -1 : 0;
 }
 
-static void reload_module(void)
+static int load_module(const char *path, const char *params)
 {
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = fd < 0 || syscall(SYS_finit_module, fd, params, 0) ? -1 : 0;
 
-	if (fd < 0 || syscall(SYS_finit_module, fd, "sim_devices=1", 0))
-		fprintf(stderr, "ioctl_fuzz: cannot reload %s: %s\n", ko_path, strerror(errno));
-	else
-		atomic_fetch_add(&S->reloads, 1);
+	if (ret)
+		fprintf(stderr, "ioctl_fuzz: cannot reload %s: %s\n", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
+	return ret;
+}
+
+/* The core, then the sim backend that depends on it. */
+static void reload_module(void)
+{
+	if (!load_module(ko_path, "") && !load_module(sim_ko_path, "sim_devices=1"))
+		atomic_fetch_add(&S->reloads, 1);
 }
 
 /* The sim's debugfs fault and clock knobs (docs/sim.md), random values. */
@@ -655,7 +663,7 @@ static void churn_proc(uint64_t seed)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]\n");
+	fprintf(stderr, "usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH] [--sim-ko PATH]\n");
 	exit(2);
 }
 
@@ -681,6 +689,8 @@ int main(int argc, char **argv)
 			chaos = false;
 		} else if (!strcmp(argv[i], "--ko") && i + 1 < argc) {
 			ko_path = argv[++i];
+		} else if (!strcmp(argv[i], "--sim-ko") && i + 1 < argc) {
+			sim_ko_path = argv[++i];
 		} else {
 			usage();
 		}

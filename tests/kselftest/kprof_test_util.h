@@ -44,6 +44,8 @@
 #define KT_SIM_DEBUGFS_FMT	KT_DEBUGFS_ROOT "/kprof_sim/sim%d"
 #define KT_SIM_BUS_DIR		"/sys/bus/kprof_sim"
 #define KT_MODULE_PATH		"/kprof/kmod/kprof.ko"
+#define KT_SIM_MODULE_PATH	"/kprof/kmod/sim/kprof_sim.ko"
+#define KT_SIM_MODULE_ARGS	"sim_devices=1"
 
 #define KT_PAGE_SIZE		((size_t)sysconf(_SC_PAGESIZE))
 
@@ -230,6 +232,37 @@ static inline int kt_read_u64(const char *path, uint64_t *val)
 	if (errno || end == buf || (*end && *end != '\n'))
 		return -EINVAL;
 	return 0;
+}
+
+/* Whether module NAME is in /proc/modules. */
+static inline bool kt_module_loaded(const char *name)
+{
+	char buf[65536], pat[80];
+	size_t n = strlen(name);
+
+	if (kt_read_file("/proc/modules", buf, sizeof(buf)) < 0)
+		return false;
+	snprintf(pat, sizeof(pat), "\n%s ", name);
+	return (!strncmp(buf, name, n) && buf[n] == ' ') || strstr(buf, pat);
+}
+
+/* finit_module(PATH, PARAMS): 0 or -errno. */
+static inline int kt_module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* delete_module(NAME) without waiting: 0 or -errno. */
+static inline int kt_module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
 static inline bool kt_debugfs_ready(void)
