@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
 
 #include <linux/capability.h>
 #include <linux/kprof.h>
@@ -44,6 +46,7 @@
 #define KT_SIM_DEBUGFS_FMT	KT_DEBUGFS_ROOT "/kprof_sim/sim%d"
 #define KT_SIM_BUS_DIR		"/sys/bus/kprof_sim"
 #define KT_MODULE_PATH		"/kprof/kmod/kprof.ko"
+#define KT_PAGES_FILE		KT_DEBUGFS_ROOT "/kprof/pages"
 #define KT_SIM_MODULE_PATH	"/kprof/kmod/sim/kprof_sim.ko"
 #define KT_SIM_MODULE_ARGS	"sim_devices=1"
 
@@ -232,6 +235,28 @@ static inline int kt_read_u64(const char *path, uint64_t *val)
 	if (errno || end == buf || (*end && *end != '\n'))
 		return -EINVAL;
 	return 0;
+}
+
+static sigjmp_buf kt_bus_jmp;
+
+static inline void kt_on_sigbus(int sig)
+{
+	siglongjmp(kt_bus_jmp, sig);
+}
+
+/* 1 if reading *p raised SIGBUS, 0 if it read fine. */
+static inline int kt_sigbus_on_read(const volatile uint8_t *p)
+{
+	struct sigaction sa = { .sa_handler = kt_on_sigbus }, old;
+	volatile int hit = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(kt_bus_jmp, 1))
+		hit = 1;
+	else
+		(void)*p;
+	sigaction(SIGBUS, &old, NULL);
+	return hit;
 }
 
 /* Whether module NAME is in /proc/modules. */
