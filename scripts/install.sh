@@ -38,7 +38,7 @@ esac
 
 ko=$ROOT/kmod/kprof.ko
 # The backends, each a module of its own that needs kprof.ko.
-backends="$ROOT/kmod/sim/kprof_sim.ko"
+backends="$ROOT/kmod/sim/kprof_sim.ko $ROOT/kmod/edu/kprof_edu.ko"
 ctl=$BUILD/kprofctl
 [ "$module" = 0 ] || [ -f "$ko" ] || die "$ko is missing: run 'make'"
 [ -x "$ctl" ] || die "$ctl is missing: run 'make'"
