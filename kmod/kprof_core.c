@@ -158,6 +158,9 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	if (ret)
 		goto err_ida;
 
+	ret = kprof_test_register_step();
+	if (ret)
+		goto err_xa;
 	dev = device_create_with_groups(kprof_class, parent,
 					MKDEV(MAJOR(kprof_devt), kd->id), kd,
 					kprof_dev_groups, "kprof%d", kd->id);
