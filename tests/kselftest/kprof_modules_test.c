@@ -136,4 +136,43 @@ TEST_F(mods, sim_l1_memory_capped)
 	EXPECT_EQ(0, count_devices());
 }
 
+/*
+ * Files and mappings of a device may outlive its backend module: after
+ * rmmod kprof_sim they get SIGBUS and ENODEV, and closing them must not
+ * call into the unloaded module (the core keeps nothing of the backend's
+ * past unregister; an oops here fails the run's dmesg check).
+ */
+TEST_F(mods, files_outlive_backend_module)
+{
+	struct kprof_device_info info;
+	uint64_t pages0, pages;
+	size_t cnt_len;
+	uint8_t *cnt;
+	struct kt_ring r;
+	int fd;
+
+	ASSERT_TRUE(kt_debugfs_ready());
+	ASSERT_EQ(0, kt_read_u64(KT_PAGES_FILE, &pages0));
+	fd = kt_open_dev(0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kt_info(fd, &info));
+	ASSERT_EQ(0, kt_start(fd, 0, 4 * KPROF_RING_SIZE_MIN, 0));
+	ASSERT_EQ(0, kt_ring_map(&r, fd));
+	cnt_len = info.counter_block_size;
+	cnt = mmap(NULL, cnt_len, PROT_READ, MAP_SHARED, fd,
+		   KPROF_MMAP_COUNTERS);
+	ASSERT_NE(MAP_FAILED, cnt);
+
+	ASSERT_EQ(0, kt_module_unload("kprof_sim"));
+	EXPECT_EQ(1, kt_sigbus_on_read((const volatile uint8_t *)r.map));
+	EXPECT_EQ(1, kt_sigbus_on_read(cnt));
+	EXPECT_EQ(-ENODEV, kt_info(fd, &info));
+	/* The last references go with the backend module unloaded. */
+	close(fd);
+	munmap(cnt, cnt_len);
+	kt_ring_unmap(&r);
+	ASSERT_EQ(0, kt_read_u64(KT_PAGES_FILE, &pages));
+	EXPECT_EQ(pages0, pages);
+}
+
 TEST_HARNESS_MAIN
