@@ -2,7 +2,7 @@
 /*
  * The PCI reference backend, kprof_edu.ko, on QEMU's edu device: a capture
  * gets the ops the device ran and their markers through the device's own
- * DMA engine; the device is then removed while a capture runs and its
+ * DMA engine, on the INTx line (msi=0) and on MSI; the device is then removed while a capture runs and its
  * ring is mapped, first through sysfs (then rescanned), then by QEMU's
  * device_del (hot-unplug). The reader gets a clear end: SIGBUS on the
  * mapping, the rest of the data then EOF from read(), ENODEV from ioctls;
@@ -192,18 +192,78 @@ TEST_F(edu, iommu_as_booted)
 	TH_LOG("%s: %s", bdf, want ? "behind the IOMMU" : "no IOMMU");
 }
 
+/* Wait for the edu device to be bound and registered; its kprofN. */
+static int edu_wait_bound(char *bdf, size_t len)
+{
+	int id = -1;
+
+	for (int i = 0; i < EDU_GONE_MS / 50 && id < 0; i++) {
+		if (!edu_bdf(bdf, len))
+			id = edu_kprof_id(bdf);
+		if (id < 0)
+			kt_sleep_ms(50);
+	}
+	return id;
+}
+
+/* Reload kprof_edu.ko with PARAMS; the device's kprofN, or -1. */
+static int edu_reload(const char *params, char *bdf, size_t len)
+{
+	if (kt_module_unload("kprof_edu") ||
+	    kt_module_load(KT_EDU_MODULE_PATH, params))
+		return -1;
+	return edu_wait_bound(bdf, len);
+}
+
+/* A capture on kprofID gets the ops run on BDF and their markers. */
+static void edu_capture_ops(struct __test_metadata *_metadata, int id,
+			    const char *bdf)
+{
+	struct kt_recs rs = { 0 };
+	struct kt_ring r;
+	int fd = kt_open_dev(id);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kt_start(fd, 0, 0, 0));
+	ASSERT_EQ(0, kt_ring_map(&r, fd));
+	ASSERT_EQ(0, edu_run_ops(bdf, EDU_OPS));
+	EXPECT_EQ(0, edu_wait_records(&r, EDU_OPS, &rs));
+	EXPECT_FALSE(rs.malformed) TH_LOG("%s", rs.why);
+	EXPECT_EQ(0, kt_stop(fd));
+	kt_ring_unmap(&r);
+	kt_recs_free(&rs);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(edu, intx_and_msi, 300)
+{
+	char bdf[32], path[160];
+	int id;
+
+	/* msi=0: the legacy INTx line, shared, status-checked handler. */
+	id = edu_reload("msi=0", bdf, sizeof(bdf));
+	ASSERT_LE(0, id);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/msi_irqs", bdf);
+	EXPECT_NE(0, access(path, F_OK));
+	edu_capture_ops(_metadata, id, bdf);
+	/* The default: MSI. */
+	id = edu_reload("", bdf, sizeof(bdf));
+	ASSERT_LE(0, id);
+	EXPECT_EQ(0, access(path, F_OK));
+	edu_capture_ops(_metadata, id, bdf);
+	/* A fresh device, no ring cached, for the page counts below. */
+	ASSERT_LE(0, edu_reload("", bdf, sizeof(bdf)));
+}
+
 TEST_F_TIMEOUT(edu, remove_sysfs_while_mapped, 300)
 {
 	char bdf[32];
-	int i;
 
 	ASSERT_EQ(0, edu_bdf(bdf, sizeof(bdf)));
 	edu_remove_while_mapped(_metadata, remove_sysfs);
 	/* It comes back, bound again, for the next case. */
 	ASSERT_EQ(0, kt_write_file("/sys/bus/pci/rescan", "1"));
-	for (i = 0; i < EDU_GONE_MS / 50 && edu_kprof_id(bdf) < 0; i++)
-		kt_sleep_ms(50);
-	ASSERT_LE(0, edu_kprof_id(bdf));
+	ASSERT_LE(0, edu_wait_bound(bdf, sizeof(bdf)));
 }
 
 TEST_F_TIMEOUT(edu, hot_unplug_while_mapped, 300)

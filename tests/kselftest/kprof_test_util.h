@@ -49,6 +49,7 @@
 #define KT_PAGES_FILE		KT_DEBUGFS_ROOT "/kprof/pages"
 #define KT_SIM_MODULE_PATH	"/kprof/kmod/sim/kprof_sim.ko"
 #define KT_SIM_MODULE_ARGS	"sim_devices=1"
+#define KT_EDU_MODULE_PATH	"/kprof/kmod/edu/kprof_edu.ko"
 
 #define KT_PAGE_SIZE		((size_t)sysconf(_SC_PAGESIZE))
 
