@@ -674,6 +674,12 @@ int main(int argc, char **argv)
 	bool chaos = true, have_seed = false;
 	pid_t pids[MAX_WORKERS + 3];
 	int npids = 0, keeper, fails = 0;
+
+	/* The modules the VM runner loaded (tests/vm/init), if it says. */
+	if (getenv("KPROF_KO_kprof"))
+		ko_path = getenv("KPROF_KO_kprof");
+	if (getenv("KPROF_KO_kprof_sim"))
+		sim_ko_path = getenv("KPROF_KO_kprof_sim");
 	struct timespec t0, t1;
 	double secs;
 

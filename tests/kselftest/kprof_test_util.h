@@ -45,11 +45,12 @@
 #define KT_DEBUGFS_ROOT		"/sys/kernel/debug"
 #define KT_SIM_DEBUGFS_FMT	KT_DEBUGFS_ROOT "/kprof_sim/sim%d"
 #define KT_SIM_BUS_DIR		"/sys/bus/kprof_sim"
-#define KT_MODULE_PATH		"/kprof/kmod/kprof.ko"
-#define KT_PAGES_FILE		KT_DEBUGFS_ROOT "/kprof/pages"
-#define KT_SIM_MODULE_PATH	"/kprof/kmod/sim/kprof_sim.ko"
+/* The modules the VM runner loaded (tests/vm/init exports KPROF_KO_<name>). */
+#define KT_MODULE_PATH		kt_ko_path("kprof", "/kprof/kmod/kprof.ko")
+#define KT_SIM_MODULE_PATH	kt_ko_path("kprof_sim", "/kprof/kmod/sim/kprof_sim.ko")
+#define KT_EDU_MODULE_PATH	kt_ko_path("kprof_edu", "/kprof/kmod/edu/kprof_edu.ko")
 #define KT_SIM_MODULE_ARGS	"sim_devices=1"
-#define KT_EDU_MODULE_PATH	"/kprof/kmod/edu/kprof_edu.ko"
+#define KT_PAGES_FILE		KT_DEBUGFS_ROOT "/kprof/pages"
 
 #define KT_PAGE_SIZE		((size_t)sysconf(_SC_PAGESIZE))
 
@@ -236,6 +237,16 @@ static inline int kt_read_u64(const char *path, uint64_t *val)
 	if (errno || end == buf || (*end && *end != '\n'))
 		return -EINVAL;
 	return 0;
+}
+
+static inline const char *kt_ko_path(const char *name, const char *dflt)
+{
+	char var[64];
+	const char *p;
+
+	snprintf(var, sizeof(var), "KPROF_KO_%s", name);
+	p = getenv(var);
+	return p && *p ? p : dflt;
 }
 
 static sigjmp_buf kt_bus_jmp;
