@@ -108,7 +108,6 @@ check-fuzz:
 check-debug: user examples kselftest
 	$(MAKE) -C bpf tests
 	./tests/vm/debug-kernel/check
-	./tests/vm/debug-kernel/check --edu kprof_edu_test
 	./tests/vm/debug-kernel/check --edu --iommu kprof_edu_test
 
 # The README's set-up, run in a bare Debian 12 root made by debootstrap
