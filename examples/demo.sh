@@ -6,7 +6,7 @@
 # device's clock, capture the example workload, restore the clock, and
 # show where the CSVs are with a short summary.
 #
-# Also runs on a real host with kprof.ko loaded (sim_devices=1) and
+# Also runs on a real host with kprof.ko and kprof_sim.ko (sim_devices=1) loaded and
 # kprofctl on PATH: KPROF_ROOT and BUILD default to this checkout.
 set -eu
 

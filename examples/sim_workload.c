@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "sim_workload: cannot open %s: %s\n"
-			"  (is kprof.ko loaded with sim_devices=%lu or more? "
+			"  (is kprof_sim.ko loaded with sim_devices=%lu or more? "
 			"see /sys/bus/kprof_sim/new_device)\n",
 			path, strerror(errno), dev + 1);
 		return 1;

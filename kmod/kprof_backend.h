@@ -18,6 +18,14 @@
 struct device;
 struct kprof_device;
 
+/* kprof's minors: at most this many devices at a time, all backends. */
+#define KPROF_MAX_DEVICES	64
+
+/*
+ * The core exports the functions below in this symbol namespace; a backend
+ * module says MODULE_IMPORT_NS(KPROF).
+ */
+
 /* Static description of the hardware, filled by the backend. */
 struct kprof_hw_info {
 	const char *backend;		/* "sim", "pci", ... */

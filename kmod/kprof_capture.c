@@ -262,7 +262,7 @@ void kprof_dma_complete(struct kprof_device *kd,
 	if (cap)
 		wake_up_all(&kd->read_wq);
 }
-EXPORT_SYMBOL_GPL(kprof_dma_complete);
+EXPORT_SYMBOL_NS_GPL(kprof_dma_complete, KPROF);
 
 void kprof_clock_changed(struct kprof_device *kd, u32 mhz, bool locked)
 {
@@ -287,7 +287,7 @@ void kprof_clock_changed(struct kprof_device *kd, u32 mhz, bool locked)
 	if (cap)
 		wake_up_all(&kd->read_wq);
 }
-EXPORT_SYMBOL_GPL(kprof_clock_changed);
+EXPORT_SYMBOL_NS_GPL(kprof_clock_changed, KPROF);
 
 /*
  * Every 50 ms without a completion, ask the backend whether the

@@ -29,7 +29,6 @@ static void kprof_device_release(struct kref *ref)
 	if (kd->inode)
 		kprof_inode_free(kd->inode);
 	put_device(kd->dev);
-	put_device(kd->parent);
 	mutex_destroy(&kd->rings_lock);
 	mutex_destroy(&kd->lock);
 	kfree(kd);
@@ -44,13 +43,13 @@ void *kprof_device_priv(struct kprof_device *kd)
 {
 	return kd->priv;
 }
-EXPORT_SYMBOL_GPL(kprof_device_priv);
+EXPORT_SYMBOL_NS_GPL(kprof_device_priv, KPROF);
 
 int kprof_device_id(struct kprof_device *kd)
 {
 	return kd->id;
 }
-EXPORT_SYMBOL_GPL(kprof_device_id);
+EXPORT_SYMBOL_NS_GPL(kprof_device_id, KPROF);
 
 static int kprof_check_hw_info(const struct kprof_backend_ops *ops,
 			       const struct kprof_hw_info *hw)
@@ -126,10 +125,12 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	spin_lock_init(&kd->cache_lock);
 	init_waitqueue_head(&kd->read_wq);
 	/*
-	 * Both are read (names in INFO and in warnings) by ioctls, readers
-	 * and timers that can outlive unregister: hold them until kd goes.
+	 * INFO and warnings name the device from ioctls, readers and timers
+	 * that can outlive unregister: keep the name, not the parent (kd->dev
+	 * is ours and held until kd goes).
 	 */
 	kd->parent = get_device(parent);
+	strscpy(kd->parent_name, dev_name(parent), sizeof(kd->parent_name));
 	kd->ops = ops;
 	kd->priv = priv;
 	kprof_copy_hw_info(kd, info);
@@ -157,6 +158,9 @@ struct kprof_device *kprof_device_register(struct device *parent,
 	if (ret)
 		goto err_ida;
 
+	ret = kprof_test_register_step();
+	if (ret)
+		goto err_xa;
 	dev = device_create_with_groups(kprof_class, parent,
 					MKDEV(MAJOR(kprof_devt), kd->id), kd,
 					kprof_dev_groups, "kprof%d", kd->id);
@@ -176,10 +180,11 @@ err_xa:
 err_ida:
 	ida_free(&kprof_ida, kd->id);
 err_free:
+	put_device(kd->parent);
 	kprof_device_put(kd);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(kprof_device_register);
+EXPORT_SYMBOL_NS_GPL(kprof_device_register, KPROF);
 
 void kprof_device_unregister(struct kprof_device *kd)
 {
@@ -217,9 +222,12 @@ void kprof_device_unregister(struct kprof_device *kd)
 	/* Waits for sysfs readers, which may still call ops under the lock. */
 	device_destroy(kprof_class, MKDEV(MAJOR(kprof_devt), kd->id));
 	ida_free(&kprof_ida, kd->id);
+	/* Nothing of the core uses the parent from here on (see register). */
+	put_device(kd->parent);
+	kd->parent = NULL;
 	kprof_device_put(kd);
 }
-EXPORT_SYMBOL_GPL(kprof_device_unregister);
+EXPORT_SYMBOL_NS_GPL(kprof_device_unregister, KPROF);
 
 /*
  * Take kd->lock for an operation on a live device. User memory is never

@@ -3,14 +3,33 @@
  * /sys/kernel/debug/kprof/: what kmemleak cannot see. "pages" counts the
  * pages the core holds for capture rings (control pages and data), so
  * tests can check that captures and device removal give every one back.
+ * The test_* knobs are for tests only: they widen or fail a step of
+ * registration, so that a race the step guards against can be shown.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 
 #include "kprof_internal.h"
 
 static atomic_long_t kprof_ring_pages = ATOMIC_LONG_INIT(0);
 static struct dentry *kprof_dbg_root;
+static u32 kprof_test_register_delay_ms;
+static bool kprof_test_register_fail;
+
+/*
+ * Called by kprof_device_register() just before it creates /dev/kprofN:
+ * sleeps test_register_delay_ms, then fails as device_create() would if
+ * test_register_fail is set.
+ */
+int kprof_test_register_step(void)
+{
+	u32 ms = READ_ONCE(kprof_test_register_delay_ms);
+
+	if (ms)
+		msleep(min_t(u32, ms, 10000));
+	return READ_ONCE(kprof_test_register_fail) ? -EIO : 0;
+}
 
 void kprof_pages_add(unsigned long n)
 {
@@ -34,6 +53,10 @@ void kprof_debugfs_init(void)
 	kprof_dbg_root = debugfs_create_dir("kprof", NULL);
 	debugfs_create_file_unsafe("pages", 0400, kprof_dbg_root, NULL,
 				   &kprof_pages_fops);
+	debugfs_create_u32("test_register_delay_ms", 0600, kprof_dbg_root,
+			   &kprof_test_register_delay_ms);
+	debugfs_create_bool("test_register_fail", 0600, kprof_dbg_root,
+			    &kprof_test_register_fail);
 }
 
 /* Every fd and mapping is gone by module exit: so are the rings. */

@@ -29,7 +29,6 @@
 #include "kprof_backend.h"
 #include "kprof_compat.h"
 
-#define KPROF_MAX_DEVICES	64
 #define KPROF_RISC_NAME_LEN	8
 
 /* Smallest span worth lending the backend; less ring tail is padded. */
@@ -122,7 +121,12 @@ struct kprof_clock_saved {
 struct kprof_device {
 	struct kref ref;
 	int id;
-	struct device *parent;		/* reference held */
+	/*
+	 * Held from register to unregister only: the parent's release code
+	 * belongs to the backend module, which may be gone after that.
+	 */
+	struct device *parent;
+	char parent_name[KPROF_NAME_LEN];	/* for INFO, also once gone */
 	struct device *dev;		/* class device /dev/kprofN, held */
 	const struct kprof_backend_ops *ops;
 	void *priv;
@@ -213,9 +217,10 @@ int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma);
 void kprof_ring_sync_for_device(struct kprof_ring *ring, u64 pos, u32 len);
 void kprof_ring_sync_for_cpu(struct kprof_ring *ring, u64 pos, u32 len);
 
-/* kprof_debugfs.c: pages held by rings, module-wide (debugfs "pages"). */
+/* kprof_debugfs.c: pages held by rings (debugfs "pages"), test knobs. */
 void kprof_pages_add(unsigned long n);
 void kprof_pages_sub(unsigned long n);
+int kprof_test_register_step(void);
 void kprof_debugfs_init(void);
 void kprof_debugfs_exit(void);
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof module init and exit: the "kprof" class, the char device region,
- * then the built-in backends (today the simulator).
+ * kprof.ko, the core: the "kprof" class and the char device region. The
+ * backends are modules of their own (kprof_sim.ko, kprof_edu.ko) that
+ * register their devices through kprof_backend.h.
  */
 #include <linux/module.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 
 #include "kprof_internal.h"
-#include "sim/kprof_sim.h"
 
 struct class *kprof_class;
 dev_t kprof_devt;
@@ -40,15 +40,8 @@ static int __init kprof_init(void)
 	ret = kprof_core_init();
 	if (ret)
 		goto err_class;
-
-	ret = kprof_sim_init();
-	if (ret)
-		goto err_core;
-
 	return 0;
 
-err_core:
-	kprof_core_exit();
 err_class:
 	kprof_debugfs_exit();
 	class_destroy(kprof_class);
@@ -59,8 +52,7 @@ err_region:
 
 static void __exit kprof_exit(void)
 {
-	/* Unregisters every sim device, which resets their clocks. */
-	kprof_sim_exit();
+	/* Every backend module, which depends on this one, is gone. */
 	kprof_core_exit();
 	kprof_debugfs_exit();
 	class_destroy(kprof_class);
@@ -70,6 +62,6 @@ static void __exit kprof_exit(void)
 module_init(kprof_init);
 module_exit(kprof_exit);
 
-MODULE_DESCRIPTION("kprof: accelerator profiling capture (with simulated accelerator)");
+MODULE_DESCRIPTION("kprof: accelerator profiling capture, core (backends are modules)");
 MODULE_AUTHOR("kprof developers");
 MODULE_LICENSE("GPL");

@@ -187,17 +187,21 @@ __poll_t kprof_capture_poll(struct file *file, struct poll_table_struct *wait)
 
 /*
  * A backend that maps its counter block without vm_ops of its own gets
- * ours: they pin the parent device, so a block freed in the parent's
- * release stays valid while mapped, even after the device is removed.
+ * ours. They pin kd, not the parent device: the parent's release code is
+ * the backend module's, which may be unloaded while the mapping lives.
+ * Unregister zaps the mapping (kd->inode) before the backend frees the
+ * block, and later faults get SIGBUS (no fault handler).
  */
 static void kprof_counters_vm_open(struct vm_area_struct *vma)
 {
-	get_device(vma->vm_private_data);
+	struct kprof_device *kd = vma->vm_private_data;
+
+	kref_get(&kd->ref);
 }
 
 static void kprof_counters_vm_close(struct vm_area_struct *vma)
 {
-	put_device(vma->vm_private_data);
+	kprof_device_put(vma->vm_private_data);
 }
 
 static const struct vm_operations_struct kprof_counters_vm_ops = {
@@ -219,7 +223,9 @@ static int kprof_counters_mmap(struct kprof_device *kd,
 		return -EINTR;
 	ret = kd->mmap_dead ? -ENODEV : kd->ops->mmap_counters(kd, vma);
 	if (!ret && !vma->vm_ops) {
-		vma->vm_private_data = get_device(kd->parent);
+		/* kd, not the parent: the backend module may go first. */
+		kref_get(&kd->ref);
+		vma->vm_private_data = kd;
 		vma->vm_ops = &kprof_counters_vm_ops;
 	}
 	up_read(&kd->mmap_sem);

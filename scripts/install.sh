@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make install` on a real host: kprof.ko into /lib/modules/$(uname -r)/extra
+# `make install` on a real host: kprof.ko and its backend modules
+# (kprof_sim.ko...) into /lib/modules/$(uname -r)/extra
 # (+ depmod), kprofctl into /usr/local/bin (and the CUPTI agent into
 # /usr/local/lib/kprof), its man pages, the udev rules,
 # the driver profiles and device peaks (share/kprof/, where kprofctl looks
@@ -13,7 +14,7 @@
 # or install the packages of `make deb`, with which DKMS rebuilds it for
 # every kernel.
 # DESTDIR=/some/dir stages the files there and skips depmod, groupadd, udev.
-# --no-module: everything but kprof.ko (the kprofctl package, packaging/).
+# --no-module: everything but the modules (the kprofctl package, packaging/).
 # UDEVDIR (default /etc/udev/rules.d) is where the rules go.
 set -euo pipefail
 
@@ -36,6 +37,8 @@ esac
 [ -n "$DESTDIR" ] || [ "$(id -u)" = 0 ] || die "run as root (sudo make install), or set DESTDIR"
 
 ko=$ROOT/kmod/kprof.ko
+# The backends, each a module of its own that needs kprof.ko.
+backends="$ROOT/kmod/sim/kprof_sim.ko $ROOT/kmod/edu/kprof_edu.ko"
 ctl=$BUILD/kprofctl
 [ "$module" = 0 ] || [ -f "$ko" ] || die "$ko is missing: run 'make'"
 [ -x "$ctl" ] || die "$ctl is missing: run 'make'"
@@ -47,6 +50,10 @@ if [ "$module" = 1 ]; then
 	[ "$vm" = "$KREL" ] ||
 		die "kmod/kprof.ko is built for $vm, this host runs $KREL: rebuild with 'make KDIR=/lib/modules/$KREL/build' (or install the packages of 'make deb': DKMS builds it for every kernel)"
 	install -D -m 0644 "$ko" "$DESTDIR/lib/modules/$KREL/extra/kprof.ko"
+	for b in $backends; do
+		[ -f "$b" ] || die "$b is missing: run 'make'"
+		install -D -m 0644 "$b" "$DESTDIR/lib/modules/$KREL/extra/${b##*/}"
+	done
 fi
 install -D -m 0755 "$ctl" "$DESTDIR$PREFIX/bin/kprofctl"
 # the CUPTI agent of NVIDIA captures: kprofctl looks in ../lib/kprof/
@@ -80,5 +87,5 @@ if [ -z "$DESTDIR" ]; then
 	fi
 fi
 
-echo "install: done. Load the module with 'modprobe kprof' (sim: 'modprobe kprof sim_devices=1');"
+echo "install: done. Load the simulated device with 'modprobe kprof_sim sim_devices=1' (it loads kprof.ko first);"
 echo "install: add profiling users to the kprof group: usermod -aG kprof USER"

@@ -765,10 +765,13 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 	atomic_set(&sd->kick_armed, 0);
 	atomic64_set(&sd->kick_ns, 0);
 
-	sd->l1 = vzalloc(array_size(nr, sizeof(*sd->l1)));
-	sd->l1_snap = vzalloc(array_size(nr, sizeof(*sd->l1_snap)));
-	sd->l1_mem = vmalloc(array3_size(nr, sd->l1_entries,
-					 sizeof(*sd->l1_mem)));
+	/* Sized by module parameters: fail with -ENOMEM, never a splat. */
+	sd->l1 = __vmalloc(array_size(nr, sizeof(*sd->l1)),
+			   GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	sd->l1_snap = __vmalloc(array_size(nr, sizeof(*sd->l1_snap)),
+				GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	sd->l1_mem = __vmalloc(kprof_sim_l1_size(sd),
+			       GFP_KERNEL | __GFP_NOWARN);
 	/*
 	 * Per core and op a COUNTERS record is 96 bytes against 640 bytes
 	 * of markers (5 RISCs, no zones); one marker's worth per L1 entry
@@ -779,10 +782,17 @@ int kprof_sim_l1_init(struct kprof_sim_dev *sd)
 						   sd->l1_entries * 32,
 						   KPROF_SIM_FIFO_MIN,
 						   KPROF_SIM_FIFO_MAX));
-	sd->fifo = vmalloc(sd->fifo_size);
+	sd->fifo = __vmalloc(sd->fifo_size, GFP_KERNEL | __GFP_NOWARN);
 	if (!sd->l1 || !sd->l1_snap || !sd->l1_mem || !sd->fifo)
 		return -ENOMEM;
 	return 0;
+}
+
+/* Bytes of simulated L1 the device's rings take. */
+size_t kprof_sim_l1_size(const struct kprof_sim_dev *sd)
+{
+	return array3_size(kprof_sim_nr_rings(sd), sd->l1_entries,
+			   sizeof(*sd->l1_mem));
 }
 
 void kprof_sim_l1_free(struct kprof_sim_dev *sd)

@@ -3,7 +3,7 @@
  * Internals of the simulated accelerator (docs/sim.md describes the model).
  *
  * Locking, and the contexts each lock is taken in:
- *  kprof_sim_devs_lock (mutex, kprof_sim.c): device list; sysfs stores and
+ *  kprof_sim_devs_lock (mutex, kprof_sim_main.c): device list; sysfs stores and
  *	module init/exit only.
  *  exec_mutex: held by the exec thread while it runs one step (dispatch,
  *	finish, storm chunk) and by capture_start/stop to flip the capture
@@ -70,7 +70,7 @@ enum {
 	KPROF_SIM_CTR_L1_CONFLICTS,
 };
 
-/* Module parameters (kprof_sim.c). */
+/* Module parameters (kprof_sim_main.c). */
 extern unsigned int kprof_sim_param_l1_entries;
 extern int kprof_sim_param_drift_ppm;
 extern unsigned int kprof_sim_param_jitter_ns;
@@ -320,6 +320,7 @@ void kprof_sim_core_model(const struct kprof_sim_plan *p, u32 core,
 /* kprof_sim_l1.c */
 int kprof_sim_l1_init(struct kprof_sim_dev *sd);
 void kprof_sim_l1_free(struct kprof_sim_dev *sd);
+size_t kprof_sim_l1_size(const struct kprof_sim_dev *sd);
 void kprof_sim_l1_put(struct kprof_sim_dev *sd, u32 ring,
 		      struct kprof_rec_marker *m, u32 n, u64 op_seq);
 void kprof_sim_l1_put2(struct kprof_sim_dev *sd, u32 ring,

@@ -17,7 +17,7 @@
  *     while this program holds a kprof fd (if it ever succeeds, the module
  *     is loaded again and the run fails).
  *
- *   ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]
+ *   ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH] [--sim-ko PATH]
  *
  * The seed is printed first. Each process's random stream derives from it,
  * so `--seed N --workers 1 --no-chaos` replays one call sequence exactly;
@@ -72,6 +72,7 @@ struct stats {
 
 static struct stats *S;
 static const char *ko_path = "/kprof/kmod/kprof.ko";
+static const char *sim_ko_path = "/kprof/kmod/sim/kprof_sim.ko";
 
 /* ---- random numbers: xorshift64*, one stream per process ---- */
 
@@ -573,16 +574,23 @@ static int write_sysfs(const char *path, const char *text)
 	return n < 0 ? -1 : 0;
 }
 
-static void reload_module(void)
+static int load_module(const char *path, const char *params)
 {
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = fd < 0 || syscall(SYS_finit_module, fd, params, 0) ? -1 : 0;
 
-	if (fd < 0 || syscall(SYS_finit_module, fd, "sim_devices=1", 0))
-		fprintf(stderr, "ioctl_fuzz: cannot reload %s: %s\n", ko_path, strerror(errno));
-	else
-		atomic_fetch_add(&S->reloads, 1);
+	if (ret)
+		fprintf(stderr, "ioctl_fuzz: cannot reload %s: %s\n", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
+	return ret;
+}
+
+/* The core, then the sim backend that depends on it. */
+static void reload_module(void)
+{
+	if (!load_module(ko_path, "") && !load_module(sim_ko_path, "sim_devices=1"))
+		atomic_fetch_add(&S->reloads, 1);
 }
 
 /* The sim's debugfs fault and clock knobs (docs/sim.md), random values. */
@@ -664,7 +672,8 @@ static void churn_proc(uint64_t seed)
 static void die_usage(void)
 {
 	fprintf(stderr,
-		"usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH]\n");
+		"usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH] [--sim-ko PATH]
+");
 	exit(2);
 }
 
@@ -675,6 +684,12 @@ int main(int argc, char **argv)
 	bool chaos = true, have_seed = false;
 	pid_t pids[MAX_WORKERS + 3];
 	int npids = 0, keeper, fails = 0;
+
+	/* The modules the VM runner loaded (tests/vm/init), if it says. */
+	if (getenv("KPROF_KO_kprof"))
+		ko_path = getenv("KPROF_KO_kprof");
+	if (getenv("KPROF_KO_kprof_sim"))
+		sim_ko_path = getenv("KPROF_KO_kprof_sim");
 	struct timespec t0, t1;
 	double secs;
 
@@ -690,6 +705,8 @@ int main(int argc, char **argv)
 			chaos = false;
 		} else if (!strcmp(argv[i], "--ko") && i + 1 < argc) {
 			ko_path = argv[++i];
+		} else if (!strcmp(argv[i], "--sim-ko") && i + 1 < argc) {
+			sim_ko_path = argv[++i];
 		} else {
 			die_usage();
 		}

@@ -9,37 +9,12 @@
  * runs the same test).
  */
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 
 #include "kprof_test_util.h"
 #include "kprof_harness.h"
 
 #define RM_SIM_ID	9
 #define NS_5S		5000000000ULL
-#define PAGES_FILE	KT_DEBUGFS_ROOT "/kprof/pages"
-
-static sigjmp_buf bus_jmp;
-
-static void on_sigbus(int sig)
-{
-	siglongjmp(bus_jmp, sig);
-}
-
-/* 1 if reading *p raised SIGBUS, 0 if it read fine. */
-static int sigbus_on_read(const volatile uint8_t *p)
-{
-	struct sigaction sa = { .sa_handler = on_sigbus }, old;
-	volatile int hit = 0;
-
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(bus_jmp, 1))
-		hit = 1;
-	else
-		(void)*p;
-	sigaction(SIGBUS, &old, NULL);
-	return hit;
-}
 
 FIXTURE(rm) {
 	int kid, simfd;
@@ -52,7 +27,7 @@ FIXTURE_SETUP(rm)
 	char path[64];
 
 	ASSERT_TRUE(kt_debugfs_ready());
-	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &self->pages0));
+	ASSERT_EQ(0, kt_read_u64(KT_PAGES_FILE, &self->pages0));
 	ASSERT_EQ(0, kt_sim_new(RM_SIM_ID, 4, 2));
 	self->kid = kt_kprof_id_of_sim(RM_SIM_ID);
 	ASSERT_LE(0, self->kid);
@@ -109,21 +84,21 @@ TEST_F_TIMEOUT(rm, mappings_die_with_device, 120)
 		   KPROF_MMAP_COUNTERS);
 	ASSERT_NE(MAP_FAILED, cnt);
 	/* Live and readable before removal. */
-	EXPECT_EQ(0, sigbus_on_read(stopped + pg));
-	EXPECT_EQ(0, sigbus_on_read(live));
-	EXPECT_EQ(0, sigbus_on_read(cnt));
-	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
+	EXPECT_EQ(0, kt_sigbus_on_read(stopped + pg));
+	EXPECT_EQ(0, kt_sigbus_on_read(live));
+	EXPECT_EQ(0, kt_sigbus_on_read(cnt));
+	ASSERT_EQ(0, kt_read_u64(KT_PAGES_FILE, &pages));
 	EXPECT_LT(self->pages0, pages);
 
 	ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
 	self->removed = true;
 
 	/* Pages touched before and pages never touched alike. */
-	EXPECT_EQ(1, sigbus_on_read(stopped));
-	EXPECT_EQ(1, sigbus_on_read(stopped + pg));
-	EXPECT_EQ(1, sigbus_on_read(live));
-	EXPECT_EQ(1, sigbus_on_read(live + rlen - pg));
-	EXPECT_EQ(1, sigbus_on_read(cnt));
+	EXPECT_EQ(1, kt_sigbus_on_read(stopped));
+	EXPECT_EQ(1, kt_sigbus_on_read(stopped + pg));
+	EXPECT_EQ(1, kt_sigbus_on_read(live));
+	EXPECT_EQ(1, kt_sigbus_on_read(live + rlen - pg));
+	EXPECT_EQ(1, kt_sigbus_on_read(cnt));
 	/* No new mapping of a removed device. */
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, pg, PROT_READ, MAP_SHARED, fb,
 				   KPROF_MMAP_RING));
@@ -157,7 +132,7 @@ TEST_F_TIMEOUT(rm, mappings_die_with_device, 120)
 	close(fa);
 	close(fb);
 	/* Every page of both rings and of the cache is back. */
-	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
+	ASSERT_EQ(0, kt_read_u64(KT_PAGES_FILE, &pages));
 	EXPECT_EQ(self->pages0, pages);
 }
 
@@ -178,7 +153,7 @@ TEST_F_TIMEOUT(rm, pages_return, 120)
 	ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
 	self->removed = true;
 	close(fd);
-	ASSERT_EQ(0, kt_read_u64(PAGES_FILE, &pages));
+	ASSERT_EQ(0, kt_read_u64(KT_PAGES_FILE, &pages));
 	EXPECT_EQ(self->pages0, pages);
 }
 

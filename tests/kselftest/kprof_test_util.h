@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
 
 #include <linux/capability.h>
 #include <linux/kprof.h>
@@ -43,7 +45,12 @@
 #define KT_DEBUGFS_ROOT		"/sys/kernel/debug"
 #define KT_SIM_DEBUGFS_FMT	KT_DEBUGFS_ROOT "/kprof_sim/sim%d"
 #define KT_SIM_BUS_DIR		"/sys/bus/kprof_sim"
-#define KT_MODULE_PATH		"/kprof/kmod/kprof.ko"
+/* The modules the VM runner loaded (tests/vm/init exports KPROF_KO_<name>). */
+#define KT_MODULE_PATH		kt_ko_path("kprof", "/kprof/kmod/kprof.ko")
+#define KT_SIM_MODULE_PATH	kt_ko_path("kprof_sim", "/kprof/kmod/sim/kprof_sim.ko")
+#define KT_EDU_MODULE_PATH	kt_ko_path("kprof_edu", "/kprof/kmod/edu/kprof_edu.ko")
+#define KT_SIM_MODULE_ARGS	"sim_devices=1"
+#define KT_PAGES_FILE		KT_DEBUGFS_ROOT "/kprof/pages"
 
 #define KT_PAGE_SIZE		((size_t)sysconf(_SC_PAGESIZE))
 
@@ -230,6 +237,69 @@ static inline int kt_read_u64(const char *path, uint64_t *val)
 	if (errno || end == buf || (*end && *end != '\n'))
 		return -EINVAL;
 	return 0;
+}
+
+static inline const char *kt_ko_path(const char *name, const char *dflt)
+{
+	char var[64];
+	const char *p;
+
+	snprintf(var, sizeof(var), "KPROF_KO_%s", name);
+	p = getenv(var);
+	return p && *p ? p : dflt;
+}
+
+static sigjmp_buf kt_bus_jmp;
+
+static inline void kt_on_sigbus(int sig)
+{
+	siglongjmp(kt_bus_jmp, sig);
+}
+
+/* 1 if reading *p raised SIGBUS, 0 if it read fine. */
+static inline int kt_sigbus_on_read(const volatile uint8_t *p)
+{
+	struct sigaction sa = { .sa_handler = kt_on_sigbus }, old;
+	volatile int hit = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(kt_bus_jmp, 1))
+		hit = 1;
+	else
+		(void)*p;
+	sigaction(SIGBUS, &old, NULL);
+	return hit;
+}
+
+/* Whether module NAME is in /proc/modules. */
+static inline bool kt_module_loaded(const char *name)
+{
+	char buf[65536], pat[80];
+	size_t n = strlen(name);
+
+	if (kt_read_file("/proc/modules", buf, sizeof(buf)) < 0)
+		return false;
+	snprintf(pat, sizeof(pat), "\n%s ", name);
+	return (!strncmp(buf, name, n) && buf[n] == ' ') || strstr(buf, pat);
+}
+
+/* finit_module(PATH, PARAMS): 0 or -errno. */
+static inline int kt_module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* delete_module(NAME) without waiting: 0 or -errno. */
+static inline int kt_module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
 static inline bool kt_debugfs_ready(void)

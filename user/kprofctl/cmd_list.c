@@ -204,7 +204,7 @@ int cmd_list(int argc, char **argv)
 		ngpus = 0;
 	}
 	if (!n && !ngpus && !failed && !kprof_dev_module_loaded()) {
-		kprofctl_err("%s/kprof* missing and /sys/class/kprof absent: load the module: insmod kprof.ko",
+		kprofctl_err("%s/kprof* missing and /sys/class/kprof absent: load the module: insmod kprof.ko, then a backend (the simulator: insmod kprof_sim.ko sim_devices=1)",
 			     kprof_dev_dir());
 		return KPROFCTL_EXIT_FAIL;
 	}
@@ -265,7 +265,7 @@ int cmd_list(int argc, char **argv)
 	}
 	if (!json && !n && kprof_dev_module_loaded())
 		printf("%s\n",
-		       "no kprof devices (the module is loaded; add one with sim_devices=N or the sim's new_device)");
+		       "no kprof devices (kprof.ko is loaded, no backend has a device: insmod kprof_sim.ko sim_devices=N, or the sim's new_device)");
 	for (i = 0; i < ngpus; i++) {
 		struct kprof_device_desc desc;
 		struct kprof_device dev;

@@ -76,7 +76,7 @@ const char *kprof_dev_open_error(int id, int err, char *buf, size_t len)
 	case -ENXIO:
 		if (!kprof_dev_module_loaded())
 			snprintf(buf, len,
-				 "%s/kprof* missing and /sys/class/kprof absent: load the module: insmod kprof.ko",
+				 "%s/kprof* missing and /sys/class/kprof absent: load the module: insmod kprof.ko, then a backend (the simulator: insmod kprof_sim.ko sim_devices=1)",
 				 dir);
 		else
 			snprintf(buf, len,

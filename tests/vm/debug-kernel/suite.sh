@@ -72,10 +72,14 @@ sleep 1
 if grep -q '^kprof ' /proc/modules; then
 	# Not the word "kmemleak": the host's dmesg check matches it.
 	echo "kprof-vm: unloading kprof.ko before the leak scan" >/dev/kmsg
-	if ! rmmod kprof; then
-		echo "# kprof-debug: rmmod kprof failed (a leaked reference?)"
-		exit 1
-	fi
+	# The backends first: each depends on the core.
+	for m in kprof_edu kprof_sim kprof; do
+		grep -q "^$m " /proc/modules || continue
+		if ! rmmod $m; then
+			echo "# kprof-debug: rmmod $m failed (a leaked reference?)"
+			exit 1
+		fi
+	done
 fi
 
 kml=/sys/kernel/debug/kmemleak

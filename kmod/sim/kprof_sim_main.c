@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The simulated accelerator: the "kprof_sim" bus, its new_device and
- * del_device attributes (in the manner of netdevsim), module parameters,
- * and creation and removal of sim devices, each registered with the core
- * as a kprof device.
+ * kprof_sim.ko, the simulated accelerator: the "kprof_sim" bus, its
+ * new_device and del_device attributes (in the manner of netdevsim),
+ * module parameters, and creation and removal of sim devices, each
+ * registered with the kprof core (kprof.ko) as a kprof device.
  */
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
@@ -17,16 +17,21 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "kprof_sim.h"
 #include "kprof_sim_priv.h"
 
 #define KPROF_SIM_MAX_ID	1023
 #define KPROF_SIM_L1_MIN	16
 #define KPROF_SIM_L1_MAX	65536
+/*
+ * Simulated L1 memory of all sim devices together, MiB: one device at the
+ * largest parameters would otherwise ask vmalloc for 2 GiB.
+ */
+#define KPROF_SIM_L1_TOTAL_MB	256
 
 static unsigned int kprof_sim_param_devices;
 module_param_named(sim_devices, kprof_sim_param_devices, uint, 0444);
-MODULE_PARM_DESC(sim_devices, "Sim devices created at load (ids 0..N-1)");
+MODULE_PARM_DESC(sim_devices, "Sim devices created at load (ids 0..N-1, N <= "
+		 __stringify(KPROF_MAX_DEVICES) ", kprof's minors)");
 
 static unsigned int kprof_sim_param_cores = 64;
 module_param_named(sim_cores, kprof_sim_param_cores, uint, 0444);
@@ -68,10 +73,11 @@ static const struct kprof_backend_ops kprof_sim_ops = {
 	.dma_flush		= kprof_sim_dma_flush,
 };
 
-/* kprof_sim_devs and kprof_sim_enabled are under kprof_sim_devs_lock. */
+/* kprof_sim_devs, _enabled and _l1_bytes are under kprof_sim_devs_lock. */
 static LIST_HEAD(kprof_sim_devs);
 static DEFINE_MUTEX(kprof_sim_devs_lock);
 static bool kprof_sim_enabled;
+static size_t kprof_sim_l1_bytes;	/* L1 memory of the devices listed */
 
 static struct bus_type kprof_sim_bus;
 
@@ -133,6 +139,7 @@ static void kprof_sim_fill_info(struct kprof_sim_dev *sd)
 static void kprof_sim_dev_destroy(struct kprof_sim_dev *sd)
 {
 	list_del(&sd->list);
+	kprof_sim_l1_bytes -= kprof_sim_l1_size(sd);
 	/* First: the clock_lock_mhz knob reports to the core through sd->kd. */
 	kprof_sim_debugfs_exit(sd);
 	if (sd->kd) {
@@ -187,17 +194,27 @@ static int kprof_sim_dev_create(u32 id, u32 cores, u32 riscs)
 
 	kprof_sim_fill_info(sd);
 	kprof_sim_clock_init(sd);
+	if (kprof_sim_l1_size(sd) >
+	    ((size_t)KPROF_SIM_L1_TOTAL_MB << 20) - kprof_sim_l1_bytes) {
+		pr_err("kprof_sim: sim%u: %u cores x %u RISCs x %u L1 entries would take the sim devices past %u MiB of L1 memory: use fewer cores, RISCs, sim_l1_entries or devices\n",
+		       id, cores, riscs, sd->l1_entries,
+		       KPROF_SIM_L1_TOTAL_MB);
+		ret = -ENOSPC;
+		goto err_put;
+	}
 	ret = kprof_sim_l1_init(sd);
 	if (!ret)
 		ret = kprof_sim_pmu_init(sd);
-	if (ret)
-		goto err_put;
 	sd->queue = kvcalloc(KPROF_SIM_QUEUE_LEN, sizeof(*sd->queue),
-			     GFP_KERNEL);
-	sd->truth = vzalloc(array_size(KPROF_SIM_TRUTH_LEN,
-				       sizeof(*sd->truth)));
-	if (!sd->queue || !sd->truth) {
+			     GFP_KERNEL | __GFP_NOWARN);
+	sd->truth = __vmalloc(array_size(KPROF_SIM_TRUTH_LEN,
+					 sizeof(*sd->truth)),
+			      GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!ret && (!sd->queue || !sd->truth))
 		ret = -ENOMEM;
+	if (ret) {
+		pr_err("kprof_sim: sim%u: out of memory for the simulated device (%u cores, %u RISCs, %u L1 entries): %d\n",
+		       id, cores, riscs, sd->l1_entries, ret);
 		goto err_put;
 	}
 
@@ -205,6 +222,7 @@ static int kprof_sim_dev_create(u32 id, u32 cores, u32 riscs)
 	if (ret)
 		goto err_put;
 	list_add_tail(&sd->list, &kprof_sim_devs);
+	kprof_sim_l1_bytes += kprof_sim_l1_size(sd);
 	/* The core allocates its DMA ring against this device. */
 	ret = dma_set_mask_and_coherent(&sd->dev, DMA_BIT_MASK(64));
 	if (ret)
@@ -321,7 +339,14 @@ static void kprof_sim_destroy_all(void)
 	mutex_unlock(&kprof_sim_devs_lock);
 }
 
-int kprof_sim_init(void)
+static void kprof_sim_exit(void)
+{
+	kprof_sim_destroy_all();
+	kprof_sim_debugfs_exit_root();
+	bus_unregister(&kprof_sim_bus);
+}
+
+static int __init kprof_sim_init(void)
 {
 	unsigned int i;
 	int ret = 0;
@@ -329,10 +354,10 @@ int kprof_sim_init(void)
 	if (!kprof_sim_param_cores ||
 	    kprof_sim_param_cores > KPROF_SIM_MAX_CORES ||
 	    !kprof_sim_param_riscs || kprof_sim_param_riscs > KPROF_MAX_RISCS ||
-	    kprof_sim_param_devices > KPROF_SIM_MAX_ID + 1) {
-		pr_err("kprof_sim: sim_cores must be 1-%u, sim_riscs 1-%u, sim_devices 0-%u\n",
+	    kprof_sim_param_devices > KPROF_MAX_DEVICES) {
+		pr_err("kprof_sim: sim_cores must be 1-%u, sim_riscs 1-%u, sim_devices 0-%u (kprof's minors)\n",
 		       KPROF_SIM_MAX_CORES, KPROF_MAX_RISCS,
-		       KPROF_SIM_MAX_ID + 1);
+		       KPROF_MAX_DEVICES);
 		return -EINVAL;
 	}
 	ret = bus_register(&kprof_sim_bus);
@@ -353,9 +378,15 @@ int kprof_sim_init(void)
 	return ret;
 }
 
-void kprof_sim_exit(void)
+static void __exit kprof_sim_module_exit(void)
 {
-	kprof_sim_destroy_all();
-	kprof_sim_debugfs_exit_root();
-	bus_unregister(&kprof_sim_bus);
+	kprof_sim_exit();
 }
+
+module_init(kprof_sim_init);
+module_exit(kprof_sim_module_exit);
+
+MODULE_DESCRIPTION("kprof_sim: simulated accelerator, a kprof backend");
+MODULE_AUTHOR("kprof developers");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KPROF);
