@@ -80,6 +80,8 @@ user_extra_ignore() {
 	# reads the ring's control page (VOLATILE, as above).
 	tests/kselftest/kprof_badinput_test.c) echo ,MACRO_ARG_REUSE ;;
 	tests/kselftest/kprof_test_util.h) echo ,VOLATILE,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE ;;
+	# The HTML tag <thead> in the page's text, read as a typo of "thread".
+	user/lib/kprof_html.c | user/lib/kprof_mdhtml.c) echo ,TYPO_SPELLING ;;
 	esac
 }
 
