@@ -81,7 +81,7 @@ user_extra_ignore() {
 	tests/kselftest/kprof_badinput_test.c) echo ,MACRO_ARG_REUSE ;;
 	tests/kselftest/kprof_test_util.h) echo ,VOLATILE,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE ;;
 	# HTML's <thead> tag, which checkpatch's spelling list reads as "thread".
-	tests/unit/test_html.c) echo ,TYPO_SPELLING ;;
+	tests/unit/test_html.c | user/lib/kprof_html.c | user/lib/kprof_mdhtml.c) echo ,TYPO_SPELLING ;;
 	esac
 }
 

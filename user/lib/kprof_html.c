@@ -842,6 +842,9 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 	return ret;
 }
 
+/* What the device lanes come from when trace.json gives no tracks. */
+#define OPS_LANE_SOURCE "ops.csv DEVICE FW START/END TS (trace.json not there, too big or not in kprof's one-event-per-line layout)"
+
 /* The timeline in two passes over its sources: time range, then cells. */
 static int timeline(struct html *h, struct kprof_err *err)
 {
@@ -852,8 +855,7 @@ static int timeline(struct html *h, struct kprof_err *err)
 	if (!from_trace) {
 		h->ndev_lanes = 1;
 		snprintf(h->lanes[0].name, sizeof(h->lanes[0].name), "device (all cores)");
-		h->lane_source = "ops.csv DEVICE FW START/END TS (trace.json not there, too big "
-				 "or not in kprof's one-event-per-line layout)";
+		h->lane_source = OPS_LANE_SOURCE;
 	}
 	h->tmin = INFINITY;
 	h->tmax = -INFINITY;
@@ -906,9 +908,9 @@ static void svg_timeline(FILE *f, struct html *h)
 		fputs("<p>No timed slices (no device times in ops.csv).</p>\n", f);
 		return;
 	}
-	fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", PLOT_X0 + PLOT_W + 10, height,
-		PLOT_X0 + PLOT_W + 10, height);
+	fprintf(f,
+		"<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		PLOT_X0 + PLOT_W + 10, height, PLOT_X0 + PLOT_W + 10, height);
 	for (int l = 0; l < h->nlanes; l++) {
 		fprintf(f, "<text class=\"lane\" x=\"4\" y=\"%d\">", l * LANE_H + 14);
 		kprof_html_escape(f, h->lanes[l].name);
@@ -940,10 +942,10 @@ static void svg_timeline(FILE *f, struct html *h)
 			if (!s->cnt)
 				continue;
 			kind_color(colr, sizeof(colr), s->mixed ? 0 : s->kind, h->nkinds);
-			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"%s\"%s><title>", x0, l * LANE_H + 3,
-				x1 - x0 < 0.5 ? 0.5 : x1 - x0, LANE_H - 6, s->mixed ? "#999" : colr,
-				s->mixed ? " class=\"mixed\"" : "");
+			fprintf(f,
+				"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s><title>",
+				x0, l * LANE_H + 3, x1 - x0 < 0.5 ? 0.5 : x1 - x0, LANE_H - 6,
+				s->mixed ? "#999" : colr, s->mixed ? " class=\"mixed\"" : "");
 			if (s->cnt == 1) {
 				kprof_html_escape(f, kind_name(h, s->kind));
 				fprintf(f, " seq %" PRIu64 ": %.3f us at %.3f ms", s->seq,
@@ -972,9 +974,10 @@ static void kinds_json(FILE *f, struct html *h)
 
 		fputs(i ? ",\n{\"op\":" : "{\"op\":", f);
 		kprof_html_json_str(f, k->op);
-		fprintf(f, ",\"n\":%" PRIu64 ",\"nk\":%" PRIu64 ",\"tot_k\":%.0f,\"med_k\":%.0f,"
-			"\"max_k\":%.0f,\"mean_fw\":%.0f", k->n, k->nk, k->tot_k,
-			k->nk ? k->med_k : 0, k->max_k, k->nfw ? k->tot_fw / (double)k->nfw : 0);
+		fprintf(f, ",\"n\":%" PRIu64 ",\"nk\":%" PRIu64, k->n, k->nk);
+		fprintf(f, ",\"tot_k\":%.0f,\"med_k\":%.0f,\"max_k\":%.0f,\"mean_fw\":%.0f",
+			k->tot_k, k->nk ? k->med_k : 0, k->max_k,
+			k->nfw ? k->tot_fw / (double)k->nfw : 0);
 		/* no host times (tt-metal logs, no BPF): absent, shown as - */
 		if (k->nhost)
 			fprintf(f, ",\"mean_host\":%.0f", k->tot_host / (double)k->nhost);
@@ -989,9 +992,9 @@ static void kinds_json(FILE *f, struct html *h)
 
 static void slowest_ops(FILE *f, struct html *h)
 {
-	fprintf(f, "<h3>The %zu slowest ops (device kernel time)</h3>\n"
-		"<table id=\"slowest\"><tr><th>GLOBAL CALL COUNT</th><th>OP CODE</th>"
-		"<th>CORES</th><th>kernel [us]</th></tr>\n", h->nslow);
+	fprintf(f, "<h3>The %zu slowest ops (device kernel time)</h3>\n", h->nslow);
+	fputs("<table id=\"slowest\"><tr><th>GLOBAL CALL COUNT</th><th>OP CODE</th>", f);
+	fputs("<th>CORES</th><th>kernel [us]</th></tr>\n", f);
 	for (size_t i = 0; i < h->nslow; i++) {
 		fputs("<tr><td>", f);
 		kprof_html_escape(f, h->slow[i].seq);
@@ -1032,7 +1035,7 @@ static int pre_file(FILE *f, struct html *h, const char *name, const char *id)
 }
 
 /* report.md rendered as HTML (its headings below the page's); 0 if absent. */
-static int verdict(FILE *f, struct html *h)
+static int put_verdict_section(FILE *f, struct html *h)
 {
 	int fd = kprof_outdir_reopen(h->od, "report.md", NULL);
 	FILE *in = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -1144,20 +1147,20 @@ static void rl_grid(FILE *f, const struct rl_axes *a)
 	for (int d = (int)a->x0; d <= (int)a->x1; d++) {
 		double x = rl_x(a, pow(10, d));
 
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d</text>\n",
+		fprintf(f,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d</text>\n",
 			x, RL_Y0, x, RL_Y0 + RL_H, x, RL_Y0 + RL_H + 14, d);
 	}
 	for (int d = (int)a->y0; d <= (int)a->y1; d++) {
 		double y = rl_y(a, pow(10, d));
 
-		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n",
+		fprintf(f,
+			"<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n",
 			RL_X0, y, RL_X0 + RL_W, y, RL_X0 - 4, y + 4, d);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity "
-		"[FLOP/byte]</text>\n<text transform=\"translate(14,%d) rotate(-90)\" "
-		"text-anchor=\"middle\">achieved [GFLOP/s]</text>\n",
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity [FLOP/byte]</text>\n"
+		"<text transform=\"translate(14,%d) rotate(-90)\" text-anchor=\"middle\">achieved [GFLOP/s]</text>\n",
 		RL_X0 + RL_W / 2, RL_Y0 + RL_H + 32, RL_Y0 + RL_H / 2);
 }
 
@@ -1167,7 +1170,7 @@ static void rl_grid(FILE *f, const struct rl_axes *a)
  * summed intensity and achieved rate, its area proportional to its time.
  * Then the same figures as a table, one row per kind.
  */
-static int roofline(FILE *f, struct html *h, struct kprof_err *err)
+static int put_roofline_section(FILE *f, struct html *h, struct kprof_err *err)
 {
 	double roof[RL_ROOFS][3], tot = 0;
 	struct rl_axes a = { INFINITY, -INFINITY, INFINITY, -INFINITY };
@@ -1221,8 +1224,8 @@ static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 		a.x1 = ceil(log10(a.x1) + 0.3);
 		a.y0 = floor(log10(a.y0) - 0.3);
 		a.y1 = ceil(log10(a.y1) + 0.3);
-		fprintf(f, "<svg id=\"roofline-chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-			"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"roofline chart\">\n",
+		fprintf(f,
+			"<svg id=\"roofline-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"roofline chart\">\n",
 			RL_X0 + RL_W + 20, RL_Y0 + RL_H + 44);
 		rl_grid(f, &a);
 		for (size_t q = 0; q < nroof; q++) {
@@ -1232,15 +1235,14 @@ static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 			char b0[32], b1[32];
 
 			fprintf(f,
-				"<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\">"
-				"<title>roof: %s GFLOP/s, %s GB/s, ridge %.4g FLOP/B (%.0f cores)"
-				"</title></polyline>\n",
+				"<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"><title>roof: %s GFLOP/s, %s GB/s, ridge %.4g FLOP/B (%.0f cores)</title></polyline>\n",
 				rl_x(&a, xl), rl_y(&a, roof[q][1] * xl), rl_x(&a, xr),
 				rl_y(&a, roof[q][0]), rl_x(&a, xe), rl_y(&a, roof[q][0]),
 				gfmt(b0, roof[q][0]), gfmt(b1, roof[q][1]), xr, roof[q][2]);
-			fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
-				"%s GFLOP/s (%.0f cores)</text>\n", rl_x(&a, xe) - 2,
-				rl_y(&a, roof[q][0]) - 3, gfmt(b0, roof[q][0]), roof[q][2]);
+			fprintf(f,
+				"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s GFLOP/s (%.0f cores)</text>\n",
+				rl_x(&a, xe) - 2, rl_y(&a, roof[q][0]) - 3, gfmt(b0, roof[q][0]),
+				roof[q][2]);
 		}
 		for (size_t j = nplot; j-- > 0;) {	/* largest drawn last, on top */
 			struct kindstat *k = &h->kinds[ord[j]];
@@ -1255,25 +1257,28 @@ static int roofline(FILE *f, struct html *h, struct kprof_err *err)
 			kind_color(col, sizeof(col), (int)ord[j], h->nkinds);
 			fprintf(f, "<g class=\"rl-kind\" data-op=\"");
 			kprof_html_escape(f, k->op);
-			fprintf(f, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">"
-				"<title>", rl_x(&a, ai), rl_y(&a, g), rad, col);
+			fprintf(f,
+				"\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>",
+				rl_x(&a, ai), rl_y(&a, g), rad, col);
 			kprof_html_escape(f, kind_name(h, (int)ord[j]));
 			fprintf(f,
-				": %.4g FLOP/B, %.4g GFLOP/s, %.1f%% of the time</title></circle>"
-				"<text x=\"%.1f\" y=\"%.1f\">", ai, g, 100 * k->rl_time / tot,
-				rl_x(&a, ai) + rad + 2, rl_y(&a, g) + 4);
+				": %.4g FLOP/B, %.4g GFLOP/s, %.1f%% of the time</title></circle><text x=\"%.1f\" y=\"%.1f\">",
+				ai, g, 100 * k->rl_time / tot, rl_x(&a, ai) + rad + 2,
+				rl_y(&a, g) + 4);
 			kprof_html_escape(f, kind_name(h, (int)ord[j]));
 			fputs("</text></g>\n", f);
 		}
 		fputs("</svg>\n", f);
 	}
-	fprintf(f, "<p class=\"note\">One point per op kind, its area proportional to the kind's "
-		"device time; a roof per distinct peak (ops on fewer cores or at another clock "
-		"have lower roofs). %s Per-op figures: roofline.csv.</p>\n",
-		n > nplot ? "Only the kinds with the most time are drawn (the table has all)." : "");
-	fputs("<table id=\"roofline\"><thead><tr><th>OP CODE</th><th>TIME [ns]</th>"
-	      "<th>SHARE</th><th>INTENSITY [FLOP/B]</th><th>ACHIEVED [GFLOP/s]</th>"
-	      "<th>ATTAINABLE [GFLOP/s]</th><th>EFFICIENCY %</th></tr></thead><tbody>\n", f);
+	fputs("<p class=\"note\">One point per op kind, its area proportional to the kind's ", f);
+	fputs("device time; a roof per distinct peak (ops on fewer cores or at another clock ", f);
+	fputs("have lower roofs). ", f);
+	if (n > nplot)
+		fputs("Only the kinds with the most time are drawn (the table has all).", f);
+	fputs(" Per-op figures: roofline.csv.</p>\n", f);
+	fputs("<table id=\"roofline\"><thead><tr><th>OP CODE</th><th>TIME [ns]</th>", f);
+	fputs("<th>SHARE</th><th>INTENSITY [FLOP/B]</th><th>ACHIEVED [GFLOP/s]</th>", f);
+	fputs("<th>ATTAINABLE [GFLOP/s]</th><th>EFFICIENCY %</th></tr></thead><tbody>\n", f);
 	for (size_t j = 0; j < n; j++) {
 		struct kindstat *k = &h->kinds[ord[j]];
 		double pf = k->rl_pf / k->rl_time, pb = k->rl_pb / k->rl_time;
@@ -1398,26 +1403,28 @@ static void write_page(FILE *f, struct html *h, struct kprof_err *err)
 {
 	int have_report, have_bub;
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n", f);
+	fputs("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; ", f);
+	fputs("style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
 	      "<title>kprof report</title>\n<style>\n", f);
 	fputs(html_css, f);
 	fputs("</style></head><body>\n<h1>kprof report</h1>\n", f);
-	fprintf(f, "<p>%zu ops in ops.csv, %zu op kinds. <span id=\"js-status\" class=\"note\">"
-		"</span></p>\n", h->nops, h->nkinds);
+	fprintf(f,
+		"<p>%zu ops in ops.csv, %zu op kinds. <span id=\"js-status\" class=\"note\"></span></p>\n",
+		h->nops, h->nkinds);
 
 	fputs("<h2>Timeline</h2>\n", f);
 	fputs("<p class=\"note\">Device lanes: ", f);
 	kprof_html_escape(f, h->lane_source);
-	fprintf(f, ". Host lanes: %s. Slices closer than a pixel are drawn merged "
-		"(grey when of several kinds); hover for details.</p>\n",
+	fprintf(f,
+		". Host lanes: %s. Slices closer than a pixel are drawn merged (grey when of several kinds); hover for details.</p>\n",
 		h->have_host ? "launch (blue) and sync (dark grey) ioctls from host_events.csv" :
 		h->host_file ? "none (no host_events.csv rows: BPF did not run)" :
 		"none (no host_events.csv: the input has no host data, as a tt-metal device log)");
 	if (h->host_left_out)
-		fprintf(f, "<p class=\"note\">%zu host events of further threads are not drawn "
-			"(%d host lanes at most).</p>\n", h->host_left_out, KPROF_HTML_HOST_LANES);
+		fprintf(f,
+			"<p class=\"note\">%zu host events of further threads are not drawn (%d host lanes at most).</p>\n",
+			h->host_left_out, KPROF_HTML_HOST_LANES);
 	svg_timeline(f, h);
 	fputs("<p class=\"legend\">", f);
 	for (size_t i = 0; i < h->nkinds; i++) {
@@ -1431,31 +1438,37 @@ static void write_page(FILE *f, struct html *h, struct kprof_err *err)
 	fputs("</p>\n", f);
 
 	fputs("<h2>Top ops by device time</h2>\n"
-	      "<noscript><p>The op-kind table needs JavaScript; ops.csv has the same data."
-	      "</p></noscript>\n<table id=\"top-ops\"></table>\n", f);
+	      "<noscript><p>The op-kind table needs JavaScript; ops.csv has the same data.</p>", f);
+	fputs("</noscript>\n<table id=\"top-ops\"></table>\n", f);
 	kinds_json(f, h);
 	slowest_ops(f, h);
 
 	fputs("<h2>Bottlenecks</h2>\n", f);
-	have_report = verdict(f, h);
+	have_report = put_verdict_section(f, h);
 	/* a broken CSV of these is left out, the rest of the page stands */
-	if (roofline(f, h, err) < 0)
+	if (put_roofline_section(f, h, err) < 0)
 		fputs("<p class=\"note\">roofline.csv could not be read.</p>\n", f);
 	have_bub = csv_table(f, h, "bubbles.csv", "bubbles", err);
 	if (have_bub < 0) {
 		fputs("<p class=\"note\">bubbles.csv could not be read.</p>\n", f);
 		have_bub = 1;
 	}
-	if (!have_report)
-		fprintf(f, "<p class=\"note\">No report.md (roofline verdict) in this directory: "
-			"the bottleneck figures here are what ops.csv and counters.csv give: "
-			"share of device time per op kind, and %s.</p>\n",
-			h->have_counters ? "FLOP/byte and GFLOP/s from the flops, bytes_read and "
-			"bytes_written counters (columns of the table above)" :
-			"no counters (no counters.csv)");
-	if (!have_bub)
-		fputs("<p class=\"note\">No bubbles.csv (per-core bubble analysis) in this "
-		      "directory.</p>\n", f);
+	if (!have_report) {
+		fputs("<p class=\"note\">No report.md (roofline verdict) in this directory: ", f);
+		fputs("the bottleneck figures here are what ops.csv and counters.csv give: ", f);
+		fputs("share of device time per op kind, and ", f);
+		if (h->have_counters) {
+			fputs("FLOP/byte and GFLOP/s from the flops, bytes_read and ", f);
+			fputs("bytes_written counters (columns of the table above)", f);
+		} else {
+			fputs("no counters (no counters.csv)", f);
+		}
+		fputs(".</p>\n", f);
+	}
+	if (!have_bub) {
+		fputs("<p class=\"note\">No bubbles.csv (per-core bubble analysis) in this ", f);
+		fputs("directory.</p>\n", f);
+	}
 	fputs("<h2>summary.txt</h2>\n", f);
 	if (!pre_file(f, h, "summary.txt", "summary"))
 		fputs("<p class=\"note\">No summary.txt.</p>\n", f);
