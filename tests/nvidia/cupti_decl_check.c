@@ -148,7 +148,8 @@ TYPE(cuptiGetCallbackName, kprof_cuptiGetCallbackName_fn);
 TYPE(cuptiActivityRegisterCallbacks, kprof_cuptiActivityRegisterCallbacks_fn);
 TYPE(cuptiActivityRegisterTimestampCallback, kprof_cuptiActivityRegisterTimestampCallback_fn);
 /* the record type differs by name only (struct kprof_cupti_activity is
- * CUpti_Activity, checked above) */
+ * CUpti_Activity, checked above)
+ */
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuptiActivityGetNextRecord),
 					    kprof_cupti_result (*)(uint8_t *, size_t,
 								   CUpti_Activity **)),

@@ -194,7 +194,8 @@ static void test_device_view(const char *path, uint32_t clock)
 			 ((const struct kprof_rec_state *)r)->reason == KPROF_REASON_START, "start");
 		/* SYNC triples map CUPTI's clock; on CLOCK_MONOTONIC they map
 		 * nothing and, taken when CUPTI hands a buffer over, would
-		 * make the buffer's records look late (the report's memory) */
+		 * make the buffer's records look late (the report's memory)
+		 */
 		if (clock == KPROF_GCLOCK_CUPTI) {
 			r = next(s);
 			KT_CHECK(r && r->type == KPROF_REC_SYNC &&
@@ -447,7 +448,8 @@ static void test_device_info(void)
 
 /* --host-times queued: a kernel's queued timestamp is its launch (the
  * op's dispatch, a host launch event); an older agent's 80-byte kernel
- * record (no latency timestamps) still reads */
+ * record (no latency timestamps) still reads
+ */
 static void test_queued(void)
 {
 	struct kprof_grec_agent a = {

@@ -517,14 +517,16 @@ static void test_problems(void)
 	/* CUPTI waits inside a call the agent makes at a buffer's completion
 	 * for another thread's buffer request: the agent must not hold what
 	 * the request needs (a hang on an H100 at 200k launches). timeout:
-	 * a hang fails the test instead of stopping the suite */
+	 * a hang fails the test instead of stopping the suite
+	 */
 	KT_EQ_U64((uint64_t)capture("locks", "spin.cuptirec", "KPROF_STANDIN_LOCKS=1 timeout 60",
 				    ""), 0);
 	g = gpu_params("locks");
 	KT_CHECK(g && json_object_get_int64(jget(g, "kernels")) > 0, "kernels recorded");
 	json_object_put(g);
 	/* --host-times queued on a CUPTI without latency timestamps: the
-	 * launch calls' records instead, and the outputs say so */
+	 * launch calls' records instead, and the outputs say so
+	 */
 	host_times = "queued";
 	KT_EQ_U64((uint64_t)capture("nolat", "spin.cuptirec", "KPROF_STANDIN_LATENCY=27", ""), 0);
 	host_times = "api";
@@ -592,7 +594,8 @@ int main(void)
 	}
 	{
 		/* --host-times queued: launch times from the kernels' latency
-		 * timestamps, no launch-call records for kernels */
+		 * timestamps, no launch-call records for kernels
+		 */
 		static struct expect e;
 
 		test_recording("spinq", "spinq.cuptirec", &e);

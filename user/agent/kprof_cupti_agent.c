@@ -170,7 +170,8 @@ static void put_error(const char *what, kprof_cupti_result res)
 
 /* (CLOCK_MONOTONIC, CUPTI timestamp, CLOCK_MONOTONIC): the narrowest of
  * a few reads, so that a preempted one is not the one the fit gets (a
- * capture has few of these) */
+ * capture has few of these)
+ */
 static int take_sync(struct kprof_rec_sync *best)
 {
 	struct kprof_rec_sync s;
@@ -472,7 +473,8 @@ static void enable_api(void)
 	/* default: driver calls only. The runtime's calls make driver calls
 	 * with the same correlation ids, so they are seen too, at half the
 	 * cost of runtime records (measured on an H100: +1.4 vs +2.9 us per
-	 * launch), and direct driver users (Triton) are covered */
+	 * launch), and direct driver users (Triton) are covered
+	 */
 	int want[2] = { 1, 0 }, percall = 1, any = 0;
 
 	if (mode && !strcmp(mode, "none"))
@@ -518,7 +520,8 @@ static void enable_api(void)
 	}
 	if (any && !percall) {
 		/* older CUPTI: every API call of the kind is recorded (slower);
-		 * the conversion keeps the classified ones */
+		 * the conversion keeps the classified ones
+		 */
 		put_error("per-call API records not supported: recording whole API kinds",
 			  KPROF_CUPTI_ERROR_NOT_SUPPORTED);
 		if (want[0] && A.f.ActivityEnable(KPROF_CUPTI_KIND_DRIVER) != KPROF_CUPTI_SUCCESS)
@@ -531,7 +534,8 @@ static void enable_api(void)
 static void at_fork_parent(void)
 {
 	/* the child gets no records (CUDA does not work across fork()
-	 * without exec; one that execs a CUDA program gets its own spool) */
+	 * without exec; one that execs a CUDA program gets its own spool)
+	 */
 	A.forks++;
 }
 
@@ -562,7 +566,8 @@ static void agent_exit(void)
 }
 
 /* $KPROF_AGENT_DIR/gpu-PID.kspool: a new file (O_EXCL, no links) in a
- * directory of ours (kprof_outdir.h's checks) */
+ * directory of ours (kprof_outdir.h's checks)
+ */
 static int open_spool(void)
 {
 	const char *dir = getenv("KPROF_AGENT_DIR");
@@ -635,7 +640,8 @@ EXPORT int InitializeInjection(void)
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
 	/* KPROF_AGENT_CUPTI_CLOCK=1 (tests): keep CUPTI's clock, as where the
-	 * callback is refused, so that the sync-triple path can be checked */
+	 * callback is refused, so that the sync-triple path can be checked
+	 */
 	r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
 	if (A.f.ActivityRegisterTimestampCallback && !getenv("KPROF_AGENT_CUPTI_CLOCK") &&
 	    (r = A.f.ActivityRegisterTimestampCallback(timestamp_cb)) == KPROF_CUPTI_SUCCESS)

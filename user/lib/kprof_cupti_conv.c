@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* "cuMemcpyHtoDAsync_v2_ptsz" -> "cuMemcpyHtoDAsync": CUPTI names carry
- * API version and per-thread-stream suffixes. */
+ * API version and per-thread-stream suffixes.
+ */
 static void base_name(const char *name, char *out, size_t len)
 {
 	size_t n = strnlen(name, len - 1);
@@ -105,7 +106,8 @@ size_t kprof_conv_name(uint32_t id, uint16_t kind, const char *text, void *out)
 }
 
 /* The slot of a kernel name: one of two by the pointer's hash; *is_new
- * when the slot must be (re)named. */
+ * when the slot must be (re)named.
+ */
 static uint32_t name_slot(struct kprof_conv *c, const void *p, int *is_new)
 {
 	uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ULL;

@@ -16,7 +16,8 @@
 
 #define LAUNCH_RING	(1U << 16)	/* recent launch entries, by correlation */
 /* records made from one agent record: an OP with the longest name
- * (KPROF_GNAME_MAX), 4 markers and a COUNTERS record fit */
+ * (KPROF_GNAME_MAX), 4 markers and a COUNTERS record fit
+ */
 #define QBUF		(8U << 10)
 
 struct track {
@@ -155,7 +156,8 @@ const char *kprof_gpu_host_times_desc(uint32_t host_times)
 /* A kernel record's queued timestamp as its launch time: 0 when unknown,
  * for an older agent's record (which ends before it), and when the launch
  * calls' records are the source (the agent then records queued only to
- * compare the two: KPROF_AGENT_HOST_TIMES=both) */
+ * compare the two: KPROF_AGENT_HOST_TIMES=both)
+ */
 static uint64_t kernel_queued(const struct kprof_gpu_src *s, const struct kprof_grec_kernel *k)
 {
 	return s->st.host_times == KPROF_GHOST_QUEUED && k->size >= sizeof(*k) ?
@@ -230,7 +232,8 @@ static void q_op(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, const c
 	op->hdr.size = (uint16_t)(sizeof(*op) + ext);
 	op->op_seq = corr;
 	/* dispatch time: the launch when seen (the lateness of the op's
-	 * records is measured from there: kprof_lag.h), else its start */
+	 * records is measured from there: kprof_lag.h), else its start
+	 */
 	op->timestamp = l->valid && l->corr == corr && l->enter <= start ? l->enter : start;
 	op->first_core = track;
 	op->num_cores = 1;
@@ -424,7 +427,8 @@ static void host_rec(struct kprof_gpu_src *s, const struct kprof_grec_api *a)
 
 /* A kernel's queued timestamp as its launch on the host: entry = queued,
  * exit = submitted (the command buffer handed to the GPU) when known and
- * not earlier. CUPTI's kernel record names no thread: tid 0. */
+ * not earlier. CUPTI's kernel record names no thread: tid 0.
+ */
 static void host_queued(struct kprof_gpu_src *s, const struct kprof_grec_kernel *k)
 {
 	struct kprof_host_event *ev;
