@@ -3,6 +3,7 @@
  * CUPTI activity records -> agent spool records (kprof_cupti_conv.h).
  */
 #include "kprof_cupti_conv.h"
+#include "kprof_array_size.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +61,10 @@ int kprof_conv_api_role(const char *cupti_name)
 	if (!cupti_name)
 		return 0;
 	base_name(cupti_name, b, sizeof(b));
-	for (size_t i = 0; i < sizeof(launch) / sizeof(launch[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(launch); i++)
 		if (!strcmp(b, launch[i]))
 			return KPROF_GROLE_LAUNCH;
-	for (size_t i = 0; i < sizeof(sync) / sizeof(sync[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sync); i++)
 		if (!strcmp(b, sync[i]))
 			return KPROF_GROLE_SYNC;
 	/* every copy and set: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemsetD* */
