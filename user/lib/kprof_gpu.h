@@ -130,6 +130,7 @@ struct kprof_gpu_spool {
 	uint32_t pid;
 	uint64_t bytes;
 };
+
 /* The raw/ of the capture directory capfd (capture_dir names it in
  * messages): fills up to max entries sorted by pid; returns how many
  * there are (may be > max), or -errno. Links and non-files are left out.
