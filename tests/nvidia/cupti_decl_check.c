@@ -8,8 +8,9 @@
  *       -Iinclude/uapi tests/nvidia/cupti_decl_check.c
  *
  * KERNEL_T / MEMCPY_T / MEMSET_T name the record versions of the CUPTI
- * at hand (defaults: CUDA 13.0's: Kernel10, Memcpy6, Memset4); the agent reads only fields that keep
- * their offsets across versions, so checking one is checking them all.
+ * at hand (defaults: CUDA 13.0's: Kernel10, Memcpy6, Memset4); the agent
+ * reads only fields that keep their offsets across versions, so checking
+ * one is checking them all.
  */
 #include <stddef.h>
 #include <cupti.h>
@@ -119,7 +120,8 @@ OFF(struct kprof_cupti_memset, correlation_id, MEMSET_T, correlationId);
 OFF(struct kprof_cupti_memset, flags, MEMSET_T, flags);
 OFF(struct kprof_cupti_memset, memory_kind, MEMSET_T, memoryKind);
 
-_Static_assert(sizeof(struct kprof_cupti_api) == sizeof(CUpti_ActivityAPI), "CUpti_ActivityAPI size");
+_Static_assert(sizeof(struct kprof_cupti_api) == sizeof(CUpti_ActivityAPI),
+	       "CUpti_ActivityAPI size");
 OFF(struct kprof_cupti_api, kind, CUpti_ActivityAPI, kind);
 OFF(struct kprof_cupti_api, cbid, CUpti_ActivityAPI, cbid);
 OFF(struct kprof_cupti_api, start, CUpti_ActivityAPI, start);
@@ -148,7 +150,8 @@ TYPE(cuptiGetCallbackName, kprof_cuptiGetCallbackName_fn);
 TYPE(cuptiActivityRegisterCallbacks, kprof_cuptiActivityRegisterCallbacks_fn);
 TYPE(cuptiActivityRegisterTimestampCallback, kprof_cuptiActivityRegisterTimestampCallback_fn);
 /* the record type differs by name only (struct kprof_cupti_activity is
- * CUpti_Activity, checked above) */
+ * CUpti_Activity, checked above)
+ */
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuptiActivityGetNextRecord),
 					    kprof_cupti_result (*)(uint8_t *, size_t,
 								   CUpti_Activity **)),

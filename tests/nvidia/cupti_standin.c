@@ -103,7 +103,8 @@ EXPORT kprof_cupti_result cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t on
 }
 
 /* KPROF_STANDIN_LATENCY: the CUptiResult it returns (e.g. 27: a CUPTI
- * without latency timestamps) */
+ * without latency timestamps)
+ */
 EXPORT kprof_cupti_result cuptiActivityEnableLatencyTimestamps(uint8_t on)
 {
 	const char *e = getenv("KPROF_STANDIN_LATENCY");
@@ -269,7 +270,8 @@ static void move_times(uint32_t kind, void *r, size_t len)
 
 /* The shift: the earliest recorded start lands 1 ms from now (or, with
  * KPROF_STANDIN_BRACKET, 1 ms after the agent's start, and the playback
- * waits until the last one is past). */
+ * waits until the last one is past).
+ */
 static void find_shift(void)
 {
 	const struct kprof_crec_frame *f;

@@ -30,7 +30,8 @@ int main(int argc, char **argv)
 		do_kill |= !strcmp(argv[i], "kill");
 	}
 	if (!inj || !lib) {
-		fprintf(stderr, "fake_cuda: CUDA_INJECTION64_PATH and KPROF_CUPTI_LIB must be set\n");
+		fprintf(stderr,
+			"fake_cuda: CUDA_INJECTION64_PATH and KPROF_CUPTI_LIB must be set\n");
 		return 2;
 	}
 	h = dlopen(inj, RTLD_NOW | RTLD_LOCAL);

@@ -11,9 +11,10 @@
  *
  * Under a lock the SM clock reads as recorded under the probe lock, moved
  * to the locked clock when the recording shows that the GPU held the
- * probe clock; a locked memory clock reads as locked. $KPROF_NVML_STANDIN_RC="fn=rc ..." makes a set/reset
- * function return rc instead of the recorded code (a call kprof makes as
- * a non-root user, a GPU that refuses a memory lock...). A call whose
+ * probe clock; a locked memory clock reads as locked.
+ * $KPROF_NVML_STANDIN_RC="fn=rc ..." makes a set/reset function return rc
+ * instead of the recorded code (a call kprof makes as a non-root user, a
+ * GPU that refuses a memory lock...). A call whose
  * arguments were never recorded returns NVML_ERROR_UNKNOWN and leaves an
  * "UNRECORDED" line in the log, so that a test sees it.
  *
@@ -64,9 +65,11 @@ static void log_line(const char *fmt, ...)
 {
 	const char *path = getenv("KPROF_NVML_STANDIN_LOG");
 	va_list ap;
-	FILE *f;
+	FILE *f = NULL;
 
-	if (!path || !(f = fopen(path, "a")))
+	if (path)
+		f = fopen(path, "a");
+	if (!path || !f)
 		return;
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
@@ -125,12 +128,15 @@ static void replay_log(void)
 	unsigned int i, a, b;
 	char line[256];
 	int rc;
-	FILE *f;
+	FILE *f = NULL;
 
-	if (!path || !(f = fopen(path, "r")))
+	if (path)
+		f = fopen(path, "r");
+	if (!path || !f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "nvmlDeviceSetGpuLockedClocks %u %u %u = %d", &i, &a, &b, &rc) == 4 &&
+		if (sscanf(line, "nvmlDeviceSetGpuLockedClocks %u %u %u = %d",
+			   &i, &a, &b, &rc) == 4 &&
 		    !rc && i < MAXDEV)
 			S.sm_locked[i] = a;
 		else if (sscanf(line, "nvmlDeviceResetGpuLockedClocks %u = %d", &i, &rc) == 2 &&
@@ -151,11 +157,13 @@ static int load(void)
 	const char *path = getenv("KPROF_NVML_STANDIN_DATA");
 	char line[4096];
 	unsigned int i;
-	FILE *f;
+	FILE *f = NULL;
 
 	if (S.loaded)
 		return 0;
-	if (!path || !(f = fopen(path, "r"))) {
+	if (path)
+		f = fopen(path, "r");
+	if (!path || !f) {
 		fprintf(stderr, "nvml stand-in: set KPROF_NVML_STANDIN_DATA to a playback file\n");
 		return -1;
 	}
@@ -199,7 +207,7 @@ const char *nvmlErrorString(kprof_nvmlReturn_t result)
 	int i;
 	char key[64];
 
-	snprintf(key, sizeof(key), "nvmlErrorString %d", (int)result);
+	snprintf(key, sizeof(key), "%s %d", __func__, (int)result);
 	for (i = 0; i < S.n; i++)
 		if (!strcmp(S.key[i], key))
 			return S.val[i];
@@ -269,7 +277,7 @@ kprof_nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, kprof_nvmlD
 
 	if (index >= MAXDEV)
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	rc = rc_of(find("nvmlDeviceGetHandleByIndex_v2 %u", index), NULL);
+	rc = rc_of(find("%s %u", __func__, index), NULL);
 	if (rc == KPROF_NVML_SUCCESS)
 		*device = &S.devs[index];
 	return rc;
@@ -280,11 +288,12 @@ kprof_nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, kprof_nvmlDevice_
 	static const char bogus[] = "GPU-00000000-0000-0000-0000-000000000000";
 	unsigned int idx = 0;
 	kprof_nvmlReturn_t rc;
+	char key[256];
 	int i;
 
+	snprintf(key, sizeof(key), "%s %s", __func__, uuid);
 	for (i = 0; i < S.n; i++) {
-		if (!strncmp(S.key[i], "nvmlDeviceGetHandleByUUID ", 26) &&
-		    !strcmp(S.key[i] + 26, uuid)) {
+		if (!strcmp(S.key[i], key)) {
 			rc = uint_value(S.val[i], &idx);
 			if (rc == KPROF_NVML_SUCCESS && idx < MAXDEV)
 				*device = &S.devs[idx];
@@ -292,28 +301,28 @@ kprof_nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, kprof_nvmlDevice_
 		}
 	}
 	/* any other UUID: what the real NVML said for one that is not there */
-	return rc_of(find("nvmlDeviceGetHandleByUUID %s", bogus), NULL);
+	return rc_of(find("%s %s", __func__, bogus), NULL);
 }
 
 kprof_nvmlReturn_t nvmlDeviceGetIndex(kprof_nvmlDevice_t device, unsigned int *index)
 {
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	return uint_value(find("nvmlDeviceGetIndex %u", device->idx), index);
+	return uint_value(find("%s %u", __func__, device->idx), index);
 }
 
 kprof_nvmlReturn_t nvmlDeviceGetName(kprof_nvmlDevice_t device, char *name, unsigned int length)
 {
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	return str_value(find("nvmlDeviceGetName %u", device->idx), name, length);
+	return str_value(find("%s %u", __func__, device->idx), name, length);
 }
 
 kprof_nvmlReturn_t nvmlDeviceGetUUID(kprof_nvmlDevice_t device, char *uuid, unsigned int length)
 {
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	return str_value(find("nvmlDeviceGetUUID %u", device->idx), uuid, length);
+	return str_value(find("%s %u", __func__, device->idx), uuid, length);
 }
 
 kprof_nvmlReturn_t nvmlDeviceGetPciInfo_v3(kprof_nvmlDevice_t device, kprof_nvmlPciInfo_t *pci)
@@ -323,7 +332,7 @@ kprof_nvmlReturn_t nvmlDeviceGetPciInfo_v3(kprof_nvmlDevice_t device, kprof_nvml
 
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	rc = rc_of(find("nvmlDeviceGetPciInfo_v3 %u", device->idx), &rest);
+	rc = rc_of(find("%s %u", __func__, device->idx), &rest);
 	if (rc != KPROF_NVML_SUCCESS)
 		return rc;
 	memset(pci, 0, sizeof(*pci));
@@ -361,42 +370,59 @@ kprof_nvmlReturn_t nvmlDeviceGetClockInfo(kprof_nvmlDevice_t device, kprof_nvmlC
 	}
 	if ((type == KPROF_NVML_CLOCK_SM || type == KPROF_NVML_CLOCK_GRAPHICS) &&
 	    S.sm_locked[idx]) {
-		rc = uint_value(find("locked:nvmlDeviceGetClockInfo %u %s", idx, tnames[type]), &v);
+		rc = uint_value(find("locked:%s %u %s", __func__, idx, tnames[type]), &v);
 		if (rc == KPROF_NVML_SUCCESS)
 			*clock = v == probe_mhz(idx) ? S.sm_locked[idx] : v;
 		return rc;
 	}
-	return uint_value(find("nvmlDeviceGetClockInfo %u %s", idx, tnames[type]), clock);
+	return uint_value(find("%s %u %s", __func__, idx, tnames[type]), clock);
 }
 
-#define CLOCK_GETTER(fn)							\
-kprof_nvmlReturn_t fn(kprof_nvmlDevice_t device, kprof_nvmlClockType_t type,	\
-		      unsigned int *clock)					\
-{										\
-	if (!dev_ok(device) || (unsigned int)type > KPROF_NVML_CLOCK_VIDEO)	\
-		return KPROF_NVML_ERROR_INVALID_ARGUMENT;			\
-	return uint_value(find(#fn " %u %s", device->idx, tnames[type]), clock); \
+/* The clock getters that only read the recording. */
+static kprof_nvmlReturn_t clock_get(const char *fn, kprof_nvmlDevice_t device,
+				    kprof_nvmlClockType_t type, unsigned int *clock)
+{
+	if (!dev_ok(device) || (unsigned int)type > KPROF_NVML_CLOCK_VIDEO)
+		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
+	return uint_value(find("%s %u %s", fn, device->idx, tnames[type]), clock);
 }
-CLOCK_GETTER(nvmlDeviceGetMaxClockInfo)
-CLOCK_GETTER(nvmlDeviceGetApplicationsClock)
-CLOCK_GETTER(nvmlDeviceGetDefaultApplicationsClock)
+
+kprof_nvmlReturn_t nvmlDeviceGetMaxClockInfo(kprof_nvmlDevice_t device, kprof_nvmlClockType_t type,
+					     unsigned int *clock)
+{
+	return clock_get(__func__, device, type, clock);
+}
+
+kprof_nvmlReturn_t nvmlDeviceGetApplicationsClock(kprof_nvmlDevice_t device,
+						  kprof_nvmlClockType_t type, unsigned int *clock)
+{
+	return clock_get(__func__, device, type, clock);
+}
+
+kprof_nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(kprof_nvmlDevice_t device,
+							 kprof_nvmlClockType_t type,
+							 unsigned int *clock)
+{
+	return clock_get(__func__, device, type, clock);
+}
 
 kprof_nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(kprof_nvmlDevice_t device,
 						      unsigned int *count, unsigned int *clocksMHz)
 {
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	return list_value(find("nvmlDeviceGetSupportedMemoryClocks %u", device->idx), count,
+	return list_value(find("%s %u", __func__, device->idx), count,
 			  clocksMHz);
 }
 
 kprof_nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(kprof_nvmlDevice_t device,
 							unsigned int memoryClockMHz,
-							unsigned int *count, unsigned int *clocksMHz)
+							unsigned int *count,
+							unsigned int *clocksMHz)
 {
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	return list_value(find("nvmlDeviceGetSupportedGraphicsClocks %u %u", device->idx,
+	return list_value(find("%s %u %u", __func__, device->idx,
 			       memoryClockMHz), count, clocksMHz);
 }
 
@@ -445,7 +471,7 @@ kprof_nvmlReturn_t nvmlDeviceSetGpuLockedClocks(kprof_nvmlDevice_t device,
 	rc = set_rc("nvmlDeviceSetGpuLockedClocks", device->idx);
 	if (minGpuClockMHz > maxGpuClockMHz && rc == KPROF_NVML_SUCCESS)
 		rc = KPROF_NVML_ERROR_INVALID_ARGUMENT;
-	log_line("nvmlDeviceSetGpuLockedClocks %u %u %u = %d", device->idx, minGpuClockMHz,
+	log_line("%s %u %u %u = %d", __func__, device->idx, minGpuClockMHz,
 		 maxGpuClockMHz, rc);
 	if (rc == KPROF_NVML_SUCCESS)
 		S.sm_locked[device->idx] = minGpuClockMHz;
@@ -459,7 +485,7 @@ kprof_nvmlReturn_t nvmlDeviceResetGpuLockedClocks(kprof_nvmlDevice_t device)
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
 	rc = set_rc("nvmlDeviceResetGpuLockedClocks", device->idx);
-	log_line("nvmlDeviceResetGpuLockedClocks %u = %d", device->idx, rc);
+	log_line("%s %u = %d", __func__, device->idx, rc);
 	if (rc == KPROF_NVML_SUCCESS)
 		S.sm_locked[device->idx] = 0;
 	return rc;
@@ -474,7 +500,7 @@ kprof_nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(kprof_nvmlDevice_t device,
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
 	rc = set_rc("nvmlDeviceSetMemoryLockedClocks", device->idx);
-	log_line("nvmlDeviceSetMemoryLockedClocks %u %u %u = %d", device->idx, minMemClockMHz,
+	log_line("%s %u %u %u = %d", __func__, device->idx, minMemClockMHz,
 		 maxMemClockMHz, rc);
 	if (rc == KPROF_NVML_SUCCESS)
 		S.mem_locked[device->idx] = minMemClockMHz;
@@ -488,7 +514,7 @@ kprof_nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(kprof_nvmlDevice_t device)
 	if (!dev_ok(device))
 		return KPROF_NVML_ERROR_INVALID_ARGUMENT;
 	rc = set_rc("nvmlDeviceResetMemoryLockedClocks", device->idx);
-	log_line("nvmlDeviceResetMemoryLockedClocks %u = %d", device->idx, rc);
+	log_line("%s %u = %d", __func__, device->idx, rc);
 	if (rc == KPROF_NVML_SUCCESS)
 		S.mem_locked[device->idx] = 0;
 	return rc;

@@ -18,7 +18,7 @@
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
 
-static char dir[] = "/tmp/kprof-test-gpu-XXXXXX";
+static char dir[32] = "/tmp/kprof-test-gpu-XXXXXX";
 static char longname[600];
 
 /* a new agent spool dir/name, as the agent makes it */
@@ -100,8 +100,10 @@ static void write_spool(const char *name, uint32_t clock)
 	};
 	struct kprof_grec_dropped d = { .type = KPROF_GREC_DROPPED, .size = sizeof(d),
 					.host_ns = 3000, .count = 5, .stream = 7 };
-	struct kprof_rec_sync s = { .hdr = { KPROF_REC_SYNC, sizeof(s), 0 },
-				    .host_before_ns = 10, .device_cycles = 12, .host_after_ns = 14 };
+	struct kprof_rec_sync s = {
+		.hdr = { KPROF_REC_SYNC, sizeof(s), 0 },
+		.host_before_ns = 10, .device_cycles = 12, .host_after_ns = 14
+	};
 
 	w = create(name);
 	if (!w)
@@ -191,10 +193,12 @@ static void test_device_view(const char *path, uint32_t clock)
 	for (int pass = 0; pass < 2; pass++) {
 		r = next(s);
 		KT_CHECK(r && r->type == KPROF_REC_STATE &&
-			 ((const struct kprof_rec_state *)r)->reason == KPROF_REASON_START, "start");
+			 ((const struct kprof_rec_state *)r)->reason == KPROF_REASON_START,
+			 "start");
 		/* SYNC triples map CUPTI's clock; on CLOCK_MONOTONIC they map
 		 * nothing and, taken when CUPTI hands a buffer over, would
-		 * make the buffer's records look late (the report's memory) */
+		 * make the buffer's records look late (the report's memory)
+		 */
 		if (clock == KPROF_GCLOCK_CUPTI) {
 			r = next(s);
 			KT_CHECK(r && r->type == KPROF_REC_SYNC &&
@@ -218,8 +222,8 @@ static void test_device_view(const char *path, uint32_t clock)
 		/* the memcpy, on a second track */
 		check_op(next(s), 11, 1, "[memcpy HtoD]", 2550, 2600, 2700, s);
 		c = (const void *)next(s);
-		KT_CHECK(c && c->counter_mask == 1ULL << KPROF_GPU_CNT_BYTES && c->values[0] == 4096,
-			 "bytes");
+		KT_CHECK(c && c->counter_mask == 1ULL << KPROF_GPU_CNT_BYTES &&
+			 c->values[0] == 4096, "bytes");
 		/* the kernel whose name record was bad: unnamed, counted; no
 		 * launch seen: dispatched at its start
 		 */
@@ -447,11 +451,13 @@ static void test_device_info(void)
 
 /* --host-times queued: a kernel's queued timestamp is its launch (the
  * op's dispatch, a host launch event); an older agent's 80-byte kernel
- * record (no latency timestamps) still reads */
+ * record (no latency timestamps) still reads
+ */
 static void test_queued(void)
 {
 	struct kprof_grec_agent a = {
-		.type = KPROF_GREC_AGENT, .size = sizeof(a), .host_ns = 1, .event = KPROF_GAGENT_START,
+		.type = KPROF_GREC_AGENT, .size = sizeof(a), .host_ns = 1,
+		.event = KPROF_GAGENT_START,
 		.pid = 40, .clock = KPROF_GCLOCK_MONOTONIC, .host_times = KPROF_GHOST_QUEUED,
 	};
 	struct kprof_grec_kernel k = {
@@ -487,7 +493,8 @@ static void test_queued(void)
 	KT_CHECK(r && r->type == KPROF_REC_STATE, "start");
 	r = next(s);
 	KT_CHECK(r && r->type == KPROF_REC_OP && ((const struct kprof_rec_op *)r)->op_seq == 1 &&
-		 ((const struct kprof_rec_op *)r)->timestamp == 50, "80-byte record: dispatched at start");
+		 ((const struct kprof_rec_op *)r)->timestamp == 50,
+		 "80-byte record: dispatched at start");
 	for (int i = 0; i < 5; i++)	/* its markers and counters */
 		next(s);
 	r = next(s);

@@ -196,12 +196,10 @@ static int sh(const char *fmt, ...)
 }
 
 /* kprofctl capture of the recording into tmp/NAME; returns its status. */
-static int capture(const char *name, const char *rec, const char *env, const char *args)
+static int run_cap(const char *name, const char *rec, const char *env, const char *args)
 {
-	return sh("cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/%s %s %s/kprofctl capture "
-		  "--device nvidia:0 --agent %s/libkprof_cupti.so --host-times %s "
-		  "--cupti %s/tests/nvidia/libcupti_standin.so -o %s/%s -- "
-		  "%s/tests/nvidia/fake_cuda %s >%s/%s.log 2>&1",
+#define CAPTURE_CMD "cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/%s %s %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --host-times %s --cupti %s/tests/nvidia/libcupti_standin.so -o %s/%s -- %s/tests/nvidia/fake_cuda %s >%s/%s.log 2>&1"
+	return sh(CAPTURE_CMD,
 		  tmp, srcdir, rec, env, build, build, host_times, build, tmp, name, build, args,
 		  tmp, name);
 }
@@ -333,8 +331,8 @@ static void check_trace(const char *name, struct expect *e)
 		    !strcmp(json_object_get_string(jget(x, "name")), "thread_name"))
 			for (int s = 0; s < e->nstreams; s++) {
 				snprintf(want, sizeof(want), "GPU 0 stream %u", e->streams[s]);
-				named += !strcmp(json_object_get_string(jget(jget(x, "args"), "name")),
-						 want);
+				named += !strcmp(json_object_get_string(jget(jget(x, "args"),
+									      "name")), want);
 			}
 	}
 	KT_EQ_U64((uint64_t)slices, (uint64_t)e->nops);
@@ -366,6 +364,8 @@ static json_object *gpu_params(const char *name)
 /* A capture of one recording (mangled names, as recorded): every output
  * against it.
  */
+#define QUEUED_SUMMARY "host timestamps (queued): kernel launches from CUPTI's latency timestamps"
+
 static void test_recording(const char *name, const char *rec, struct expect *e)
 {
 	char path[PATH_MAX + 64], want[64];
@@ -379,17 +379,20 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	KT_CHECK(!e->queued || e->queued == e->kernels, "%d of %d kernels queued", e->queued,
 		 e->kernels);
 	host_times = e->queued ? "queued" : "api";
-	KT_EQ_U64((uint64_t)capture(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
+	KT_EQ_U64((uint64_t)run_cap(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
 	host_times = "api";
 	check_ops(name, e);
 	check_trace(name, e);
 	g = gpu_params(name);
 	KT_CHECK(g, "params.json has gpu");
 	if (g) {
-		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "kernels")), (uint64_t)e->kernels);
-		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "dropped_records")), e->dropped);
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "kernels")),
+			  (uint64_t)e->kernels);
+		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "dropped_records")),
+			  e->dropped);
 		KT_CHECK(json_object_get_boolean(jget(g, "agent_stopped")), "agent stopped");
-		KT_STR(json_object_get_string(jget(g, "clock")), "CLOCK_MONOTONIC (timestamp callback)");
+		KT_STR(json_object_get_string(jget(g, "clock")),
+		       "CLOCK_MONOTONIC (timestamp callback)");
 		KT_STR(json_object_get_string(jget(g, "host_times")), e->queued ? "queued" : "api");
 		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "queued_launches")),
 			  (uint64_t)e->queued);
@@ -399,7 +402,7 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	snprintf(want, sizeof(want), "CUPTI records dropped: %" PRIu64 "%s", e->dropped,
 		 e->dropped ? "  <--" : "\n");
 	KT_CHECK(s && strstr(s, want), "summary: %s", want);
-	KT_CHECK(s && strstr(s, e->queued ? "host timestamps (queued): kernel launches from CUPTI's latency timestamps" :
+	KT_CHECK(s && strstr(s, e->queued ? QUEUED_SUMMARY :
 			     "host timestamps (api): CUPTI API activity records"),
 		 "summary names the host timestamps");
 	KT_CHECK(s && strstr(s, "agent stopped cleanly: yes"), "summary: clean stop");
@@ -408,17 +411,21 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 
 static void test_spin(void)
 {
+	static const char *const outputs[] = {
+		"ops.csv", "trace.json", "summary.txt", "counters.csv", "params.json", NULL
+	};
 	static struct expect e;
 
 	test_recording("spin", "spin.cuptirec", &e);
 	KT_EQ_U64(e.dropped, 0);
 	/* kprofctl report re-makes the outputs from raw/ alone */
-	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/spin -o %s/spin2 >/dev/null", build, tmp, tmp), 0);
-	for (const char *const *f = (const char *const[]){ "ops.csv", "trace.json", "summary.txt",
-							    "counters.csv", "params.json", NULL }; *f; f++)
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/spin -o %s/spin2 >/dev/null",
+			       build, tmp, tmp), 0);
+	for (const char *const *f = outputs; *f; f++)
 		KT_EQ_U64((uint64_t)sh("cmp -s %s/spin/%s %s/spin2/%s", tmp, *f, tmp, *f), 0);
 	/* --force into it again: the old agent spool goes with the old raw/ */
-	KT_EQ_U64((uint64_t)sh("cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/spin.cuptirec %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/tests/nvidia/libcupti_standin.so -f -o %s/spin -- %s/tests/nvidia/fake_cuda >%s/spinf.log 2>&1",
+#define FORCE_CMD "cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/spin.cuptirec %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/tests/nvidia/libcupti_standin.so -f -o %s/spin -- %s/tests/nvidia/fake_cuda >%s/spinf.log 2>&1"
+	KT_EQ_U64((uint64_t)sh(FORCE_CMD,
 			       tmp, srcdir, build, build, build, tmp, build, tmp), 0);
 	KT_EQ_U64((uint64_t)sh("test $(ls %s/spin/raw | grep -c '^gpu-') = 1", tmp), 0);
 }
@@ -428,7 +435,7 @@ static void test_demangle(void)
 {
 	char *ops;
 
-	KT_EQ_U64((uint64_t)capture("dm", "spin.cuptirec", "", ""), 0);
+	KT_EQ_U64((uint64_t)run_cap("dm", "spin.cuptirec", "", ""), 0);
 	ops = file("dm", "ops.csv");
 	KT_CHECK(ops && strstr(ops, "\"kprof_spin(long long, unsigned long long*)\""),
 		 "demangled kernel name in ops.csv");
@@ -450,8 +457,9 @@ static void test_cupti_clock(void)
 	int spins = 0;
 
 	KT_CHECK(!load_expect(KPROF_SRC_DIR "/tests/nvidia/data/spin.cuptirec", &e), "recording");
-	KT_EQ_U64((uint64_t)capture("cclock", "spin.cuptirec",
-				    "KPROF_AGENT_CUPTI_CLOCK=1 KPROF_STANDIN_BRACKET=1", ""), 0);
+	KT_EQ_U64((uint64_t)run_cap("cclock", "spin.cuptirec",
+				    "KPROF_AGENT_CUPTI_CLOCK=1 KPROF_STANDIN_BRACKET=1",
+				    ""), 0);
 	g = gpu_params("cclock");
 	KT_STR(g ? json_object_get_string(jget(g, "clock")) : "", "CUPTI, mapped by sync triples");
 	json_object_put(g);
@@ -492,7 +500,7 @@ static void test_problems(void)
 	char *s;
 
 	/* killed: no STOP record; what the agent wrote is kept */
-	KT_EQ_U64((uint64_t)capture("kill", "spin.cuptirec", "", "kill"), 128 + 9);
+	KT_EQ_U64((uint64_t)run_cap("kill", "spin.cuptirec", "", "kill"), 128 + 9);
 	s = file("kill", "summary.txt");
 	KT_CHECK(s && strstr(s, "agent stopped cleanly: NO"), "summary: killed");
 	free(s);
@@ -500,12 +508,13 @@ static void test_problems(void)
 	KT_CHECK(s && strstr(s, "kprof_spin"), "a killed process's ops are kept");
 	free(s);
 	/* fork() without exec: counted */
-	KT_EQ_U64((uint64_t)capture("fork", "spin.cuptirec", "", "fork"), 0);
+	KT_EQ_U64((uint64_t)run_cap("fork", "spin.cuptirec", "", "fork"), 0);
 	g = gpu_params("fork");
 	KT_EQ_U64((uint64_t)(g ? json_object_get_int64(jget(g, "forks")) : -1), 1);
 	json_object_put(g);
 	/* another CUPTI subscriber */
-	KT_EQ_U64((uint64_t)capture("sub", "spin.cuptirec", "KPROF_STANDIN_SUBSCRIBE=39", ""), 0);
+	KT_EQ_U64((uint64_t)run_cap("sub", "spin.cuptirec", "KPROF_STANDIN_SUBSCRIBE=39", ""),
+		  0);
 	g = gpu_params("sub");
 	KT_CHECK(g && json_object_get_boolean(jget(g, "multiple_subscribers")),
 		 "params: multiple subscribers");
@@ -517,43 +526,51 @@ static void test_problems(void)
 	/* CUPTI waits inside a call the agent makes at a buffer's completion
 	 * for another thread's buffer request: the agent must not hold what
 	 * the request needs (a hang on an H100 at 200k launches). timeout:
-	 * a hang fails the test instead of stopping the suite */
-	KT_EQ_U64((uint64_t)capture("locks", "spin.cuptirec", "KPROF_STANDIN_LOCKS=1 timeout 60",
-				    ""), 0);
+	 * a hang fails the test instead of stopping the suite
+	 */
+	KT_EQ_U64((uint64_t)run_cap("locks", "spin.cuptirec",
+				    "KPROF_STANDIN_LOCKS=1 timeout 60", ""), 0);
 	g = gpu_params("locks");
 	KT_CHECK(g && json_object_get_int64(jget(g, "kernels")) > 0, "kernels recorded");
 	json_object_put(g);
 	/* --host-times queued on a CUPTI without latency timestamps: the
-	 * launch calls' records instead, and the outputs say so */
+	 * launch calls' records instead, and the outputs say so
+	 */
 	host_times = "queued";
-	KT_EQ_U64((uint64_t)capture("nolat", "spin.cuptirec", "KPROF_STANDIN_LATENCY=27", ""), 0);
+	KT_EQ_U64((uint64_t)run_cap("nolat", "spin.cuptirec", "KPROF_STANDIN_LATENCY=27", ""),
+		  0);
 	host_times = "api";
 	g = gpu_params("nolat");
 	KT_STR(g ? json_object_get_string(jget(g, "host_times")) : "", "api");
 	KT_CHECK(g && json_object_get_int64(jget(g, "api_launches")) > 0, "launch records instead");
 	json_object_put(g);
 	s = file("nolat", "summary.txt");
-	KT_CHECK(s && strstr(s, "cuptiActivityEnableLatencyTimestamps: using API records failed (27)"),
+	KT_CHECK(s &&
+		 strstr(s, "cuptiActivityEnableLatencyTimestamps: using API records failed (27)"),
 		 "summary: latency timestamps refused");
 	free(s);
 	/* libcupti cannot be loaded: the agent says so, the command runs */
-	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1",
+#define NOCUPTI_CMD "cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1"
+	KT_EQ_U64((uint64_t)sh(NOCUPTI_CMD,
 			       tmp, build, build, tmp, tmp, build, tmp), 2);
 	s = file("nocupti", "summary.txt");
 	KT_CHECK(s && strstr(s, "agent: libcupti:"), "summary: libcupti not loaded");
 	free(s);
 	KT_EQ_U64((uint64_t)sh("grep -q 'the agent reported problems' %s/nocupti.log", tmp), 0);
 	/* a command that never initializes CUDA */
-	KT_EQ_U64((uint64_t)sh("cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so -o %s/none -- true >%s/none.log 2>&1",
+#define NONE_CMD "cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so -o %s/none -- true >%s/none.log 2>&1"
+	KT_EQ_U64((uint64_t)sh(NONE_CMD,
 			       tmp, build, build, tmp, tmp), 0);
 	s = file("none", "summary.txt");
 	KT_CHECK(s && strstr(s, "no CUDA process loaded the agent"), "summary: no CUDA");
 	free(s);
 	/* the agent cannot be found: a usable error, non-zero */
-	KT_EQ_U64((uint64_t)sh("%s/kprofctl capture --device nvidia:0 --agent %s/nonexistent.so -o %s/noagent -- true >%s/noagent.log 2>&1",
+#define NOAGENT_CMD "%s/kprofctl capture --device nvidia:0 --agent %s/nonexistent.so -o %s/noagent -- true >%s/noagent.log 2>&1"
+	KT_EQ_U64((uint64_t)sh(NOAGENT_CMD,
 			       build, tmp, tmp, tmp), 1);
 	KT_EQ_U64((uint64_t)sh("grep -q 'agent' %s/noagent.log", tmp), 0);
-	KT_EQ_U64((uint64_t)sh("%s/kprofctl capture --device nvidia:x -- true >/dev/null 2>&1", build), 2);
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl capture --device nvidia:x -- true >/dev/null 2>&1",
+			       build), 2);
 }
 
 int main(void)
@@ -588,11 +605,13 @@ int main(void)
 		for (int i = 0; i < e.nops; i++)
 			if (strlen(e.ops[i].name) > longest)
 				longest = strlen(e.ops[i].name);
-		KT_CHECK(longest > KPROF_NAME_LEN, "names longer than an OP record's (%zu)", longest);
+		KT_CHECK(longest > KPROF_NAME_LEN, "names longer than an OP record's (%zu)",
+			 longest);
 	}
 	{
 		/* --host-times queued: launch times from the kernels' latency
-		 * timestamps, no launch-call records for kernels */
+		 * timestamps, no launch-call records for kernels
+		 */
 		static struct expect e;
 
 		test_recording("spinq", "spinq.cuptirec", &e);

@@ -81,7 +81,8 @@ static void texts(void)
 	KT_STR(kprof_nvclock_reasons_str(KPROF_NVML_EVENT_GPU_IDLE, buf, sizeof(buf)), "gpu_idle");
 	KT_STR(kprof_nvclock_reasons_str(KPROF_NVML_EVENT_APP_CLOCKS_SETTING |
 					 KPROF_NVML_EVENT_SW_POWER_CAP |
-					 KPROF_NVML_EVENT_HW_POWER_BRAKE_SLOWDOWN, buf, sizeof(buf)),
+					 KPROF_NVML_EVENT_HW_POWER_BRAKE_SLOWDOWN,
+					 buf, sizeof(buf)),
 	       "applications_clocks_setting, sw_power_cap, hw_power_brake_slowdown");
 	KT_STR(kprof_nvclock_reasons_str(KPROF_NVML_EVENT_DISPLAY_CLOCK_SETTING | (1ULL << 40),
 					 buf, sizeof(buf)), "display_clock_setting, bit 40");
@@ -106,8 +107,8 @@ static void texts(void)
 
 	KT_CHECK(strstr(kprof_nvclock_advice(KPROF_NVML_ERROR_NO_PERMISSION), "needs root"),
 		 "no permission names root");
-	KT_CHECK(strstr(kprof_nvclock_advice(KPROF_NVML_ERROR_DRIVER_NOT_LOADED), "modprobe nvidia") !=
-		 NULL, "driver not loaded");
+	KT_CHECK(strstr(kprof_nvclock_advice(KPROF_NVML_ERROR_DRIVER_NOT_LOADED),
+			"modprobe nvidia") != NULL, "driver not loaded");
 	KT_STR(kprof_nvclock_advice(KPROF_NVML_SUCCESS), "");
 }
 
@@ -118,20 +119,19 @@ static void texts(void)
 	" \"mem_mhz\": null, \"app_sm_mhz\": 1980, \"app_mem_mhz\": 2619," \
 	" \"clocks_event_reasons\": 1" extra " } } }"
 
+/* A state file without a GPU. */
+#define HOST_STATE "{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [] }"
+
 static void state_file(void)
 {
-	static const char host[] =
-		"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null,"
-		" \"no_turbo\": null, \"cpus\": [] }";
+	static const char host[] = HOST_STATE;
 	static const char *const bad[] = {
 		GPU_STATE("0", "null", ""),		/* MHz must be positive */
 		GPU_STATE("-5", "null", ""),
 		GPU_STATE("\"1200\"", "null", ""),
 		GPU_STATE("1200", "null", ", \"x\": 1"),	/* unknown key in before */
-		"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null,"
-		" \"no_turbo\": null, \"cpus\": [], \"gpu\": 1 }",
-		"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null,"
-		" \"no_turbo\": null, \"cpus\": [], \"gpu\": { \"uuid\": \"GPU-1\" } }",
+		"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [], \"gpu\": 1 }",
+		"{ \"version\": 1, \"sysfs_root\": \"\", \"pid\": 5, \"saved_at\": 7, \"boost\": null, \"no_turbo\": null, \"cpus\": [], \"gpu\": { \"uuid\": \"GPU-1\" } }",
 	};
 	char *dir = kt_tmpdir();
 	struct kprof_clockstate st = { 0 }, back;

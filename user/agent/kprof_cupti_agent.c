@@ -42,6 +42,7 @@
 #include <linux/kprof.h>
 #include <kprof/gpu_rec.h>
 
+#include "kprof_array_size.h"
 #include "kprof_cupti.h"
 #include "kprof_cupti_conv.h"
 #include "kprof_cuptirec.h"
@@ -170,7 +171,8 @@ static void put_error(const char *what, kprof_cupti_result res)
 
 /* (CLOCK_MONOTONIC, CUPTI timestamp, CLOCK_MONOTONIC): the narrowest of
  * a few reads, so that a preempted one is not the one the fit gets (a
- * capture has few of these) */
+ * capture has few of these)
+ */
 static int take_sync(struct kprof_rec_sync *best)
 {
 	struct kprof_rec_sync s;
@@ -240,7 +242,9 @@ static void rec_string(const char *p)
 		if (A.rec_strs[i] == p)
 			return;
 	if (A.nrec_strs < REC_STRS_MAX) {
-		if (!A.rec_strs && !(A.rec_strs = calloc(REC_STRS_MAX, sizeof(*A.rec_strs))))
+		if (!A.rec_strs)
+			A.rec_strs = calloc(REC_STRS_MAX, sizeof(*A.rec_strs));
+		if (!A.rec_strs)
 			return;
 		A.rec_strs[A.nrec_strs++] = p;
 	}
@@ -257,12 +261,14 @@ static void buffer_request(uint8_t **buffer, size_t *size, size_t *max_records)
 	if (A.free_bufs) {
 		b = A.free_bufs;
 		A.free_bufs = *(void **)b;
-	} else if (A.nbufs < A.max_bufs &&
-		   (b = aligned_alloc(KPROF_CUPTI_BUFFER_ALIGN, A.buf_size))) {
-		A.nbufs++;
 	} else {
+		if (A.nbufs < A.max_bufs)
+			b = aligned_alloc(KPROF_CUPTI_BUFFER_ALIGN, A.buf_size);
 		/* the memory bound: CUPTI drops (and counts) what does not fit */
-		A.refused++;
+		if (b)
+			A.nbufs++;
+		else
+			A.refused++;
 	}
 	pthread_mutex_unlock(&A.buf_lock);
 	*buffer = b;
@@ -374,9 +380,11 @@ static void *open_cupti(void)
 
 	if (env && env[0])
 		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (h)
 			return h;
+	}
 	return NULL;
 }
 
@@ -456,8 +464,9 @@ static void enable_host_times(void)
 	A.host_times = KPROF_GHOST_API;
 	if (!mode || (strcmp(mode, "queued") && strcmp(mode, "both")))
 		return;
-	if (A.f.ActivityEnableLatencyTimestamps &&
-	    (r = A.f.ActivityEnableLatencyTimestamps(1)) == KPROF_CUPTI_SUCCESS) {
+	if (A.f.ActivityEnableLatencyTimestamps)
+		r = A.f.ActivityEnableLatencyTimestamps(1);
+	if (r == KPROF_CUPTI_SUCCESS) {
 		if (!strcmp(mode, "queued"))
 			A.host_times = KPROF_GHOST_QUEUED;
 	} else {
@@ -472,7 +481,8 @@ static void enable_api(void)
 	/* default: driver calls only. The runtime's calls make driver calls
 	 * with the same correlation ids, so they are seen too, at half the
 	 * cost of runtime records (measured on an H100: +1.4 vs +2.9 us per
-	 * launch), and direct driver users (Triton) are covered */
+	 * launch), and direct driver users (Triton) are covered
+	 */
 	int want[2] = { 1, 0 }, percall = 1, any = 0;
 
 	if (mode && !strcmp(mode, "none"))
@@ -484,7 +494,8 @@ static void enable_api(void)
 	if (mode && !strcmp(mode, "both"))
 		want[1] = 1;
 	if (!A.f.GetCallbackName) {
-		put_error("cuptiGetCallbackName missing: no API records", KPROF_CUPTI_ERROR_NOT_SUPPORTED);
+		put_error("cuptiGetCallbackName missing: no API records",
+			  KPROF_CUPTI_ERROR_NOT_SUPPORTED);
 		return;
 	}
 	for (unsigned int dom = KPROF_CUPTI_DOMAIN_DRIVER_API;
@@ -518,7 +529,8 @@ static void enable_api(void)
 	}
 	if (any && !percall) {
 		/* older CUPTI: every API call of the kind is recorded (slower);
-		 * the conversion keeps the classified ones */
+		 * the conversion keeps the classified ones
+		 */
 		put_error("per-call API records not supported: recording whole API kinds",
 			  KPROF_CUPTI_ERROR_NOT_SUPPORTED);
 		if (want[0] && A.f.ActivityEnable(KPROF_CUPTI_KIND_DRIVER) != KPROF_CUPTI_SUCCESS)
@@ -531,7 +543,8 @@ static void enable_api(void)
 static void at_fork_parent(void)
 {
 	/* the child gets no records (CUDA does not work across fork()
-	 * without exec; one that execs a CUDA program gets its own spool) */
+	 * without exec; one that execs a CUDA program gets its own spool)
+	 */
 	A.forks++;
 }
 
@@ -562,7 +575,8 @@ static void agent_exit(void)
 }
 
 /* $KPROF_AGENT_DIR/gpu-PID.kspool: a new file (O_EXCL, no links) in a
- * directory of ours (kprof_outdir.h's checks) */
+ * directory of ours (kprof_outdir.h's checks)
+ */
 static int open_spool(void)
 {
 	const char *dir = getenv("KPROF_AGENT_DIR");
@@ -606,10 +620,12 @@ EXPORT int InitializeInjection(void)
 		return 1;	/* never stop the workload */
 	}
 	rec = getenv("KPROF_AGENT_RECORD");
-	if (rec && rec[0] && (A.rec_fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-					      0644)) < 0)
-		fprintf(stderr, "kprof agent: cannot write the recording %s: %s\n", rec,
-			strerror(errno));
+	if (rec && rec[0]) {
+		A.rec_fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (A.rec_fd < 0)
+			fprintf(stderr, "kprof agent: cannot write the recording %s: %s\n", rec,
+				strerror(errno));
+	}
 	A.buf_size = env_ul("KPROF_AGENT_BUFFER_KB", DEFAULT_BUFFER_KB, 64, 1 << 20) << 10;
 	A.max_bufs = (unsigned int)env_ul("KPROF_AGENT_BUFFERS", DEFAULT_BUFFERS, 2, 4096);
 	A.clock = KPROF_GCLOCK_CUPTI;
@@ -621,7 +637,8 @@ EXPORT int InitializeInjection(void)
 		snprintf(msg, sizeof(msg), "libcupti: %s", e ? e : "missing functions");
 		put_agent(KPROF_GAGENT_START, 0, 0, A.buf_size, NULL);
 		put_agent(KPROF_GAGENT_ERROR, -ENOENT, 0, 0, msg);
-		fprintf(stderr, "kprof agent: cannot load %s (%s); set KPROF_CUPTI_LIB or kprofctl --cupti; this process is not profiled\n",
+		fprintf(stderr,
+			"kprof agent: cannot load %s (%s); set KPROF_CUPTI_LIB or kprofctl --cupti; this process is not profiled\n",
 			getenv("KPROF_CUPTI_LIB") ? getenv("KPROF_CUPTI_LIB") : "libcupti",
 			e ? e : "missing functions");
 		kprof_spool_close(A.w, NULL);
@@ -635,10 +652,12 @@ EXPORT int InitializeInjection(void)
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
 	/* KPROF_AGENT_CUPTI_CLOCK=1 (tests): keep CUPTI's clock, as where the
-	 * callback is refused, so that the sync-triple path can be checked */
+	 * callback is refused, so that the sync-triple path can be checked
+	 */
 	r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
-	if (A.f.ActivityRegisterTimestampCallback && !getenv("KPROF_AGENT_CUPTI_CLOCK") &&
-	    (r = A.f.ActivityRegisterTimestampCallback(timestamp_cb)) == KPROF_CUPTI_SUCCESS)
+	if (A.f.ActivityRegisterTimestampCallback && !getenv("KPROF_AGENT_CUPTI_CLOCK"))
+		r = A.f.ActivityRegisterTimestampCallback(timestamp_cb);
+	if (r == KPROF_CUPTI_SUCCESS)
 		A.clock = KPROF_GCLOCK_MONOTONIC;
 	rec_frame(KPROF_CREC_CLOCK, A.clock == KPROF_GCLOCK_MONOTONIC, 0, 0, NULL, 0);
 	enable_host_times();
@@ -649,10 +668,13 @@ EXPORT int InitializeInjection(void)
 	/* CUPTI's clock then, mapped by the SYNC triples (START says which) */
 	if (A.clock != KPROF_GCLOCK_MONOTONIC && !getenv("KPROF_AGENT_CUPTI_CLOCK"))
 		put_error("cuptiActivityRegisterTimestampCallback", r);
-	if (A.f.Subscribe && (r = A.f.Subscribe(&sub, subscriber_cb, NULL)) != KPROF_CUPTI_SUCCESS) {
-		put_error("cuptiSubscribe", r);
+	if (A.f.Subscribe) {
+		r = A.f.Subscribe(&sub, subscriber_cb, NULL);
+		if (r != KPROF_CUPTI_SUCCESS)
+			put_error("cuptiSubscribe", r);
 		if (r == KPROF_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS)
-			fprintf(stderr, "kprof agent: another CUPTI client (a profiler) holds this process; its records may be missing\n");
+			fprintf(stderr,
+				"kprof agent: another CUPTI client (a profiler) holds this process; its records may be missing\n");
 	}
 	put_sync();
 	r = A.f.ActivityRegisterCallbacks(buffer_request, buffer_complete);
@@ -662,11 +684,14 @@ EXPORT int InitializeInjection(void)
 		pthread_mutex_unlock(&A.lock);
 		return 1;
 	}
-	if ((r = A.f.ActivityEnable(KPROF_CUPTI_KIND_CONCURRENT_KERNEL)) != KPROF_CUPTI_SUCCESS)
+	r = A.f.ActivityEnable(KPROF_CUPTI_KIND_CONCURRENT_KERNEL);
+	if (r != KPROF_CUPTI_SUCCESS)
 		put_error("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
-	if ((r = A.f.ActivityEnable(KPROF_CUPTI_KIND_MEMCPY)) != KPROF_CUPTI_SUCCESS)
+	r = A.f.ActivityEnable(KPROF_CUPTI_KIND_MEMCPY);
+	if (r != KPROF_CUPTI_SUCCESS)
 		put_error("cuptiActivityEnable(MEMCPY)", r);
-	if ((r = A.f.ActivityEnable(KPROF_CUPTI_KIND_MEMSET)) != KPROF_CUPTI_SUCCESS)
+	r = A.f.ActivityEnable(KPROF_CUPTI_KIND_MEMSET);
+	if (r != KPROF_CUPTI_SUCCESS)
 		put_error("cuptiActivityEnable(MEMSET)", r);
 	enable_api();
 	if (A.f.ActivityFlushPeriod)

@@ -55,7 +55,7 @@ struct nv_opts {
 	int cmd_argc;
 };
 
-static void usage(FILE *f)
+static void print_help(FILE *f)
 {
 	fprintf(f,
 		"usage: kprofctl capture --device nvidia:N [OPTIONS] -- CMD [ARGS...]\n"
@@ -94,8 +94,10 @@ static void usage(FILE *f)
 		"are passed on to it, and kprofctl still writes the results.\n");
 }
 
-enum { OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
-       OPT_CUPTI, OPT_API, OPT_HOST_TIMES };
+enum {
+	OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
+	OPT_CUPTI, OPT_API, OPT_HOST_TIMES
+};
 
 int capture_nvidia_wanted(int argc, char **argv)
 {
@@ -160,7 +162,8 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 			break;
 		case OPT_TRACE_GROUP:
 			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
-				return kprofctl_usage_error("capture", "bad --trace-group '%s' (1..65536)",
+				return kprofctl_usage_error("capture",
+							    "bad --trace-group '%s' (1..65536)",
 							    optarg);
 			break;
 		case OPT_NO_DEVLOG:
@@ -178,13 +181,15 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		case OPT_API:
 			if (strcmp(optarg, "driver") && strcmp(optarg, "runtime") &&
 			    strcmp(optarg, "both") && strcmp(optarg, "none"))
-				return kprofctl_usage_error("capture", "bad --api '%s' (driver, runtime, both, none)",
+				return kprofctl_usage_error("capture",
+							    "bad --api '%s' (driver, runtime, both, none)",
 							    optarg);
 			o->api = optarg;
 			break;
 		case OPT_HOST_TIMES:
 			if (strcmp(optarg, "queued") && strcmp(optarg, "api"))
-				return kprofctl_usage_error("capture", "bad --host-times '%s' (queued, api)",
+				return kprofctl_usage_error("capture",
+							    "bad --host-times '%s' (queued, api)",
 							    optarg);
 			o->host_times = optarg;
 			break;
@@ -192,16 +197,18 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 			o->user = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			print_help(stdout);
 			return -1;
 		default:
-			return kprofctl_usage_error("capture", "unknown option (an NVIDIA capture takes the options in --help)");
+			return kprofctl_usage_error("capture",
+						    "unknown option (an NVIDIA capture takes the options in --help)");
 		}
 	}
 	if (!have_dev)
 		return kprofctl_usage_error("capture", "--device nvidia:N is required");
 	if (optind >= argc)
-		return kprofctl_usage_error("capture", "no command: kprofctl capture --device %s -- CMD [ARGS]",
+		return kprofctl_usage_error("capture",
+					    "no command: kprofctl capture --device %s -- CMD [ARGS]",
 					    o->name);
 	o->cmd = argv + optind;
 	o->cmd_argc = argc - optind;
@@ -250,7 +257,8 @@ static char *config_json(const struct nv_opts *o, const char *agent,
 		json_object_array_add(a, json_object_new_string(o->cmd[i]));
 	json_object_object_add(j, "command", a);
 	json_object_object_add(j, "device", json_object_new_string(o->name));
-	json_object_object_add(j, "op_filter", o->op_filter ? json_object_new_string(o->op_filter) : NULL);
+	json_object_object_add(j, "op_filter",
+			       o->op_filter ? json_object_new_string(o->op_filter) : NULL);
 	json_object_object_add(j, "trace_group",
 			       json_object_new_int64(o->trace_group ? o->trace_group : 1));
 	json_object_object_add(j, "agent", json_object_new_string(agent));
@@ -261,7 +269,8 @@ static char *config_json(const struct nv_opts *o, const char *agent,
 	r = json_object_new_object();
 	json_object_object_add(r, "uid", json_object_new_int64(as->uid));
 	if (exec_errno)
-		json_object_object_add(r, "exec_error", json_object_new_string(strerror(exec_errno)));
+		json_object_object_add(r, "exec_error",
+				       json_object_new_string(strerror(exec_errno)));
 	else if (WIFEXITED(status))
 		json_object_object_add(r, "exit_status", json_object_new_int(WEXITSTATUS(status)));
 	else if (WIFSIGNALED(status))
@@ -404,7 +413,8 @@ int capture_nvidia(int argc, char **argv)
 		goto out;
 	}
 	if (inj && inj[0] && strcmp(inj, agent))
-		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD", inj);
+		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD",
+			      inj);
 	if (o.host_times && !strcmp(o.host_times, "queued"))
 		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (api) for long runs");
 	/* the agent's environment, for CMD and every CUDA process it starts */

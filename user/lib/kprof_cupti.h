@@ -69,7 +69,8 @@ struct kprof_cupti_kernel {
 	const char *name;
 	void *reserved0;
 	/* latency timestamps (cuptiActivityEnableLatencyTimestamps), else
-	 * KPROF_CUPTI_TIMESTAMP_UNKNOWN */
+	 * KPROF_CUPTI_TIMESTAMP_UNKNOWN
+	 */
 	uint64_t queued;
 	uint64_t submitted;
 };

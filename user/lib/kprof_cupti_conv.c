@@ -3,12 +3,14 @@
  * CUPTI activity records -> agent spool records (kprof_cupti_conv.h).
  */
 #include "kprof_cupti_conv.h"
+#include "kprof_array_size.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* "cuMemcpyHtoDAsync_v2_ptsz" -> "cuMemcpyHtoDAsync": CUPTI names carry
- * API version and per-thread-stream suffixes. */
+ * API version and per-thread-stream suffixes.
+ */
 static void base_name(const char *name, char *out, size_t len)
 {
 	size_t n = strnlen(name, len - 1);
@@ -59,10 +61,10 @@ int kprof_conv_api_role(const char *cupti_name)
 	if (!cupti_name)
 		return 0;
 	base_name(cupti_name, b, sizeof(b));
-	for (size_t i = 0; i < sizeof(launch) / sizeof(launch[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(launch); i++)
 		if (!strcmp(b, launch[i]))
 			return KPROF_GROLE_LAUNCH;
-	for (size_t i = 0; i < sizeof(sync) / sizeof(sync[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sync); i++)
 		if (!strcmp(b, sync[i]))
 			return KPROF_GROLE_SYNC;
 	/* every copy and set: cudaMemcpy*, cudaMemset*, cuMemcpy*, cuMemsetD* */
@@ -105,7 +107,8 @@ size_t kprof_conv_name(uint32_t id, uint16_t kind, const char *text, void *out)
 }
 
 /* The slot of a kernel name: one of two by the pointer's hash; *is_new
- * when the slot must be (re)named. */
+ * when the slot must be (re)named.
+ */
 static uint32_t name_slot(struct kprof_conv *c, const void *p, int *is_new)
 {
 	uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ULL;

@@ -21,7 +21,8 @@
 
 struct kprof_conv {
 	/* kernel name slots: the CUPTI name pointer each slot was named
-	 * for (CUPTI shares one pointer between a kernel's records) */
+	 * for (CUPTI shares one pointer between a kernel's records)
+	 */
 	const void *slot[KPROF_GNAME_SLOTS];
 	/* KPROF_GROLE_* of each callback id, [domain - 1][cbid]; 0: not wanted */
 	uint8_t role[2][KPROF_CONV_MAX_CBID];
@@ -34,11 +35,13 @@ struct kprof_conv {
 /* The role of a CUDA API by its CUPTI callback name ("cudaLaunchKernel_v7000",
  * "cuMemcpyHtoDAsync_v2"): KPROF_GROLE_LAUNCH for calls that put work on
  * the GPU (kernel launches, graph launches, memcpy, memset),
- * KPROF_GROLE_SYNC for the synchronize calls, 0 for the rest. */
+ * KPROF_GROLE_SYNC for the synchronize calls, 0 for the rest.
+ */
 int kprof_conv_api_role(const char *cupti_name);
 
 /* Whether that call is a kernel launch (cuLaunchKernel, cudaLaunchKernel_v7000...):
- * the calls whose host times a kernel's queued timestamp stands in for. */
+ * the calls whose host times a kernel's queued timestamp stands in for.
+ */
 int kprof_conv_api_kernel_launch(const char *cupti_name);
 
 /*

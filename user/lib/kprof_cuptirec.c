@@ -26,9 +26,10 @@ int kprof_crec_load(const char *path, struct kprof_crec *r, struct kprof_err *er
 	if (!f)
 		return kprof_err_set(err, errno, "cannot open recording %s: %s", path,
 				     strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(r->data = malloc(n ? (size_t)n : 1)) ||
-	    fread(r->data, 1, (size_t)n, f) != (size_t)n) {
+	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (n >= 0 && !fseek(f, 0, SEEK_SET))
+		r->data = malloc(n ? (size_t)n : 1);
+	if (!r->data || fread(r->data, 1, (size_t)n, f) != (size_t)n) {
 		fclose(f);
 		kprof_crec_free(r);
 		return kprof_err_set(err, EIO, "cannot read recording %s", path);

@@ -47,7 +47,8 @@ struct kprof_crec {
 int kprof_crec_load(const char *path, struct kprof_crec *r, struct kprof_err *err);
 void kprof_crec_free(struct kprof_crec *r);
 /* The frame at *off (0 for the first) and its payload, advancing *off;
- * NULL after the last. */
+ * NULL after the last.
+ */
 const struct kprof_crec_frame *kprof_crec_next(const struct kprof_crec *r, size_t *off,
 					       const void **payload);
 

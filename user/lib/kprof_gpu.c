@@ -3,6 +3,7 @@
  * NVIDIA captures: the CUPTI agent's spool as kprof records (kprof_gpu.h).
  */
 #include "kprof_gpu.h"
+#include "kprof_array_size.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +17,8 @@
 
 #define LAUNCH_RING	(1U << 16)	/* recent launch entries, by correlation */
 /* records made from one agent record: an OP with the longest name
- * (KPROF_GNAME_MAX), 4 markers and a COUNTERS record fit */
+ * (KPROF_GNAME_MAX), 4 markers and a COUNTERS record fit
+ */
 #define QBUF		(8U << 10)
 
 struct track {
@@ -58,8 +60,9 @@ struct kprof_gpu_src *kprof_gpu_openat(int dirfd, const char *rel, const char *s
 		return NULL;
 	}
 	s->view = view;
-	if (view == KPROF_GPU_VIEW_DEVICE &&
-	    !(s->launches = calloc(LAUNCH_RING, sizeof(*s->launches)))) {
+	if (view == KPROF_GPU_VIEW_DEVICE)
+		s->launches = calloc(LAUNCH_RING, sizeof(*s->launches));
+	if (view == KPROF_GPU_VIEW_DEVICE && !s->launches) {
 		free(s);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -101,7 +104,8 @@ int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err)
 	s->st.clock = keep.clock;
 	s->st.cupti_version = keep.cupti_version;
 	s->st.host_times = keep.host_times;
-	s->qlen = s->qoff = 0;
+	s->qlen = 0;
+	s->qoff = 0;
 	if (s->launches)
 		memset(s->launches, 0, LAUNCH_RING * sizeof(*s->launches));
 	return kprof_spool_rewind(s->r, err);
@@ -145,17 +149,19 @@ const char *kprof_gpu_host_times_name(uint32_t host_times)
 	return host_times == KPROF_GHOST_QUEUED ? "queued" : "api";
 }
 
+#define HOST_TIMES_QUEUED_DESC "kernel launches from CUPTI's latency timestamps (queued, submitted) on the kernel records; CUPTI API activity records of the copy, graph launch and sync calls (entry and exit on the calling thread)"
+#define HOST_TIMES_API_DESC "CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)"
+
 const char *kprof_gpu_host_times_desc(uint32_t host_times)
 {
-	return host_times == KPROF_GHOST_QUEUED ?
-	       "kernel launches from CUPTI's latency timestamps (queued, submitted) on the kernel records; CUPTI API activity records of the copy, graph launch and sync calls (entry and exit on the calling thread)" :
-	       "CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)";
+	return host_times == KPROF_GHOST_QUEUED ? HOST_TIMES_QUEUED_DESC : HOST_TIMES_API_DESC;
 }
 
 /* A kernel record's queued timestamp as its launch time: 0 when unknown,
  * for an older agent's record (which ends before it), and when the launch
  * calls' records are the source (the agent then records queued only to
- * compare the two: KPROF_AGENT_HOST_TIMES=both) */
+ * compare the two: KPROF_AGENT_HOST_TIMES=both)
+ */
 static uint64_t kernel_queued(const struct kprof_gpu_src *s, const struct kprof_grec_kernel *k)
 {
 	return s->st.host_times == KPROF_GHOST_QUEUED && k->size >= sizeof(*k) ?
@@ -173,7 +179,7 @@ const char *kprof_gpu_copy_name(uint8_t kind, uint8_t copy_kind)
 
 	if (kind == KPROF_GCOPY_MEMSET)
 		return "[memset]";
-	if (copy_kind < sizeof(names) / sizeof(names[0]) && names[copy_kind])
+	if (copy_kind < ARRAY_SIZE(names) && names[copy_kind])
 		return names[copy_kind];
 	return "[memcpy]";
 }
@@ -230,7 +236,8 @@ static void q_op(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, const c
 	op->hdr.size = (uint16_t)(sizeof(*op) + ext);
 	op->op_seq = corr;
 	/* dispatch time: the launch when seen (the lateness of the op's
-	 * records is measured from there: kprof_lag.h), else its start */
+	 * records is measured from there: kprof_lag.h), else its start
+	 */
 	op->timestamp = l->valid && l->corr == corr && l->enter <= start ? l->enter : start;
 	op->first_core = track;
 	op->num_cores = 1;
@@ -424,7 +431,8 @@ static void host_rec(struct kprof_gpu_src *s, const struct kprof_grec_api *a)
 
 /* A kernel's queued timestamp as its launch on the host: entry = queued,
  * exit = submitted (the command buffer handed to the GPU) when known and
- * not earlier. CUPTI's kernel record names no thread: tid 0. */
+ * not earlier. CUPTI's kernel record names no thread: tid 0.
+ */
 static void host_queued(struct kprof_gpu_src *s, const struct kprof_grec_kernel *k)
 {
 	struct kprof_host_event *ev;
@@ -458,7 +466,8 @@ int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 			s->qoff += (*rec)->size;
 			return KPROF_REC_OK;
 		}
-		s->qlen = s->qoff = 0;
+		s->qlen = 0;
+		s->qoff = 0;
 		ret = kprof_spool_next(s->r, &r, err);
 		if (ret != KPROF_REC_OK)
 			return ret;
@@ -470,7 +479,8 @@ int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 			name_rec(s, (const void *)r);
 			break;
 		case KPROF_GREC_DROPPED:
-			s->st.dropped += ((const struct kprof_grec_dropped *)(const void *)r)->count;
+			s->st.dropped +=
+				((const struct kprof_grec_dropped *)(const void *)r)->count;
 			break;
 		case KPROF_GREC_API: {
 			const struct kprof_grec_api *a = (const void *)r;

@@ -86,22 +86,26 @@ struct kprof_gpu_stats {
 struct kprof_gpu_src;
 
 /* The spool at rel in dirfd (kprof_spool_openat rules: no links, a regular
- * file; shown names it in messages); kprof_gpu_open: a path. */
+ * file; shown names it in messages); kprof_gpu_open: a path.
+ */
 struct kprof_gpu_src *kprof_gpu_openat(int dirfd, const char *rel, const char *shown,
 				       int view, struct kprof_err *err);
 struct kprof_gpu_src *kprof_gpu_open(const char *path, int view, struct kprof_err *err);
 void kprof_gpu_free(struct kprof_gpu_src *s);
 /* Like kprof_spool_next(): KPROF_REC_OK with *rec valid until the next
- * call, KPROF_REC_END, or KPROF_REC_BAD with err set. */
+ * call, KPROF_REC_END, or KPROF_REC_BAD with err set.
+ */
 int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 		   struct kprof_err *err);
 /* Back to the start; tracks keep the numbers they got (a second pass
- * gives the same records). */
+ * gives the same records).
+ */
 int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err);
 const struct kprof_spool_stats *kprof_gpu_spool_stats(const struct kprof_gpu_src *s);
 const struct kprof_gpu_stats *kprof_gpu_stats(const struct kprof_gpu_src *s);
 /* Host view: CUPTI timestamps -> host ns through fit (NULL: they are
- * host CLOCK_MONOTONIC already). */
+ * host CLOCK_MONOTONIC already).
+ */
 void kprof_gpu_set_fit(struct kprof_gpu_src *s, const struct kprof_tsfit *fit);
 /* Tracks seen so far and the name of one: "GPU D stream S". */
 uint32_t kprof_gpu_ntracks(const struct kprof_gpu_src *s);
@@ -116,7 +120,8 @@ const char *kprof_gpu_copy_name(uint8_t kind, uint8_t copy_kind);
 
 /* The device description kprofctl writes in raw/device.kspool for
  * nvidia:index: backend "nvidia", no RISCs, timestamps in ns
- * (ref_clock_hz 1e9), the GPU counters. */
+ * (ref_clock_hz 1e9), the GPU counters.
+ */
 void kprof_gpu_device_info(uint32_t index, struct kprof_device_info *d,
 			   struct kprof_counter_info *c);
 
@@ -125,9 +130,11 @@ struct kprof_gpu_spool {
 	uint32_t pid;
 	uint64_t bytes;
 };
+
 /* The raw/ of the capture directory capfd (capture_dir names it in
  * messages): fills up to max entries sorted by pid; returns how many
- * there are (may be > max), or -errno. Links and non-files are left out. */
+ * there are (may be > max), or -errno. Links and non-files are left out.
+ */
 int kprof_gpu_list(int capfd, const char *capture_dir, struct kprof_gpu_spool *out, int max,
 		   struct kprof_err *err);
 /* The one a report aggregates: the largest (most records), ties: lowest pid. */

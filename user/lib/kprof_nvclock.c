@@ -2,6 +2,7 @@
 /* NVIDIA clock decisions and texts (kprof_nvclock.h); no NVML calls here. */
 #include "kprof_nvclock.h"
 #include "kprof_nvml_api.h"
+#include "kprof_array_size.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,12 +64,12 @@ static const char *const reason_names[] = {
 };
 
 _Static_assert(KPROF_NVML_EVENT_DISPLAY_CLOCK_SETTING ==
-	       1ULL << (sizeof(reason_names) / sizeof(reason_names[0]) - 1),
+	       1ULL << (ARRAY_SIZE(reason_names) - 1),
 	       "reason_names follows the bits of kprof_nvml_api.h");
 
 const char *kprof_nvclock_reason_name(unsigned int bit)
 {
-	return bit < sizeof(reason_names) / sizeof(reason_names[0]) ?
+	return bit < ARRAY_SIZE(reason_names) ?
 	       reason_names[bit] : NULL;
 }
 
@@ -129,6 +130,11 @@ int kprof_nvclock_state_path(const char *run_dir, const char *uuid, char *buf,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Advice too long to follow a return within 100 columns. */
+#define ADVICE_RM_MISMATCH "libnvidia-ml.so.1 and the loaded kernel driver are of different versions: reload the nvidia module or reboot"
+#define ADVICE_NO_FUNCTION "this driver's libnvidia-ml.so.1 lacks the function: update the NVIDIA driver"
+#define ADVICE_BAD_VALUE "NVML refused the value: kprofctl info --device nvidia:N shows the supported range"
+
 const char *kprof_nvclock_advice(int rc)
 {
 	switch (rc) {
@@ -139,13 +145,13 @@ const char *kprof_nvclock_advice(int rc)
 	case KPROF_NVML_ERROR_DRIVER_NOT_LOADED:
 		return "the NVIDIA kernel driver is not loaded (modprobe nvidia)";
 	case KPROF_NVML_ERROR_LIB_RM_VERSION_MISMATCH:
-		return "libnvidia-ml.so.1 and the loaded kernel driver are of different versions: reload the nvidia module or reboot";
+		return ADVICE_RM_MISMATCH;
 	case KPROF_NVML_ERROR_GPU_IS_LOST:
 		return "the GPU has fallen off the bus: see dmesg; it needs a reset or a reboot";
 	case KPROF_NVML_ERROR_FUNCTION_NOT_FOUND:
-		return "this driver's libnvidia-ml.so.1 lacks the function: update the NVIDIA driver";
+		return ADVICE_NO_FUNCTION;
 	case KPROF_NVML_ERROR_INVALID_ARGUMENT:
-		return "NVML refused the value: kprofctl info --device nvidia:N shows the supported range";
+		return ADVICE_BAD_VALUE;
 	case KPROF_NVML_ERROR_IN_USE:
 		return "the GPU is busy with another management operation: try again";
 	default:

@@ -83,7 +83,8 @@ int kprof_nvml_load(struct kprof_err *err, int *nvml_rc)
 	    !nv.nvmlDeviceGetUUID) {
 		nv.ret = -ENOSYS;
 		snprintf(nv.why, sizeof(nv.why),
-			 NVML_LIB " lacks nvmlInit_v2 or another basic function: the NVIDIA driver is too old; update it");
+			 "%s lacks nvmlInit_v2 or another basic function: the NVIDIA driver is too old; update it",
+			 NVML_LIB);
 		return kprof_err_set(err, ENOSYS, "%s", nv.why);
 	}
 	rc = nv.nvmlInit_v2();
@@ -427,7 +428,8 @@ static int pick_sm(struct kprof_device *d, const struct kprof_clock_request *req
 	free(clk);
 	if (r == -ENOENT) {	/* no list: NVML itself judges the value */
 		*f = want;
-		msg_add(msg, msg_len, "%s: NVML lists no supported SM clocks; trying %u MHz as given",
+		msg_add(msg, msg_len,
+			"%s: NVML lists no supported SM clocks; trying %u MHz as given",
 			d->name, want);
 		return 0;
 	}
@@ -490,11 +492,16 @@ static int nv_clock_lock(struct kprof_device *d, const struct kprof_clock_reques
 
 	mem_now = clock_of(cur, h, KPROF_NVML_CLOCK_MEM);
 	sm_before = clock_of(cur, h, KPROF_NVML_CLOCK_SM);
-	if ((r = pick_sm(d, req, mem_now, &f, msg, msg_len, err)))
+	r = pick_sm(d, req, mem_now, &f, msg, msg_len, err);
+	if (r)
 		return r;
-	if (req->mem && (r = pick_mem(d, req, mem_now, &fm, msg, msg_len, err)))
+	r = 0;
+	if (req->mem)
+		r = pick_mem(d, req, mem_now, &fm, msg, msg_len, err);
+	if (r)
 		return r;
-	if ((r = state_path_of(d, path, sizeof(path), err)))
+	r = state_path_of(d, path, sizeof(path), err);
+	if (r)
 		return r;
 	fd = run_lock(d, err);
 	if (fd < 0)
@@ -534,7 +541,8 @@ static int nv_clock_lock(struct kprof_device *d, const struct kprof_clock_reques
 	}
 	st.gpu.index = d->nv.index;
 	st.gpu.sm_locked_mhz = f;
-	if ((r = kprof_clockstate_write(path, &st, err))) {
+	r = kprof_clockstate_write(path, &st, err);
+	if (r) {
 		if (perm_errno(r))
 			kprof_err_set(err, -r, "%s: changing clocks needs root: cannot write %s",
 				      d->name, path);
@@ -556,12 +564,14 @@ static int nv_clock_lock(struct kprof_device *d, const struct kprof_clock_reques
 		d->name, f, f, f, after, sm_before);
 	if (req->mem) {
 		st.gpu.mem_locked_mhz = fm;
-		if ((r = kprof_clockstate_write(path, &st, err)))
+		r = kprof_clockstate_write(path, &st, err);
+		if (r)
 			goto out;
 		rc = NV(nvmlDeviceSetMemoryLockedClocks, h, fm, fm);
 		if (rc != KPROF_NVML_SUCCESS) {
 			st.gpu.mem_locked_mhz = had ? old.gpu.mem_locked_mhz : 0;
-			if ((r = kprof_clockstate_write(path, &st, err)))
+			r = kprof_clockstate_write(path, &st, err);
+			if (r)
 				goto out;
 			if (rc == KPROF_NVML_ERROR_NOT_SUPPORTED) {
 				msg_add(msg, msg_len,
@@ -602,7 +612,8 @@ static int nv_clock_reset(struct kprof_device *d, int force, char *msg, size_t m
 	kprof_nvmlReturn_t rc;
 	int fd, had, r = 0;
 
-	if ((r = state_path_of(d, path, sizeof(path), err)))
+	r = state_path_of(d, path, sizeof(path), err);
+	if (r)
 		return r;
 	fd = run_lock(d, err);
 	if (fd < 0)
@@ -624,8 +635,9 @@ static int nv_clock_reset(struct kprof_device *d, int force, char *msg, size_t m
 	}
 	if (force)
 		msg_add(msg, msg_len, "%s: --force: resetting %s",
-			d->name, had > 0 ? "every clock lock, kprof's and any other"
-					 : "without a kprof record: any lock, whoever set it, is released");
+			d->name, had > 0 ?
+			"every clock lock, kprof's and any other" :
+			"without a kprof record: any lock, whoever set it, is released");
 	if (plan.reset_sm) {
 		rc = NV(nvmlDeviceResetGpuLockedClocks, h);
 		if (rc != KPROF_NVML_SUCCESS) {
@@ -657,10 +669,12 @@ static int nv_clock_reset(struct kprof_device *d, int force, char *msg, size_t m
 		} else {
 			msg_add(msg, msg_len,
 				"%s: memory clock lock released (nvmlDeviceResetMemoryLockedClocks); reads %u MHz now",
-				d->name, clock_of(nv.nvmlDeviceGetClockInfo, h, KPROF_NVML_CLOCK_MEM));
+				d->name,
+				clock_of(nv.nvmlDeviceGetClockInfo, h, KPROF_NVML_CLOCK_MEM));
 		}
 	}
-	if ((r = state_store(path, NULL, err)))
+	r = state_store(path, NULL, err);
+	if (r)
 		goto out;
 	if (had > 0)
 		msg_add(msg, msg_len, "%s: removed %s", d->name, path);
