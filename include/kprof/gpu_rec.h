@@ -101,9 +101,12 @@ struct kprof_grec_kernel {
 	__u16 registers;		/* per thread */
 	__u16 reserved0;
 	__u32 name_id;			/* KPROF_GREC_NAME id (kind KERNEL) */
-	/* CUPTI's latency timestamps (host clock, as start_ns), 0 unknown:
+	/*
+	 * CUPTI's latency timestamps (host clock, as start_ns), 0 unknown:
 	 * the launch put in the command buffer, the buffer submitted to the
-	 * GPU. Absent from records of older agents (size: KPROF_GREC_KERNEL_V1_SIZE). */
+	 * GPU. Absent from records of older agents (size:
+	 * KPROF_GREC_KERNEL_V1_SIZE).
+	 */
 	__u64 queued_ns;
 	__u64 submitted_ns;
 };
@@ -147,8 +150,10 @@ struct kprof_grec_copy {
 /* kprof_grec_api.domain */
 #define KPROF_GDOMAIN_DRIVER	1	/* CUPTI_CB_DOMAIN_DRIVER_API */
 #define KPROF_GDOMAIN_RUNTIME	2	/* CUPTI_CB_DOMAIN_RUNTIME_API */
-/* host events made from a kernel's queued/submitted times (the report's
- * host view): cmd = KPROF_GDOMAIN_QUEUED << 16 */
+/*
+ * host events made from a kernel's queued/submitted times (the report's
+ * host view): cmd = KPROF_GDOMAIN_QUEUED << 16
+ */
 #define KPROF_GDOMAIN_QUEUED	3
 
 /* A CUDA API call the agent asked CUPTI to record (CUPTI_ACTIVITY_KIND_

@@ -672,8 +672,7 @@ static void churn_proc(uint64_t seed)
 static void die_usage(void)
 {
 	fprintf(stderr,
-		"usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH] [--sim-ko PATH]
-");
+		"usage: ioctl_fuzz [--seed N] [--calls N] [--workers N] [--no-chaos] [--ko PATH] [--sim-ko PATH]\n");
 	exit(2);
 }
 

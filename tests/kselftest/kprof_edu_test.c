@@ -2,10 +2,10 @@
 /*
  * The PCI reference backend, kprof_edu.ko, on QEMU's edu device: a capture
  * gets the ops the device ran and their markers through the device's own
- * DMA engine, on the INTx line (msi=0) and on MSI; the device is then removed while a capture runs and its
- * ring is mapped, first through sysfs (then rescanned), then by QEMU's
- * device_del (hot-unplug). The reader gets a clear end: SIGBUS on the
- * mapping, the rest of the data then EOF from read(), ENODEV from ioctls;
+ * DMA engine, on the INTx line (msi=0) and on MSI; the device is then
+ * removed while a capture runs and its ring is mapped, first through
+ * sysfs (then rescanned), then by QEMU's device_del (hot-unplug). The
+ * reader gets a clear end: SIGBUS on the mapping, the rest of the data then EOF from read(), ENODEV from ioctls;
  * and every ring page comes back (debugfs kprof/pages). Needs the VM's
  * edu device: tests/vm/run --edu [--iommu] --suite kprof_edu_test (not in
  * the plain suite, which has no edu device).
@@ -185,7 +185,7 @@ TEST_F(edu, iommu_as_booted)
 
 	ASSERT_EQ(0, edu_bdf(bdf, sizeof(bdf)));
 	ASSERT_LT(0, kt_read_file("/proc/cmdline", cmd, sizeof(cmd)));
-	want = strstr(cmd, "intel_iommu=on") != NULL;
+	want = !!strstr(cmd, "intel_iommu=on");
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
 	/* With --iommu the device's DMA goes through DMA remapping. */
 	EXPECT_EQ(want, access(path, F_OK) == 0);

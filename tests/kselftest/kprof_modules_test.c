@@ -129,8 +129,9 @@ TEST_F(mods, sim_l1_memory_capped)
 
 	ASSERT_EQ(0, kt_module_unload("kprof_sim"));
 	/* 256 cores x 8 RISCs x 65536 markers: 2 GiB of simulated L1. */
-	EXPECT_EQ(-ENOSPC, load_sim_refused("sim_devices=1 sim_cores=256 sim_riscs=8 sim_l1_entries=65536",
-					    "kprof_sim", "L1 memory", &logged));
+	EXPECT_EQ(-ENOSPC,
+		  load_sim_refused("sim_devices=1 sim_cores=256 sim_riscs=8 sim_l1_entries=65536",
+				   "kprof_sim", "L1 memory", &logged));
 	EXPECT_TRUE(logged);
 	EXPECT_FALSE(kt_module_loaded("kprof_sim"));
 	EXPECT_EQ(0, count_devices());

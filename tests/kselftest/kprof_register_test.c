@@ -22,14 +22,16 @@
 /* kprof's char major, from /proc/devices. */
 static int kprof_major(void)
 {
-	char buf[4096], *line;
+	char buf[4096], *line, *end;
 	int maj;
 
 	if (kt_read_file("/proc/devices", buf, sizeof(buf)) < 0)
 		return -1;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		if (sscanf(line, "%d", &maj) == 1 && !strcmp(strchr(line, 'k') ?: "", "kprof"))
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		maj = (int)strtol(line, &end, 10);
+		if (end != line && !strcmp(strchr(line, 'k') ?: "", "kprof"))
 			return maj;
+	}
 	return -1;
 }
 

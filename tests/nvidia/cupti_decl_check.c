@@ -56,7 +56,7 @@ SAME(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, KPROF_GMEMCPY_DTOH);
 SAME(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, KPROF_GMEMCPY_DTOD);
 SAME(CUPTI_ACTIVITY_MEMCPY_KIND_HTOH, KPROF_GMEMCPY_HTOH);
 SAME(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, KPROF_GMEMCPY_PTOP);
-_Static_assert(__builtin_types_compatible_p(CUptiResult, kprof_cupti_result),
+_Static_assert(__builtin_types_compatible_p(CUptiResult, kprof_cupti_result_t),
 	       "CUptiResult is not an unsigned int");
 _Static_assert(sizeof(CUpti_CallbackId) == sizeof(uint32_t), "CUpti_CallbackId");
 
@@ -153,7 +153,7 @@ TYPE(cuptiActivityRegisterTimestampCallback, kprof_cuptiActivityRegisterTimestam
  * CUpti_Activity, checked above)
  */
 _Static_assert(__builtin_types_compatible_p(__typeof__(&cuptiActivityGetNextRecord),
-					    kprof_cupti_result (*)(uint8_t *, size_t,
+					    kprof_cupti_result_t (*)(uint8_t *, size_t,
 								   CUpti_Activity **)),
 	       "cuptiActivityGetNextRecord");
 TYPE(cuptiActivityGetNumDroppedRecords, kprof_cuptiActivityGetNumDroppedRecords_fn);

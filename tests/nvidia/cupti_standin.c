@@ -51,7 +51,14 @@ static struct {
 	uint64_t t_reg;			/* when the agent registered its callbacks */
 } S;
 
-EXPORT kprof_cupti_result cuptiGetTimestamp(uint64_t *t);
+EXPORT kprof_cupti_result_t cuptiGetTimestamp(uint64_t *t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return KPROF_CUPTI_SUCCESS;
+}
 
 static void load(void)
 {
@@ -65,37 +72,37 @@ static void load(void)
 		fprintf(stderr, "cupti stand-in: %s\n", err.msg);
 }
 
-EXPORT kprof_cupti_result cuptiGetVersion(uint32_t *v)
+EXPORT kprof_cupti_result_t cuptiGetVersion(uint32_t *v)
 {
 	*v = 130001;
 	return KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiGetResultString(kprof_cupti_result r, const char **s)
+EXPORT kprof_cupti_result_t cuptiGetResultString(kprof_cupti_result_t r, const char **s)
 {
 	(void)r;
 	*s = "stand-in";
 	return KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiSubscribe(struct CUpti_Subscriber_st **sub,
-					 kprof_cupti_callback_fn cb, void *ud)
+EXPORT kprof_cupti_result_t cuptiSubscribe(struct CUpti_Subscriber_st **sub,
+					   kprof_cupti_callback_fn cb, void *ud)
 {
 	const char *e = getenv("KPROF_STANDIN_SUBSCRIBE");
 
 	(void)cb;
 	(void)ud;
 	*sub = NULL;
-	return e ? (kprof_cupti_result)atoi(e) : KPROF_CUPTI_SUCCESS;
+	return e ? (kprof_cupti_result_t)atoi(e) : KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiActivityEnable(unsigned int kind)
+EXPORT kprof_cupti_result_t cuptiActivityEnable(unsigned int kind)
 {
 	(void)kind;
 	return KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t on)
+EXPORT kprof_cupti_result_t cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t on)
 {
 	(void)cbid;
 	(void)on;
@@ -105,15 +112,15 @@ EXPORT kprof_cupti_result cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t on
 /* KPROF_STANDIN_LATENCY: the CUptiResult it returns (e.g. 27: a CUPTI
  * without latency timestamps)
  */
-EXPORT kprof_cupti_result cuptiActivityEnableLatencyTimestamps(uint8_t on)
+EXPORT kprof_cupti_result_t cuptiActivityEnableLatencyTimestamps(uint8_t on)
 {
 	const char *e = getenv("KPROF_STANDIN_LATENCY");
 
 	(void)on;
-	return e ? (kprof_cupti_result)atoi(e) : KPROF_CUPTI_SUCCESS;
+	return e ? (kprof_cupti_result_t)atoi(e) : KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t on)
+EXPORT kprof_cupti_result_t cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t on)
 {
 	(void)cbid;
 	(void)on;
@@ -121,8 +128,8 @@ EXPORT kprof_cupti_result cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t o
 }
 
 /* the names the recording holds (the ones the agent asked for) */
-EXPORT kprof_cupti_result cuptiGetCallbackName(unsigned int domain, uint32_t cbid,
-					       const char **name)
+EXPORT kprof_cupti_result_t cuptiGetCallbackName(unsigned int domain, uint32_t cbid,
+						 const char **name)
 {
 	const struct kprof_crec_frame *f;
 	const void *pl;
@@ -137,8 +144,8 @@ EXPORT kprof_cupti_result cuptiGetCallbackName(unsigned int domain, uint32_t cbi
 	return KPROF_CUPTI_ERROR_INVALID_PARAMETER;
 }
 
-EXPORT kprof_cupti_result cuptiActivityRegisterCallbacks(kprof_cupti_buffer_request_fn rq,
-							 kprof_cupti_buffer_complete_fn cp)
+EXPORT kprof_cupti_result_t cuptiActivityRegisterCallbacks(kprof_cupti_buffer_request_fn rq,
+							   kprof_cupti_buffer_complete_fn cp)
 {
 	S.request = rq;
 	S.complete = cp;
@@ -146,14 +153,14 @@ EXPORT kprof_cupti_result cuptiActivityRegisterCallbacks(kprof_cupti_buffer_requ
 	return KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiActivityRegisterTimestampCallback(kprof_cupti_timestamp_fn fn)
+EXPORT kprof_cupti_result_t cuptiActivityRegisterTimestampCallback(kprof_cupti_timestamp_fn fn)
 {
 	(void)fn;	/* the recorded timestamps are CLOCK_MONOTONIC already */
 	return KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
-						     struct kprof_cupti_activity **rec)
+EXPORT kprof_cupti_result_t cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
+						       struct kprof_cupti_activity **rec)
 {
 	size_t i = 0;
 
@@ -181,8 +188,8 @@ static void *request_thread(void *arg)
 	return b;	/* kept: one buffer fewer for the agent's pool */
 }
 
-EXPORT kprof_cupti_result cuptiActivityGetNumDroppedRecords(struct CUctx_st *ctx, uint32_t stream,
-							    size_t *dropped)
+EXPORT kprof_cupti_result_t cuptiActivityGetNumDroppedRecords(struct CUctx_st *ctx,
+							      uint32_t stream, size_t *dropped)
 {
 	(void)ctx;
 	(void)stream;
@@ -197,18 +204,9 @@ EXPORT kprof_cupti_result cuptiActivityGetNumDroppedRecords(struct CUctx_st *ctx
 	return KPROF_CUPTI_SUCCESS;
 }
 
-EXPORT kprof_cupti_result cuptiActivityFlushPeriod(uint32_t ms)
+EXPORT kprof_cupti_result_t cuptiActivityFlushPeriod(uint32_t ms)
 {
 	(void)ms;
-	return KPROF_CUPTI_SUCCESS;
-}
-
-EXPORT kprof_cupti_result cuptiGetTimestamp(uint64_t *t)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	*t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return KPROF_CUPTI_SUCCESS;
 }
 
@@ -373,7 +371,7 @@ EXPORT int kprof_standin_play(void)
 	return n;
 }
 
-EXPORT kprof_cupti_result cuptiActivityFlushAll(uint32_t flag)
+EXPORT kprof_cupti_result_t cuptiActivityFlushAll(uint32_t flag)
 {
 	(void)flag;
 	kprof_standin_play();

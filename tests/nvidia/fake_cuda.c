@@ -21,7 +21,8 @@ int main(int argc, char **argv)
 {
 	const char *inj = getenv("CUDA_INJECTION64_PATH");
 	const char *lib = getenv("KPROF_CUPTI_LIB");
-	int (*init)(void), (*play)(void);
+	int (*init)(void);
+	int (*play)(void);
 	void *h, *s;
 	int do_fork = 0, do_kill = 0;
 

@@ -96,7 +96,7 @@ static struct agent {
 	unsigned int max_bufs, nbufs;	/* allocated (in use or free) */
 	void *free_bufs;		/* list through each buffer's first word */
 	uint64_t refused, refused_told;
-	kprof_cupti_result pending_error;	/* of enable_host_times() */
+	kprof_cupti_result_t pending_error;	/* of enable_host_times() */
 	uint64_t records, forks;
 	struct kprof_conv conv;
 	int rec_fd;			/* KPROF_AGENT_RECORD, or -1 */
@@ -164,7 +164,7 @@ static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t val
 }
 
 /* A CUPTI call failed: say which and with what. */
-static void put_error(const char *what, kprof_cupti_result res)
+static void put_error(const char *what, kprof_cupti_result_t res)
 {
 	put_agent(KPROF_GAGENT_ERROR, (int32_t)res, 0, 0, what);
 }
@@ -459,7 +459,7 @@ static void *find_demangler(void)
 static void enable_host_times(void)
 {
 	const char *mode = getenv("KPROF_AGENT_HOST_TIMES");
-	kprof_cupti_result r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
+	kprof_cupti_result_t r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
 
 	A.host_times = KPROF_GHOST_API;
 	if (!mode || (strcmp(mode, "queued") && strcmp(mode, "both")))
@@ -603,7 +603,7 @@ static int open_spool(void)
 EXPORT int InitializeInjection(void)
 {
 	uint32_t version = 0;
-	kprof_cupti_result r;
+	kprof_cupti_result_t r;
 	struct CUpti_Subscriber_st *sub = NULL;
 	const char *rec;
 

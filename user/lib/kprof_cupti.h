@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 /* CUptiResult (an enum of unsigned values: unsigned int for GCC) */
-typedef unsigned int kprof_cupti_result;
+typedef unsigned int kprof_cupti_result_t;
 #define KPROF_CUPTI_SUCCESS			0
 #define KPROF_CUPTI_ERROR_INVALID_PARAMETER	1
 #define KPROF_CUPTI_ERROR_MAX_LIMIT_REACHED	12
@@ -136,31 +136,34 @@ typedef void (*kprof_cupti_callback_fn)(void *userdata, unsigned int domain,
 					uint32_t cbid, const void *cbdata);
 
 /* The functions, as the agent dlsym()s them (names: cupti<Name>). */
-typedef kprof_cupti_result (*kprof_cuptiGetVersion_fn)(uint32_t *version);
-typedef kprof_cupti_result (*kprof_cuptiGetResultString_fn)(kprof_cupti_result result,
+typedef kprof_cupti_result_t (*kprof_cuptiGetVersion_fn)(uint32_t *version);
+typedef kprof_cupti_result_t (*kprof_cuptiGetResultString_fn)(kprof_cupti_result_t result,
 							  const char **str);
-typedef kprof_cupti_result (*kprof_cuptiSubscribe_fn)(struct CUpti_Subscriber_st **subscriber,
+typedef kprof_cupti_result_t (*kprof_cuptiSubscribe_fn)(struct CUpti_Subscriber_st **subscriber,
 						    kprof_cupti_callback_fn callback,
 						    void *userdata);
-typedef kprof_cupti_result (*kprof_cuptiActivityEnable_fn)(unsigned int kind);
-typedef kprof_cupti_result (*kprof_cuptiActivityEnableDriverApi_fn)(uint32_t cbid,
+typedef kprof_cupti_result_t (*kprof_cuptiActivityEnable_fn)(unsigned int kind);
+typedef kprof_cupti_result_t (*kprof_cuptiActivityEnableDriverApi_fn)(uint32_t cbid,
 								  uint8_t enable);
-typedef kprof_cupti_result (*kprof_cuptiActivityEnableRuntimeApi_fn)(uint32_t cbid,
+typedef kprof_cupti_result_t (*kprof_cuptiActivityEnableRuntimeApi_fn)(uint32_t cbid,
 								   uint8_t enable);
-typedef kprof_cupti_result (*kprof_cuptiGetCallbackName_fn)(unsigned int domain, uint32_t cbid,
+typedef kprof_cupti_result_t (*kprof_cuptiGetCallbackName_fn)(unsigned int domain, uint32_t cbid,
 							  const char **name);
-typedef kprof_cupti_result (*kprof_cuptiActivityRegisterCallbacks_fn)(
-	kprof_cupti_buffer_request_fn request, kprof_cupti_buffer_complete_fn complete);
-typedef kprof_cupti_result (*kprof_cuptiActivityRegisterTimestampCallback_fn)(
-	kprof_cupti_timestamp_fn fn);
-typedef kprof_cupti_result (*kprof_cuptiActivityGetNextRecord_fn)(
-	uint8_t *buffer, size_t valid_size, struct kprof_cupti_activity **record);
-typedef kprof_cupti_result (*kprof_cuptiActivityGetNumDroppedRecords_fn)(
-	struct CUctx_st *ctx, uint32_t stream_id, size_t *dropped);
-typedef kprof_cupti_result (*kprof_cuptiActivityFlushAll_fn)(uint32_t flag);
-typedef kprof_cupti_result (*kprof_cuptiActivityFlushPeriod_fn)(uint32_t ms);
-typedef kprof_cupti_result (*kprof_cuptiGetTimestamp_fn)(uint64_t *timestamp);
-typedef kprof_cupti_result (*kprof_cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
+typedef kprof_cupti_result_t
+(*kprof_cuptiActivityRegisterCallbacks_fn)(kprof_cupti_buffer_request_fn request,
+					   kprof_cupti_buffer_complete_fn complete);
+typedef kprof_cupti_result_t
+(*kprof_cuptiActivityRegisterTimestampCallback_fn)(kprof_cupti_timestamp_fn fn);
+typedef kprof_cupti_result_t
+(*kprof_cuptiActivityGetNextRecord_fn)(uint8_t *buffer, size_t valid_size,
+				       struct kprof_cupti_activity **record);
+typedef kprof_cupti_result_t
+(*kprof_cuptiActivityGetNumDroppedRecords_fn)(struct CUctx_st *ctx, uint32_t stream_id,
+					      size_t *dropped);
+typedef kprof_cupti_result_t (*kprof_cuptiActivityFlushAll_fn)(uint32_t flag);
+typedef kprof_cupti_result_t (*kprof_cuptiActivityFlushPeriod_fn)(uint32_t ms);
+typedef kprof_cupti_result_t (*kprof_cuptiGetTimestamp_fn)(uint64_t *timestamp);
+typedef kprof_cupti_result_t (*kprof_cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
 
 /* CUPTI wants activity buffers aligned to this. */
 #define KPROF_CUPTI_BUFFER_ALIGN		8
