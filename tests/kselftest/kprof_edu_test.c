@@ -3,12 +3,13 @@
  * The PCI reference backend, kprof_edu.ko, on QEMU's edu device: a capture
  * gets the ops the device ran and their markers through the device's own
  * DMA engine, on the INTx line (msi=0) and on MSI; the device is then
- * removed while a capture runs and its ring is mapped, first through
- * sysfs (then rescanned), then by QEMU's device_del (hot-unplug). The
- * reader gets a clear end: SIGBUS on the mapping, the rest of the data then EOF from read(), ENODEV from ioctls;
- * and every ring page comes back (debugfs kprof/pages). Needs the VM's
- * edu device: tests/vm/run --edu [--iommu] --suite kprof_edu_test (not in
- * the plain suite, which has no edu device).
+ * removed while a capture runs and its ring is mapped, first through sysfs
+ * (then rescanned), then by QEMU's device_del (hot-unplug). The reader
+ * gets a clear end: SIGBUS on the mapping, the rest of the data then EOF
+ * from read(), ENODEV from ioctls; and every ring page comes back (debugfs
+ * kprof/pages). Needs the VM's edu device: tests/vm/run --edu [--iommu]
+ * --suite kprof_edu_test (not in the plain suite, which has no edu
+ * device).
  */
 #include "kprof_test_util.h"
 #include "kprof_harness.h"
