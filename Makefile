@@ -88,10 +88,11 @@ check-style:
 	MAKE="$(MAKE)" ./scripts/check-style.sh
 
 # Then the edu PCI backend without and with the IOMMU (tests/vm/run --edu).
+# scripts/sum-runs.sh: one total over the runs, the line check.sh counts.
 check-vm: kmod user examples kselftest
-	./tests/vm/run --suite --timeout 2400
-	./tests/vm/run --edu --suite kprof_edu_test
-	./tests/vm/run --edu --iommu --suite kprof_edu_test
+	./scripts/sum-runs.sh "./tests/vm/run --suite --timeout 2400" \
+		"./tests/vm/run --edu --suite kprof_edu_test" \
+		"./tests/vm/run --edu --iommu --suite kprof_edu_test"
 
 # report.html of a VM capture rendered by headless Chromium on the host
 # (tests/html/check.sh).
@@ -107,8 +108,8 @@ check-fuzz:
 # built once into $(KPROF_CACHE)/debug-kernel/ (tests/vm/debug-kernel/).
 check-debug: user examples kselftest
 	$(MAKE) -C bpf tests
-	./tests/vm/debug-kernel/check
-	./tests/vm/debug-kernel/check --edu --iommu kprof_edu_test
+	./scripts/sum-runs.sh ./tests/vm/debug-kernel/check \
+		"./tests/vm/debug-kernel/check --edu --iommu kprof_edu_test"
 
 # The README's set-up, run in a bare Debian 12 root made by debootstrap
 # (tests/fresh/run). Not part of `make check`: it takes as long as the
