@@ -89,9 +89,8 @@ user_extra_ignore() {
 	# reads the ring's control page (VOLATILE, as above).
 	tests/kselftest/kprof_badinput_test.c) echo ,MACRO_ARG_REUSE ;;
 	tests/kselftest/kprof_test_util.h) echo ,VOLATILE,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE ;;
-	# The same X-macro lists, and glibc's convention for a function a
-	# library does not have (a stub returns ENOSYS): an NVML without
-	# nvmlInit_v2.
+	# The same X-macro lists, and glibc's convention of ENOSYS for a
+	# function a library lacks: an NVML without nvmlInit_v2.
 	user/lib/kprof_nvml.c) \
 		echo ,MULTISTATEMENT_MACRO_USE_DO_WHILE,TRAILING_SEMICOLON,COMPLEX_MACRO,MACRO_ARG_REUSE,ENOSYS ;;
 	# Built only on a GPU host against NVIDIA's own headers (check-nvidia),
