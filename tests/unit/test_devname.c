@@ -32,8 +32,71 @@ static void bad(const char *s, const char *why_has)
 		 s, why, why_has);
 }
 
+/* A --device list: the names in order, canonical. */
+static void list_good(const char *s, const char *canon)
+{
+	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
+	char why[256] = "", buf[KPROF_DEVICE_NAME_LEN], got[1024] = "";
+	int n = kprof_device_parse_list(s, ids, KPROF_DEVICE_LIST_MAX, why, sizeof(why));
+
+	KT_CHECK(n > 0, "'%s' refused: %s", s, why);
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(got);
+
+		snprintf(got + l, sizeof(got) - l, "%s%s", i ? " " : "",
+			 kprof_device_name(&ids[i], buf, sizeof(buf)));
+	}
+	KT_STR(got, canon);
+}
+
+static void list_bad(const char *s, int max, const char *why_has)
+{
+	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
+	char why[256] = "";
+
+	KT_CHECK(kprof_device_parse_list(s, ids, max, why, sizeof(why)) == -EINVAL,
+		 "'%s' accepted", s);
+	KT_CHECK(strstr(why, why_has), "'%s': reason '%s' lacks '%s'", s, why, why_has);
+}
+
+static void lists(void)
+{
+	char all[512] = "", want[512] = "";
+
+	list_good("0", "0");
+	list_good("0,1", "0 1");
+	list_good("5,02,63", "5 2 63");
+	list_good("nvidia:0,nvidia:1", "nvidia:0 nvidia:1");
+	list_good("0,nvidia:0", "0 nvidia:0");	/* kinds differ: two devices */
+	list_good("nvidia:" UUID ",nvidia:3", "nvidia:" UUID " nvidia:3");
+	for (int i = 0; i < KPROF_DEVICE_LIST_MAX; i++) {
+		size_t l = strlen(all), w = strlen(want);
+
+		snprintf(all + l, sizeof(all) - l, "%s%d", i ? "," : "", i);
+		snprintf(want + w, sizeof(want) - w, "%s%d", i ? " " : "", i);
+	}
+	list_good(all, want);
+
+	list_bad("", KPROF_DEVICE_LIST_MAX, "empty device name");
+	list_bad(NULL, KPROF_DEVICE_LIST_MAX, "empty device name");
+	list_bad("0,", KPROF_DEVICE_LIST_MAX, "empty device name");
+	list_bad(",1", KPROF_DEVICE_LIST_MAX, "empty device name");
+	list_bad("0,,1", KPROF_DEVICE_LIST_MAX, "empty device name");
+	list_bad("0,1,0", KPROF_DEVICE_LIST_MAX, "device 0 is named twice");
+	list_bad("1,01", KPROF_DEVICE_LIST_MAX, "device 1 is named twice");
+	list_bad("nvidia:2,nvidia:02", KPROF_DEVICE_LIST_MAX, "nvidia:2 is named twice");
+	list_bad("0,64", KPROF_DEVICE_LIST_MAX, "at most 63");
+	list_bad("0,amd:1", KPROF_DEVICE_LIST_MAX, "unknown device kind in 'amd:1'");
+	list_bad("0, 1", KPROF_DEVICE_LIST_MAX, "bad device ' 1'");
+	list_bad("0,1,2", 2, "more than 2 devices");
+	list_bad("0,nvidia:GPU-1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901-and-far-too-long-for-any-name-"
+		 "that-kprof-knows-of-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		 KPROF_DEVICE_LIST_MAX, "bad device 'nvidia:GPU-1b2c3...'");
+}
+
 int main(void)
 {
+	lists();
 	good("0", KPROF_DEVICE_KPROF, 0, "", "0");
 	good("63", KPROF_DEVICE_KPROF, 63, "", "63");
 	good("007", KPROF_DEVICE_KPROF, 7, "", "7");

@@ -94,6 +94,51 @@ int kprof_device_parse_name(const char *s, struct kprof_device_id *id,
 	return 0;
 }
 
+int kprof_device_parse_list(const char *s, struct kprof_device_id *ids, int max,
+			    char *why, size_t why_len)
+{
+	char item[KPROF_DEVICE_NAME_LEN + 1], a[KPROF_DEVICE_NAME_LEN], b[KPROF_DEVICE_NAME_LEN];
+	const char *p = s ? s : "";
+	int n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (!len) {
+			snprintf(why, why_len,
+				 "empty device name in the list '%s': give NAME[,NAME...], each "
+				 KPROF_DEVICE_NAME_HELP, s ? s : "");
+			return -EINVAL;
+		}
+		if (n == max) {
+			snprintf(why, why_len, "more than %d devices in '%s'", max, s);
+			return -EINVAL;
+		}
+		/* longer than any name: refused whole, not cut */
+		if (len >= sizeof(item)) {
+			snprintf(why, why_len, "bad device '%.16s...': give " KPROF_DEVICE_NAME_HELP,
+				 p);
+			return -EINVAL;
+		}
+		memcpy(item, p, len);
+		item[len] = '\0';
+		if (kprof_device_parse_name(item, &ids[n], why, why_len))
+			return -EINVAL;
+		kprof_device_name(&ids[n], a, sizeof(a));
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(a, kprof_device_name(&ids[i], b, sizeof(b)))) {
+				snprintf(why, why_len, "device %s is named twice in '%s'", a, s);
+				return -EINVAL;
+			}
+		}
+		n++;
+		p += len;
+		if (!*p)
+			return n;
+		p++;	/* the comma */
+	}
+}
+
 const char *kprof_device_name(const struct kprof_device_id *id, char *buf,
 			      size_t len)
 {

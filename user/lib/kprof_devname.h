@@ -42,6 +42,17 @@ struct kprof_device_id {
  */
 int kprof_device_parse_name(const char *s, struct kprof_device_id *id,
 			    char *why, size_t why_len);
+/* Most devices one --device list names (/dev/kprof0..63). */
+#define KPROF_DEVICE_LIST_MAX	(KPROF_DEVICE_INDEX_MAX + 1)
+
+/*
+ * Parse a --device list: NAME[,NAME...], each NAME as
+ * kprof_device_parse_name, into ids (at most max). No empty NAME, no
+ * device twice (by canonical name). Returns the count (>= 1), or -EINVAL
+ * with a one-line reason in why.
+ */
+int kprof_device_parse_list(const char *s, struct kprof_device_id *ids, int max,
+			    char *why, size_t why_len);
 /* The name back: "3", "nvidia:0", "nvidia:GPU-...". */
 const char *kprof_device_name(const struct kprof_device_id *id, char *buf,
 			      size_t len);

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PID_DEVICE	1
-#define PID_HOST	2
+#define PID_DEVICE	KPROF_TRACE_PID_DEVICE
+#define PID_HOST	KPROF_TRACE_PID_HOST
 #define MAX_NAMED_TIDS	4096	/* host threads given a name track */
 /* Zone tracks: tid KPROF_TRACE_ZONE_TID + core * 10 + RISC, sorted right
  * below their core's track (sort index core * 10 + 1 + RISC; cores:

@@ -20,6 +20,10 @@
 
 struct kprof_trace;
 
+/* The trace's two processes (kprof_trace_merge.h renumbers them). */
+#define KPROF_TRACE_PID_DEVICE	1
+#define KPROF_TRACE_PID_HOST	2
+
 /* Device tids from this on are zone tracks (KPROF_TRACE_ZONE_TID + core *
  * 10 + RISC), not core tracks: readers that want core tracks skip them.
  */
