@@ -38,38 +38,8 @@ SLOW_ID=7		# sim id of the small device for the slow-reader capture
 
 . "$here/tap_lib.sh"
 
-# Turns the checker's PASS/FAIL lines into TAP; details pass through.
-report() {	# report CHECKER_OUTPUT_FILE
-	while IFS= read -r line; do
-		case $line in
-		"PASS "*) tap ok "${line#PASS }" ;;
-		"FAIL "*) tap fail "${line#FAIL }" ;;
-		"LOSTSUM "*) ;;
-		*) echo "$line" ;;
-		esac
-	done <"$1"
-}
-
-json() {	# json FILE PATH: one scalar of params.json ("" if absent)
-	awk -f "$E2E/e2e_json.awk" "$1" | awk -v p="$2" '$1 == p { print $2; exit }'
-}
-
-simstat() {	# simstat SIMID NAME
-	awk -v k="$2" '$1 == k { print $2 }' "$DBG/sim$1/stats"
-}
-
 dropped() {	# dropped SIMID: lifetime L1 drops
 	head -n 1 "$DBG/sim$1/dropped"
-}
-
-# kprofN of sim device SIMID (the core picks N)
-kprof_of_sim() {
-	for d in /sys/class/kprof/kprof*; do
-		case $(readlink "$d/device") in
-		*/sim"$1") echo "${d##*/kprof}"; return 0 ;;
-		esac
-	done
-	return 1
 }
 
 # checks common to both captures; $1 capture dir, $2 sim id, $3 lo, $4 hi,

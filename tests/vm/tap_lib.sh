@@ -10,6 +10,10 @@
 #   e2e_finish KEEP           "# Totals:" line (the suite runner sums those);
 #                             on failure OUT is copied to $BUILD/tests/KEEP/failed
 #                             and the exit status is 1, else OUT is removed
+#   report CHECKER_OUTPUT     tests/e2e/e2e_ops.awk's PASS/FAIL lines as TAP
+#   json FILE PATH            one scalar of params.json (the script sets E2E)
+#   simstat SIMID NAME        a sim device's debugfs stat (the script sets DBG)
+#   kprof_of_sim SIMID        N of the /dev/kprofN of sim device SIMID
 
 n=0 npass=0 nfail=0
 
@@ -44,6 +48,36 @@ eq() {
 
 col() {
 	head -n 1 "$1" | tr ',' '\n' | awk -v h="$2" '$0 == h { print NR; exit }'
+}
+
+# Turns the checker's PASS/FAIL lines into TAP; details pass through.
+report() {	# report CHECKER_OUTPUT_FILE
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) tap ok "${line#PASS }" ;;
+		"FAIL "*) tap fail "${line#FAIL }" ;;
+		"LOSTSUM "*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+
+json() {	# json FILE PATH: one scalar of params.json ("" if absent)
+	awk -f "$E2E/e2e_json.awk" "$1" | awk -v p="$2" '$1 == p { print $2; exit }'
+}
+
+simstat() {	# simstat SIMID NAME
+	awk -v k="$2" '$1 == k { print $2 }' "$DBG/sim$1/stats"
+}
+
+# kprofN of sim device SIMID (the core picks N)
+kprof_of_sim() {
+	for d in /sys/class/kprof/kprof*; do
+		case $(readlink "$d/device") in
+		*/sim"$1") echo "${d##*/kprof}"; return 0 ;;
+		esac
+	done
+	return 1
 }
 
 e2e_finish() {

@@ -110,7 +110,8 @@ int capture_nvidia_wanted(int argc, char **argv)
 			v = argv[i] + 9;
 		else if (!strncmp(argv[i], "-d", 2) && argv[i][2])
 			v = argv[i] + 2;
-		if (v && !strncmp(v, "nvidia:", 7))
+		/* a list (nvidia:0,nvidia:1) is capture_multi.h's to take */
+		if (v && !strncmp(v, "nvidia:", 7) && !strchr(v, ','))
 			return 1;
 	}
 	return 0;

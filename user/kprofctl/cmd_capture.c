@@ -10,6 +10,7 @@
  */
 #include "kprofctl.h"
 #include "capture_child.h"
+#include "capture_multi.h"
 #include "capture_nvidia.h"
 #include "capture_perf.h"
 #include "kprof_bpf.h"
@@ -60,8 +61,8 @@
 static void capture_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kprofctl capture --device N [OPTIONS] -- CMD [ARGS...]\n"
-		"       kprofctl capture --device N [OPTIONS] --duration SEC\n"
+		"usage: kprofctl capture --device N[,N...] [OPTIONS] -- CMD [ARGS...]\n"
+		"       kprofctl capture --device N[,N...] [OPTIONS] --duration SEC\n"
 		"Capture device N while CMD runs (or for SEC seconds): device markers,\n"
 		"ops and PMU counters from /dev/kprofN, launch/sync ioctl timestamps\n"
 		"from BPF, and host perf counters for CMD. Raw data is spooled to\n"
@@ -79,6 +80,12 @@ static void capture_usage(FILE *f)
 		"  -d, --device N        device number (/dev/kprofN); nvidia:N for an NVIDIA\n"
 		"                        GPU, with options of its own: see kprofctl capture\n"
 		"                        --device nvidia:0 --help\n"
+		"  -d, --device N,M,...  several devices: one capture each, all started before\n"
+		"                        CMD and stopped after it (a busy device starts none);\n"
+		"                        each in DIR/devN/ as a one-device capture, and in DIR\n"
+		"                        trace.json (every device on one timeline), report.md\n"
+		"                        and report.html (the devices compared). Not yet for\n"
+		"                        NVIDIA GPUs\n"
 		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS);\n"
 		"                        a non-empty DIR is refused without --force; an\n"
 		"                        existing DIR must be yours, not writable by others\n"
@@ -140,6 +147,9 @@ struct capture_opts {
 	int progress;			/* 1: progress on any stderr */
 	uint32_t dev_id;
 	int have_dev;
+	/* --device N,M,...: every device (ndev 1: a one-device capture) */
+	struct kprof_device_id devs[KPROF_DEVICE_LIST_MAX];
+	unsigned int ndev;
 	const char *outdir;
 	int force;
 	const char *events;
@@ -188,6 +198,7 @@ struct capture_session {
 	uint64_t drains;		/* drain rounds that found data */
 	uint64_t max_pending;		/* fullest the ring was seen, bytes */
 	uint64_t pause_toggles;
+	uint64_t settle_mark;		/* records_read at a settle window's start */
 	struct kprof_progress prog;	/* terminal only */
 	struct timespec t_start, t_end;
 	char bpf_target_desc[640];
@@ -197,7 +208,20 @@ struct capture_session {
 	struct kprof_host_bpf_stats bst;
 	char bpf_hook[128];
 	char bpf_fallback[1024];
+	/*
+	 * A capture of several devices: one session each, linked from the
+	 * first (the lead), which runs CMD, the signals and the loop; NULL,
+	 * NULL: one device.
+	 */
+	struct capture_session *lead, *next;
 };
+
+#define for_each_session(p, c)	for ((p) = (c); (p); (p) = (p)->next)
+
+static struct capture_session *lead_of(struct capture_session *c)
+{
+	return c->lead ? c->lead : c;
+}
 
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
@@ -241,8 +265,17 @@ static int parse_one_opt(struct capture_opts *o, int c, char **argv)
 
 	switch (c) {
 	case 'd':
+		if (strchr(optarg, ',')) {
+			if (capture_multi_parse(optarg, o->devs, &o->ndev))
+				return KPROFCTL_EXIT_USAGE;
+			o->dev_id = o->devs[0].index;
+			o->have_dev = 1;
+			break;
+		}
 		if (kprofctl_parse_u32(optarg, KPROF_DEV_MAX - 1, &o->dev_id))
 			return kprofctl_usage_error("capture", "bad device number '%s'", optarg);
+		o->devs[0] = (struct kprof_device_id){ .index = o->dev_id };
+		o->ndev = 1;
 		o->have_dev = 1;
 		break;
 	case 'o':
@@ -361,6 +394,9 @@ static int check_opts(struct capture_opts *o)
 		if (capture_perf_check(o->events, msg, sizeof(msg)))
 			return kprofctl_usage_error("capture", "%s", msg);
 	}
+	if (o->ndev > 1 && o->dev_node)
+		return kprofctl_usage_error("capture",
+					    "--dev-node names one device's node: not with several devices");
 	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
 		return kprofctl_usage_error("capture",
 					    "--no-bpf excludes --dev-node, --profile and --bpf-hook");
@@ -434,7 +470,7 @@ static void drain_device(struct capture_session *c)
 		if (c->dspool && !c->spool_error &&
 		    kprof_spool_append(c->dspool, c->buf, (size_t)n, &err))
 			spool_fail(c, &err);
-		kprof_progress_count(&c->prog, c->buf, (size_t)n);
+		kprof_progress_count(&lead_of(c)->prog, c->buf, (size_t)n);
 	}
 	if (kprof_dev_ring_state(&c->dev) == KPROF_STATE_GONE)
 		c->device_gone = 1;
@@ -756,13 +792,14 @@ static void toggle_pause(struct capture_session *c)
 			  : kprof_dev_capture_pause(&c->dev);
 
 	if (r) {
-		kprofctl_warn("%s failed: %s", c->paused ? "resume" : "pause",
-			      strerror(-r));
+		kprofctl_warn("device %u: %s failed: %s", c->o->dev_id,
+			      c->paused ? "resume" : "pause", strerror(-r));
 		return;
 	}
 	c->paused = !c->paused;
 	c->pause_toggles++;
-	fprintf(stderr, "kprofctl: capture %s\n", c->paused ? "paused" : "resumed");
+	if (!c->lead)
+		fprintf(stderr, "kprofctl: capture %s\n", c->paused ? "paused" : "resumed");
 }
 
 /* The kernel ended the capture (device removed, DMA timeout). */
@@ -770,7 +807,7 @@ static void device_hup(struct capture_session *c)
 {
 	uint32_t st = kprof_dev_ring_state(&c->dev);
 
-	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->dev.fd, NULL);
+	epoll_ctl(lead_of(c)->epfd, EPOLL_CTL_DEL, c->dev.fd, NULL);
 	if (st == KPROF_STATE_GONE) {
 		c->device_gone = 1;
 	} else if (!c->kernel_stopped) {
@@ -844,8 +881,62 @@ static int on_stop_signal(struct capture_session *c, int sig, int stopping)
 	return 0;
 }
 
+/*
+ * A device whose capture cannot go on ends the loop (every device's:
+ * they are stopped together); 1 when one did, the reason given.
+ */
+static int device_failed(struct capture_session *c)
+{
+	struct capture_session *p;
+
+	for_each_session(p, c) {
+		if (p->device_gone)
+			stop_because(c, "device %u was removed", p->o->dev_id);
+		else if (p->ring_error)
+			stop_because(c, "reading the device ring failed");
+		else if (p->spool_error)
+			stop_because(c, "writing the raw spool failed");
+		else
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 when the kernel ended every device's capture. */
+static int all_kernel_stopped(struct capture_session *c)
+{
+	struct capture_session *p;
+
+	for_each_session(p, c)
+		if (!p->kernel_stopped)
+			return 0;
+	return 1;
+}
+
+/* The loop's event on fd of a device (its ring or its BPF programs). */
+static int device_event(struct capture_session *c, const struct epoll_event *ev)
+{
+	struct capture_session *p;
+
+	for_each_session(p, c) {
+		if (ev->data.fd == p->dev.fd) {
+			drain_device(p);
+			if (ev->events & (EPOLLHUP | EPOLLERR))
+				device_hup(p);
+			return 1;
+		}
+		if (p->bpf && ev->data.fd == kprof_bpf_fd(p->bpf)) {
+			drain_bpf(p);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void run_loop(struct capture_session *c)
 {
+	struct capture_session *p;
 	struct epoll_event evs[8];
 	struct timespec sig_at = { 0 };
 	int stopping = 0, i, n;
@@ -857,19 +948,9 @@ static void run_loop(struct capture_session *c)
 				     "the command exited, leaving processes in its process group");
 			break;
 		}
-		if (c->device_gone) {
-			stop_because(c, "device %u was removed", c->o->dev_id);
+		if (device_failed(c))
 			break;
-		}
-		if (c->ring_error) {
-			stop_because(c, "reading the device ring failed");
-			break;
-		}
-		if (c->spool_error) {
-			stop_because(c, "writing the raw spool failed");
-			break;
-		}
-		if (c->kernel_stopped && c->child.pid <= 0)
+		if (all_kernel_stopped(c) && c->child.pid <= 0)
 			break;
 		if (stopping && (c->child.pid <= 0 || ms_since(&sig_at) > STOP_GRACE_MS)) {
 			stop_because(c, "still running %d s after %s", STOP_GRACE_S,
@@ -885,21 +966,19 @@ static void run_loop(struct capture_session *c)
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 
-			if (fd == c->dev.fd) {
-				drain_device(c);
-				if (evs[i].events & (EPOLLHUP | EPOLLERR))
-					device_hup(c);
-			} else if (c->bpf && fd == kprof_bpf_fd(c->bpf)) {
-				drain_bpf(c);
+			if (device_event(c, &evs[i])) {
+				continue;
 			} else if (fd == c->timerfd) {
 				uint64_t x;
 
 				if (read(c->timerfd, &x, sizeof(x)) < 0)
 					continue;
 				/* Also catches data whose wake-up was missed. */
-				drain_device(c);
-				drain_bpf(c);
-				flush_spools(c);
+				for_each_session(p, c) {
+					drain_device(p);
+					drain_bpf(p);
+					flush_spools(p);
+				}
 				kprof_progress_tick(&c->prog, 0);
 			} else if (fd == c->durfd) {
 				uint64_t x;
@@ -914,7 +993,8 @@ static void run_loop(struct capture_session *c)
 				if (si.ssi_signo == SIGCHLD) {
 					capture_child_reap(&c->child);
 				} else if (si.ssi_signo == SIGUSR1) {
-					toggle_pause(c);
+					for_each_session(p, c)
+						toggle_pause(p);
 				} else {
 					if (on_stop_signal(c, (int)si.ssi_signo, stopping))
 						return;
@@ -929,10 +1009,12 @@ static void run_loop(struct capture_session *c)
 /* Keeps the ring drained while CMD's group is being stopped. */
 static void drain_tick(void *ctx)
 {
-	struct capture_session *c = ctx;
+	struct capture_session *c = ctx, *p;
 
-	drain_device(c);
-	drain_bpf(c);
+	for_each_session(p, c) {
+		drain_device(p);
+		drain_bpf(p);
+	}
 }
 
 /*
@@ -941,22 +1023,47 @@ static void drain_tick(void *ctx)
  * A stop flushes only what fits in the ring; markers beyond that would be
  * gone without a LOST record.
  */
+static int ring_live(const struct capture_session *c)
+{
+	return !c->ring_error && !c->dev.gone && c->dev.ctrl;
+}
+
 static void settle(struct capture_session *c)
 {
-	struct pollfd pfd = { .fd = c->dev.fd, .events = POLLIN };
+	struct pollfd pfd[KPROF_DEVICE_LIST_MAX];
+	struct capture_session *p;
 	struct timespec t0, win;
-	uint64_t rec0 = c->dev.records_read;
+	int live, quiet;
+	nfds_t n;
 
+	for_each_session(p, c)
+		p->settle_mark = p->dev.records_read;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	win = t0;
-	while (!c->ring_error && !c->dev.gone && c->dev.ctrl) {
-		poll(&pfd, 1, 20);
-		drain_device(c);
-		drain_bpf(c);
+	for (;;) {
+		n = 0;
+		live = 0;
+		for_each_session(p, c) {
+			live |= ring_live(p);
+			pfd[n++] = (struct pollfd){ .fd = ring_live(p) ? p->dev.fd : -1,
+						    .events = POLLIN };
+		}
+		if (!live)
+			return;
+		poll(pfd, n, 20);
+		for_each_session(p, c) {
+			drain_device(p);
+			drain_bpf(p);
+		}
 		if (ms_since(&win) >= SETTLE_WINDOW_MS) {
-			if (c->dev.records_read - rec0 < SETTLE_RECORDS)
+			/* quiet: every device brought few records in the window */
+			quiet = 1;
+			for_each_session(p, c) {
+				quiet &= p->dev.records_read - p->settle_mark < SETTLE_RECORDS;
+				p->settle_mark = p->dev.records_read;
+			}
+			if (quiet)
 				return;
-			rec0 = c->dev.records_read;
 			clock_gettime(CLOCK_MONOTONIC, &win);
 		}
 		if (ms_since(&t0) > SETTLE_MAX_MS) {
@@ -967,24 +1074,28 @@ static void settle(struct capture_session *c)
 	}
 }
 
-/* Stop the capture and take everything the kernel still delivers. */
-static void final_drain(struct capture_session *c)
+/* The stop request: the kernel flushes what the device still holds. */
+static void stop_device(struct capture_session *c)
+{
+	int r;
+
+	if (c->dev.fd < 0 || c->device_gone)
+		return;
+	r = kprof_dev_capture_stop(&c->dev);
+	if (r && r != -ENODEV)
+		kprofctl_warn("capture stop: %s", strerror(-r));
+	if (r == -ENODEV)
+		c->device_gone = 1;
+}
+
+/* After the stop: everything the kernel still delivers, then BPF's last. */
+static void drain_stopped(struct capture_session *c)
 {
 	struct pollfd pfd = { .fd = c->dev.fd, .events = POLLIN };
 	struct timespec t0;
-	int r;
 
 	if (c->dev.fd < 0)
 		return;
-	if (!c->device_gone && c->child.pid > 0 && c->child.exited && !c->stop_sig)
-		settle(c);
-	if (!c->device_gone) {
-		r = kprof_dev_capture_stop(&c->dev);
-		if (r && r != -ENODEV)
-			kprofctl_warn("capture stop: %s", strerror(-r));
-		if (r == -ENODEV)
-			c->device_gone = 1;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		uint32_t st;
@@ -1015,6 +1126,22 @@ static void final_drain(struct capture_session *c)
 		kprof_bpf_close(c->bpf);
 		c->bpf = NULL;
 	}
+}
+
+/* Stop the captures (every device, then drain each) and take what is left. */
+static void final_drain(struct capture_session *c)
+{
+	struct capture_session *p;
+	int gone = 0;
+
+	for_each_session(p, c)
+		gone |= p->device_gone;
+	if (!gone && c->child.pid > 0 && c->child.exited && !c->stop_sig)
+		settle(c);
+	for_each_session(p, c)
+		stop_device(p);
+	for_each_session(p, c)
+		drain_stopped(p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1069,6 +1196,8 @@ static struct json_object *clock_json(const struct kprof_clock_state *cs)
 
 static char *config_json(struct capture_session *c)
 {
+	/* CMD, its counters and the run are the lead session's */
+	const struct capture_session *L = lead_of(c);
 	struct json_object *o = json_object_new_object(), *a, *x;
 	unsigned int i;
 	double wall_s;
@@ -1079,6 +1208,12 @@ static char *config_json(struct capture_session *c)
 		json_object_array_add(a, json_object_new_string(c->o->cmd[i]));
 	json_object_object_add(o, "command", a);
 	json_object_object_add(o, "device", json_object_new_int(c->o->dev_id));
+	if (c->o->ndev > 1) {
+		a = json_object_new_array();
+		for (i = 0; i < c->o->ndev; i++)
+			json_object_array_add(a, json_object_new_int((int)c->o->devs[i].index));
+		json_object_object_add(o, "devices", a);
+	}
 	if (c->o->duration)
 		json_object_object_add(o, "duration_s", json_object_new_double(c->o->duration));
 	json_object_object_add(o, "op_filter",
@@ -1095,8 +1230,8 @@ static char *config_json(struct capture_session *c)
 	json_object_object_add(o, "events_requested", json_object_new_string(c->o->events));
 
 	a = json_object_new_array();
-	for (i = 0; i < c->perf.n; i++) {
-		const struct capture_perf_event *e = &c->perf.ev[i];
+	for (i = 0; i < L->perf.n; i++) {
+		const struct capture_perf_event *e = &L->perf.ev[i];
 
 		x = json_object_new_object();
 		json_object_object_add(x, "name", json_object_new_string(e->name));
@@ -1111,8 +1246,8 @@ static char *config_json(struct capture_session *c)
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(o, "host_perf", a);
-	if (c->perf.notes[0])
-		json_object_object_add(o, "host_perf_notes", json_object_new_string(c->perf.notes));
+	if (L->perf.notes[0])
+		json_object_object_add(o, "host_perf_notes", json_object_new_string(L->perf.notes));
 
 	x = json_object_new_object();
 	json_object_object_add(x, "enabled", json_object_new_boolean(c->bpf_used));
@@ -1162,21 +1297,21 @@ static char *config_json(struct capture_session *c)
 	json_object_object_add(o, "ring", x);
 
 	x = json_object_new_object();
-	if (c->child.pid > 0 && c->child.exited) {
-		if (WIFEXITED(c->child.status))
+	if (L->child.pid > 0 && L->child.exited) {
+		if (WIFEXITED(L->child.status))
 			json_object_object_add(x, "exit_status",
-					       json_object_new_int(WEXITSTATUS(c->child.status)));
-		else if (WIFSIGNALED(c->child.status))
+					       json_object_new_int(WEXITSTATUS(L->child.status)));
+		else if (WIFSIGNALED(L->child.status))
 			json_object_object_add(x, "signal",
-					       json_object_new_int(WTERMSIG(c->child.status)));
+					       json_object_new_int(WTERMSIG(L->child.status)));
 	}
-	if (c->child.exec_errno)
+	if (L->child.exec_errno)
 		json_object_object_add(x, "exec_error",
-				       json_object_new_string(strerror(c->child.exec_errno)));
-	if (c->stop_sig)
-		json_object_object_add(x, "stopped_by_signal", json_object_new_int(c->stop_sig));
-	wall_s = (c->t_end.tv_sec - c->t_start.tv_sec) +
-		 (c->t_end.tv_nsec - c->t_start.tv_nsec) / 1e9;
+				       json_object_new_string(strerror(L->child.exec_errno)));
+	if (L->stop_sig)
+		json_object_object_add(x, "stopped_by_signal", json_object_new_int(L->stop_sig));
+	wall_s = (L->t_end.tv_sec - L->t_start.tv_sec) +
+		 (L->t_end.tv_nsec - L->t_start.tv_nsec) / 1e9;
 	json_object_object_add(x, "wall_s", json_object_new_double(wall_s));
 	json_object_object_add(o, "run", x);
 
@@ -1365,6 +1500,7 @@ static int arm_duration(struct capture_session *c)
 /* The loop's epoll set: device, signals, the tick, BPF; 0 or -1 (said). */
 static int setup_loop(struct capture_session *c, const sigset_t *mask)
 {
+	struct capture_session *p;
 	struct itimerspec tick = {
 		.it_interval = { 0, TICK_MS * 1000000L },
 		.it_value = { 0, TICK_MS * 1000000L },
@@ -1380,11 +1516,13 @@ static int setup_loop(struct capture_session *c, const sigset_t *mask)
 	timerfd_settime(c->timerfd, 0, &tick, NULL);
 	if (c->o->duration && arm_duration(c))
 		return -1;
-	epoll_add(c->epfd, c->dev.fd, EPOLLIN);
+	for_each_session(p, c)
+		epoll_add(c->epfd, p->dev.fd, EPOLLIN);
 	epoll_add(c->epfd, c->sigfd, EPOLLIN);
 	epoll_add(c->epfd, c->timerfd, EPOLLIN);
-	if (c->bpf)
-		epoll_add(c->epfd, kprof_bpf_fd(c->bpf), EPOLLIN);
+	for_each_session(p, c)
+		if (p->bpf)
+			epoll_add(c->epfd, kprof_bpf_fd(p->bpf), EPOLLIN);
 	return 0;
 }
 
@@ -1411,23 +1549,28 @@ static void run_capture(struct capture_session *c)
 static int finish_capture(struct capture_session *c)
 {
 	struct capture_opts *o = c->o;
-	int rc;
+	struct capture_session *p;
+	int rc = 0;
 
 	final_drain(c);
 	kprof_progress_done(&c->prog);
 	capture_perf_read(&c->perf);
-	if (kprof_dev_clock_get(&c->dev, &c->clk_end))
-		c->clk_end = c->clk_start;
-	if (c->device_gone)
-		kprofctl_err("device %u was removed during the capture; results so far are kept",
-			     o->dev_id);
-	close_spools(c);
-	rc = write_results(c) ? KPROFCTL_EXIT_FAIL : 0;
+	for_each_session(p, c) {
+		if (kprof_dev_clock_get(&p->dev, &p->clk_end))
+			p->clk_end = p->clk_start;
+		if (p->device_gone)
+			kprofctl_err("device %u was removed during the capture; results so far are kept",
+				     p->o->dev_id);
+		close_spools(p);
+		if (write_results(p))
+			rc = KPROFCTL_EXIT_FAIL;
+	}
 	/* A --duration capture stopped early by Ctrl-C still succeeded. */
 	if (o->cmd_argc)
 		rc = exit_status(c) ? exit_status(c) : rc;
-	if (c->device_gone || c->ring_error || c->spool_error)
-		rc = rc ? rc : KPROFCTL_EXIT_FAIL;
+	for_each_session(p, c)
+		if (p->device_gone || p->ring_error || p->spool_error)
+			rc = rc ? rc : KPROFCTL_EXIT_FAIL;
 	return rc;
 }
 
@@ -1455,49 +1598,157 @@ static void session_release(struct capture_session *c, int started)
 	kprof_dev_close(&c->dev);
 	kprof_outdir_drop_new(c->od);	/* failed before the first spool */
 	kprof_outdir_close(c->od);
-	free(c->buf);
+	if (!c->lead)
+		free(c->buf);	/* the others drain into the lead's */
+}
+
+/*
+ * One session per device (o->ndev), each with its own copy of the
+ * options (its device; its directory, DIR/devN, when there are several),
+ * linked from the first. NULL: out of memory (said).
+ */
+static struct capture_session *sessions_new(struct capture_opts *o)
+{
+	struct capture_session *s = calloc(o->ndev, sizeof(*s));
+	struct capture_opts *os = calloc(o->ndev, sizeof(*os));
+
+	if (!s || !os) {
+		kprofctl_err("out of memory");
+		free(s);
+		free(os);
+		return NULL;
+	}
+	for (unsigned int k = 0; k < o->ndev; k++) {
+		os[k] = *o;
+		os[k].dev_id = o->devs[k].index;
+		session_init(&s[k], &os[k]);
+		if (k) {
+			s[k].lead = &s[0];
+			s[k - 1].next = &s[k];
+			/* one progress line, the lead's, counts every device */
+			kprof_progress_init(&s[k].prog, stderr, "capture", -1);
+		}
+	}
+	return s;
+}
+
+/* The output directories: DIR, or DIR/devN of each device. 0 or -1 (said). */
+static int open_dirs(struct capture_session *s, unsigned int n, struct capture_multi **m)
+{
+	const struct kprof_user *u = &s[0].run_as;
+
+	if (n == 1)
+		return check_dir(&s[0]);
+	*m = capture_multi_open(s[0].o->outdir, s[0].o->force, s[0].o->devs, n,
+				u->drop ? u->uid : (uid_t)-1, u->drop ? u->gid : (gid_t)-1);
+	if (!*m)
+		return -1;
+	for (unsigned int k = 0; k < n; k++) {
+		s[k].run_as = s[0].run_as;
+		s[k].o->outdir = capture_multi_devdir(*m, k);
+		if (check_dir(&s[k]))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Every device's capture started, or none: the devices are opened, then
+ * started in order; on a failure the ones started (*started) are ended by
+ * session_release. 0 or -1 (said).
+ */
+static int start_all(struct capture_session *s, unsigned int n, struct capture_multi *m,
+		     unsigned int *started)
+{
+	unsigned int k;
+
+	*started = 0;
+	for (k = 0; k < n; k++)
+		if (open_device(&s[k]))
+			goto fail;
+	for (k = 0; k < n; k++, (*started)++)
+		if (start_capture(&s[k]))
+			goto fail;
+	return 0;
+fail:
+	if (m)
+		capture_multi_refused(m, k);
+	return -1;
+}
+
+/* The merged outputs of several devices; 0 or -1 (said). */
+static int finish_multi(struct capture_session *s, unsigned int n, struct capture_multi *m)
+{
+	struct kprof_outdir *ods[KPROF_DEVICE_LIST_MAX];
+
+	for (unsigned int k = 0; k < n; k++)
+		ods[k] = s[k].od;
+	return capture_multi_finish(m, ods);
 }
 
 int cmd_capture(int argc, char **argv)
 {
 	struct capture_opts o;
-	struct capture_session c;
+	struct capture_session *s, *c;
+	struct capture_multi *m = NULL;
 	sigset_t mask, oldmask;
 	struct kprof_err err = { 0 };
-	int r, rc = KPROFCTL_EXIT_FAIL, started = 0;
+	int r, rc = KPROFCTL_EXIT_FAIL;
+	unsigned int k, n, started = 0;
 
 	if (capture_nvidia_wanted(argc, argv))
 		return capture_nvidia(argc, argv);
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
-	session_init(&c, &o);
+	n = o.ndev;
+	s = sessions_new(&o);
+	if (!s)
+		return KPROFCTL_EXIT_FAIL;
+	c = &s[0];
 
 	/* Who CMD runs as; the outputs are to be that user's too. */
-	if (kprof_user_for_workload(o.user, &c.run_as, &err)) {
+	if (kprof_user_for_workload(o.user, &c->run_as, &err)) {
 		kprofctl_err("%s", err.msg);
-		return KPROFCTL_EXIT_FAIL;
+		goto free;
 	}
-	if (check_peaks(&c) || check_dir(&c))
-		return KPROFCTL_EXIT_FAIL;
-	c.buf = malloc(DRAIN_BUF);
-	if (!c.buf) {
+	if (check_peaks(c) || open_dirs(s, n, &m))
+		goto free;
+	c->buf = malloc(DRAIN_BUF);
+	if (!c->buf) {
 		kprofctl_err("out of memory");
-		kprof_outdir_close(c.od);
-		return KPROFCTL_EXIT_FAIL;
+		goto free;
 	}
+	for (k = 1; k < n; k++)
+		s[k].buf = c->buf;
 
 	block_signals(&mask, &oldmask);
-	if (open_device(&c) || start_capture(&c))
+	if (start_all(s, n, m, &started))
 		goto out;
-	started = 1;
-	if (setup_bpf(&c) || open_spools(&c) || start_workload(&c, &oldmask) ||
-	    setup_loop(&c, &mask))
+	for (k = 0; k < n; k++)
+		if (setup_bpf(&s[k]) || open_spools(&s[k]))
+			goto out;
+	if (start_workload(c, &oldmask) || setup_loop(c, &mask))
 		goto out;
-	run_capture(&c);
-	rc = finish_capture(&c);
+	run_capture(c);
+	rc = finish_capture(c);
+	if (m && finish_multi(s, n, m))
+		rc = rc ? rc : KPROFCTL_EXIT_FAIL;
 out:
-	session_release(&c, started);
+	for (k = n; k-- > 0;)
+		session_release(&s[k], k < started);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	capture_multi_close(m);
+	free(c->o);
+	free(s);
+	return rc;
+free:
+	for (k = n; k-- > 0;) {
+		kprof_outdir_drop_new(s[k].od);
+		kprof_outdir_close(s[k].od);
+	}
+	capture_multi_close(m);
+	free(c->o);
+	free(s);
 	return rc;
 }

@@ -5,6 +5,7 @@
  * tt-metal profile_log_device.csv. All the work is libkprof's.
  */
 #include "kprofctl.h"
+#include "capture_multi.h"
 #include "kprof_agg.h"
 #include "kprof_err.h"
 #include "kprof_outdir.h"
@@ -28,7 +29,9 @@ static void report_usage(FILE *f)
 		"Re-make ops.csv, counters.csv, device_log.csv, host_events.csv,\n"
 		"params.json and summary.txt from a capture's raw spool (DIR/raw/),\n"
 		"written to DIR (or OUTDIR). The same spool always gives the same\n"
-		"ops.csv, byte for byte.\n"
+		"ops.csv, byte for byte. A capture of several devices (capture\n"
+		"--device N,M: DIR/devN/raw/ per device) is re-made device by device,\n"
+		"then DIR's trace.json, report.md and report.html across them.\n"
 		"With --from-ttmetal, read a tt-metal profile_log_device.csv (12, 13\n"
 		"or 15 column layouts) and write ops.csv (DEVICE FW / KERNEL DURATION\n"
 		"per run host ID, converted with the file's CHIP_FREQ), device_log.csv,\n"
@@ -215,6 +218,10 @@ int cmd_report(int argc, char **argv)
 
 		snprintf(spool, sizeof(spool), "%s/" KPROF_SPOOL_DEVICE_FILE, dir);
 		if (lstat(spool, &st)) {
+			/* a capture of several devices: theirs, and DIR's */
+			r = capture_multi_report(dir, out, force, &ro, progress);
+			if (r >= 0)
+				return r;
 			kprofctl_err("%s: no raw device spool (%s): not a kprof capture directory",
 				     dir, spool);
 			return KPROFCTL_EXIT_FAIL;
