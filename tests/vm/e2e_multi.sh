@@ -57,8 +57,10 @@ if [ -z "$A" ] || [ -z "$B" ]; then
 	e2e_finish e2e_multi
 fi
 echo "# devices: sim0 is kprof$A, sim$SIM_B is kprof$B"
-# every device must have been freed by each part: wait for a holder to go
-holder() { cat "/sys/class/kprof/kprof$1/capture_holder" 2>/dev/null; }
+holder() {	# holder N: "PID COMM" of device N's capture, "" when free
+	h=$(cat "/sys/class/kprof/kprof$1/capture_holder" 2>/dev/null)
+	[ "$h" = none ] || echo "$h"
+}
 wait_holder() {	# wait_holder N: until device N is captured (max 60 s)
 	i=0
 	while [ -z "$(holder "$1")" ] && [ $i -lt 600 ]; do
@@ -99,11 +101,13 @@ eq $((hiB - loB)) "$OPS_B" "multi: sim$SIM_B counted its launched ops"
 "$K" capture --device "$A" -o "$OUT/one" -- "$W" --device 0 --ops 20 --quiet \
 	>"$OUT/one.log" 2>&1 || sed 's/^/# /' "$OUT/one.log"
 one=$(cd "$OUT/one" && find . -type f | sort | tr '\n' ' ')
-for n in "$A" "$B"; do
-	got=$(cd "$D/dev$n" && find . -type f | sort | tr '\n' ' ')
-	eq "$got" "$one" "multi: dev$n/ holds a one-device capture's files"
-	eq "$(json "$D/dev$n/params.json" device.device_id)" "$n" "multi: dev$n/ is device $n"
-	eq "$(json "$D/dev$n/params.json" stats.lost_markers)" 0 "multi: dev$n/ lost no marker"
+for dv in "$A" "$B"; do
+	got=$(cd "$D/dev$dv" && find . -type f | sort | tr '\n' ' ')
+	eq "$got" "$one" "multi: dev$dv/ holds a one-device capture's files"
+	eq "$(json "$D/dev$dv/params.json" device.device_id)" "$dv" "multi: dev$dv/ is device $dv"
+	eq "$(json "$D/dev$dv/params.json" stats.lost_markers)" 0 "multi: dev$dv/ lost no marker"
+	eq "$(awk -F, -v c="$(col "$D/dev$dv/ops.csv" 'DEVICE ID')" -v d="$dv" 'NR > 1 && $c != d' \
+		"$D/dev$dv/ops.csv" | wc -l)" 0 "multi: every row of dev$dv/ops.csv is of device $dv"
 done
 eq "$(cd "$D" && find . -maxdepth 1 -type f | sort | tr '\n' ' ')" \
 	"./report.html ./report.md ./trace.json " "multi: DIR holds trace.json, report.md, report.html"
@@ -113,18 +117,18 @@ check_dev "$D/dev$B" $SIM_B "$loB" "$hiB" "multi dev$B"
 # trace.json: device A's events under pids 1 (device) and 2 (host), B's
 # under 3 and 4; as many op slices and ioctls as each device's own trace
 T=$D/trace.json
-for n in "$A" "$B"; do
-	case $n in "$A") dp=1 hp=2 ;; *) dp=3 hp=4 ;; esac
-	want=$(grep -c '"cat":"op","pid":1,' "$D/dev$n/trace.json")
+for dv in "$A" "$B"; do
+	case $dv in "$A") dp=1 hp=2 ;; *) dp=3 hp=4 ;; esac
+	want=$(grep -c '"cat":"op","pid":1,' "$D/dev$dv/trace.json")
 	eq "$(grep -c "\"cat\":\"op\",\"pid\":$dp," "$T")" "$want" \
-		"trace.json: device $n's op slices on pid $dp"
-	want=$(grep -c '"cat":"ioctl","pid":2,' "$D/dev$n/trace.json")
+		"trace.json: device $dv's op slices on pid $dp"
+	want=$(grep -c '"cat":"ioctl","pid":2,' "$D/dev$dv/trace.json")
 	eq "$(grep -c "\"cat\":\"ioctl\",\"pid\":$hp," "$T")" "$want" \
-		"trace.json: device $n's ioctls on pid $hp"
-	eq "$(grep -c "\"pid\":$dp,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"device $n: " "$T")" 1 \
-		"trace.json: pid $dp named device $n"
-	eq "$(grep -c "\"pid\":$hp,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"host (device $n)\"" "$T")" 1 \
-		"trace.json: pid $hp named host (device $n)"
+		"trace.json: device $dv's ioctls on pid $hp"
+	eq "$(grep -c "\"pid\":$dp,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"device $dv: " "$T")" 1 \
+		"trace.json: pid $dp named device $dv"
+	eq "$(grep -c "\"pid\":$hp,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"host (device $dv)\"" "$T")" 1 \
+		"trace.json: pid $hp named host (device $dv)"
 done
 eq "$(grep -vc '"pid":[1-4],' "$T")" 2 "trace.json: every event on pids 1-4 (header and end aside)"
 bad=$(awk 'NR > 1 && !/^\{.*\},?$/ && !/^\]\}$/' "$T" | wc -l)
@@ -146,17 +150,17 @@ fi
 # report.md: each device's row (ops from its ops.csv), the busiest named
 R=$D/report.md
 sed 's/^/# report.md: /' "$R"
-for n in "$A" "$B"; do
-	rows=$(($(wc -l <"$D/dev$n/ops.csv") - 1))
-	eq "$(awk -F' \\| ' -v d="$n" '$1 ~ "^\\| " d "(:|$)" { print $3; exit }' "$R")" "$rows" \
-		"report.md: device $n's op count"
+for dv in "$A" "$B"; do
+	rows=$(($(wc -l <"$D/dev$dv/ops.csv") - 1))
+	eq "$(awk -F' \\| ' -v d="$dv" '$1 ~ "^\\| " d "(:|$)" { print $3; exit }' "$R")" "$rows" \
+		"report.md: device $dv's op count"
 done
 busiest=$(awk -F' \\| ' '/^\| [0-9]+(:| )/ && $4 != "" { if ($4 + 0 > max) { max = $4 + 0; d = $1 } }
 	END { sub(/^\| /, "", d); sub(/:.*/, "", d); print d }' "$R")
 eq "$(grep -c "^\*\*Slowest device: $busiest\*\*" "$R")" 1 "report.md: the busiest device ($busiest) is the slowest"
-for n in "$A" "$B"; do
-	eq "$(grep -c "<a href=\"dev$n/report.html\">device $n</a>" "$D/report.html")" 1 \
-		"report.html: links device $n's page"
+for dv in "$A" "$B"; do
+	eq "$(grep -c "<a href=\"dev$dv/report.html\">device $dv</a>" "$D/report.html")" 1 \
+		"report.html: links device $dv's page"
 done
 
 # ---- 2. report DIR re-makes everything from raw/ ----------------------------

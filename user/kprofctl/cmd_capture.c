@@ -77,16 +77,18 @@ static void capture_usage(FILE *f)
 		"with < FILE), and is ended with everything in that group when the\n"
 		"capture ends (docs/security.md).\n"
 		"\n"
-		"  -d, --device N        device number (/dev/kprofN); nvidia:N for an NVIDIA\n"
-		"                        GPU, with options of its own: see kprofctl capture\n"
-		"                        --device nvidia:0 --help\n"
-		"  -d, --device N,M,...  several devices: one capture each, all started before\n"
-		"                        CMD and stopped after it (a busy device starts none);\n"
-		"                        each in DIR/devN/ as a one-device capture, and in DIR\n"
-		"                        trace.json (every device on one timeline), report.md\n"
-		"                        and report.html (the devices compared). Not yet for\n"
-		"                        NVIDIA GPUs\n"
-		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS);\n"
+		"  -d, --device N[,N...]\n"
+		"                        device number (/dev/kprofN). Several, comma\n"
+		"                        separated: one capture each, all started before CMD\n"
+		"                        and stopped after it, or none when one is taken;\n"
+		"                        each device's files in DIR/devN/ as a one-device\n"
+		"                        capture writes them, and in DIR trace.json (every\n"
+		"                        device on one timeline), report.md and report.html\n"
+		"                        (the devices compared). nvidia:N for an NVIDIA GPU\n"
+		"                        (one per capture as yet), with options of its own:\n"
+		"                        see kprofctl capture --device nvidia:0 --help\n"
+		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS,\n"
+		"                        several devices: ./kprof-N+M-YYYYmmdd-HHMMSS);\n"
 		"                        a non-empty DIR is refused without --force; an\n"
 		"                        existing DIR must be yours, not writable by others\n"
 		"  -f, --force           write into a non-empty DIR: its raw/ and kprof's\n"
@@ -1017,17 +1019,18 @@ static void drain_tick(void *ctx)
 	}
 }
 
-/*
- * CMD has exited, but the device may still hold markers of its last ops in
- * its own buffers (the sim's L1 rings): keep draining until it goes quiet.
- * A stop flushes only what fits in the ring; markers beyond that would be
- * gone without a LOST record.
- */
+/* 1 while the device's ring can still be read. */
 static int ring_live(const struct capture_session *c)
 {
 	return !c->ring_error && !c->dev.gone && c->dev.ctrl;
 }
 
+/*
+ * CMD has exited, but the device may still hold markers of its last ops in
+ * its own buffers (the sim's L1 rings): keep draining until it goes quiet.
+ * A stop flushes only what fits in the ring; markers beyond that would be
+ * gone without a LOST record. With several devices: until every one is.
+ */
 static void settle(struct capture_session *c)
 {
 	struct pollfd pfd[KPROF_DEVICE_LIST_MAX];
