@@ -89,9 +89,9 @@ static void lists(void)
 	list_bad("0,amd:1", KPROF_DEVICE_LIST_MAX, "unknown device kind in 'amd:1'");
 	list_bad("0, 1", KPROF_DEVICE_LIST_MAX, "bad device ' 1'");
 	list_bad("0,1,2", 2, "more than 2 devices");
-	list_bad("0,nvidia:GPU-1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901-and-far-too-long-for-any-name-"
-		 "that-kprof-knows-of-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-		 KPROF_DEVICE_LIST_MAX, "bad device 'nvidia:GPU-1b2c3...'");
+	/* an item longer than any name: refused whole, not cut to one */
+	snprintf(all, sizeof(all), "0,nvidia:%0*d", KPROF_DEVICE_NAME_LEN, 7);
+	list_bad(all, KPROF_DEVICE_LIST_MAX, "bad device 'nvidia:000000000...'");
 }
 
 int main(void)

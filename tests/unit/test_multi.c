@@ -102,8 +102,10 @@ static size_t check_merged(const char *path, uint64_t t0, uint64_t t1)
 		pid = jint(e, "pid");
 		KT_CHECK(pid >= 1 && pid <= 4, "event %zu: pid %" PRId64, i, pid);
 		if (!strcmp(ph, "M") && !strcmp(name, "process_name")) {
-			const char *want[] = { "", "device 0: sim0 (sim)", "host (device 0)",
-					       "device 1: sim1 (sim)", "host (device 1)" };
+			static const char *const want[] = {
+				"", "device 0: sim0 (sim)", "host (device 0)",
+				"device 1: sim1 (sim)", "host (device 1)",
+			};
 
 			json_object_object_get_ex(e, "args", &a);
 			KT_STR(jstr(a, "name"), want[pid]);
@@ -182,7 +184,7 @@ static void merge(void)
 		snprintf(p, sizeof(p), "%s/m%u/trace.json", dir, k);
 		in = fopen(p, "r");
 		KT_CHECK(in && kprof_trace_merge_add(&m, in, p, k, k ? "1" : "0", &err) == 0,
-			 "merge %s: %s", p, err.msg);
+			 "merging %s: %s", p, err.msg);
 		if (in)
 			fclose(in);
 	}
@@ -311,7 +313,8 @@ static void stats(struct kprof_outdir *spill)
 	/* equal busy: the first; nothing timed: none */
 	st[1].busy_ns = st[0].busy_ns;
 	KT_EQ_U64(kprof_multi_slowest(st, 2), 0);
-	st[0].timed = st[1].timed = 0;
+	st[0].timed = 0;
+	st[1].timed = 0;
 	KT_CHECK(kprof_multi_slowest(st, 2) == -1, "no timed op: no slowest");
 	md = NULL;
 	f = open_memstream(&md, &len);
@@ -333,6 +336,7 @@ static void write_all(void)
 	struct kprof_err err = { 0 };
 	struct kprof_outdir *top, *d[2];
 	struct kprof_multi_dev devs[2];
+	struct kprof_multi_result res = { -1, 0 };
 	char path[256], *txt;
 	struct stat sb;
 	FILE *f;
@@ -363,7 +367,9 @@ static void write_all(void)
 		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "params.json: %s", err.msg);
 		devs[k] = (struct kprof_multi_dev){ k ? "1" : "0", d[k] };
 	}
-	KT_CHECK(kprof_multi_write(top, devs, 2, &err) == 0, "write: %s", err.msg);
+	KT_CHECK(kprof_multi_write(top, devs, 2, &res, &err) == 0, "write: %s", err.msg);
+	KT_EQ_U64(res.slowest, 1);
+	KT_NEAR(res.slowest_busy_ns, 2000000, 0);
 	snprintf(path, sizeof(path), "%s/cap/trace.json", dir);
 	check_merged(path, 1000000, 1000400);
 	snprintf(path, sizeof(path), "%s/cap/report.md", dir);
@@ -376,8 +382,10 @@ static void write_all(void)
 	}
 	KT_CHECK(strstr(txt, "| 0: sim0 (sim) | dev0/ | 1 | 1.000 |"), "dev0 row:\n%s", txt);
 	KT_CHECK(strstr(txt, "| 1: sim1 (sim) | dev1/ | 1 | 2.000 |"), "dev1 row:\n%s", txt);
-	KT_CHECK(strstr(txt, "**Slowest device: 1**, busy 2.000 ms, 2.00x the least busy (device 0, 1.000 ms); it also finished last."),
+	KT_CHECK(strstr(txt, "**Slowest device: 1**, busy 2.000 ms, 2.00x the least busy (device"),
 		 "slowest:\n%s", txt);
+	KT_CHECK(strstr(txt, "least busy (device 0, 1.000 ms); it also finished last."),
+		 "slowest, the least busy:\n%s", txt);
 	snprintf(path, sizeof(path), "%s/cap/report.html", dir);
 	f = fopen(path, "r");
 	KT_CHECK(f, "report.html written");

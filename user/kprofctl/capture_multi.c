@@ -148,14 +148,20 @@ void capture_multi_refused(const struct capture_multi *m, unsigned int k)
 static int write_across(struct kprof_outdir *top, const char *dir,
 			const struct kprof_multi_dev *devs, unsigned int n, const char *list)
 {
+	struct kprof_multi_result res;
 	struct kprof_err err = { 0 };
 
-	if (kprof_multi_write(top, devs, n, &err)) {
+	if (kprof_multi_write(top, devs, n, &res, &err)) {
 		kprofctl_err("the outputs across devices failed: %s; each device's own are in %s/dev*/ (kprofctl report %s retries)",
 			     err.msg, dir, dir);
 		return -1;
 	}
 	printf("kprof capture of devices %s: %s\n", list, dir);
+	if (res.slowest >= 0)
+		printf("slowest:    device %s, busy %.3f ms (report.md compares them)\n",
+		       devs[res.slowest].name, res.slowest_busy_ns / 1e6);
+	else
+		printf("slowest:    none (no device ran a timed op)\n");
 	printf("outputs:    %s/{trace.json,report.md,report.html}: the devices side by side\n",
 	       dir);
 	return 0;

@@ -218,8 +218,6 @@ struct capture_session {
 	struct capture_session *lead, *next;
 };
 
-#define for_each_session(p, c)	for ((p) = (c); (p); (p) = (p)->next)
-
 static struct capture_session *lead_of(struct capture_session *c)
 {
 	return c->lead ? c->lead : c;
@@ -891,7 +889,7 @@ static int device_failed(struct capture_session *c)
 {
 	struct capture_session *p;
 
-	for_each_session(p, c) {
+	for (p = c; p; p = p->next) {
 		if (p->device_gone)
 			stop_because(c, "device %u was removed", p->o->dev_id);
 		else if (p->ring_error)
@@ -910,7 +908,7 @@ static int all_kernel_stopped(struct capture_session *c)
 {
 	struct capture_session *p;
 
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		if (!p->kernel_stopped)
 			return 0;
 	return 1;
@@ -921,7 +919,7 @@ static int device_event(struct capture_session *c, const struct epoll_event *ev)
 {
 	struct capture_session *p;
 
-	for_each_session(p, c) {
+	for (p = c; p; p = p->next) {
 		if (ev->data.fd == p->dev.fd) {
 			drain_device(p);
 			if (ev->events & (EPOLLHUP | EPOLLERR))
@@ -976,7 +974,7 @@ static void run_loop(struct capture_session *c)
 				if (read(c->timerfd, &x, sizeof(x)) < 0)
 					continue;
 				/* Also catches data whose wake-up was missed. */
-				for_each_session(p, c) {
+				for (p = c; p; p = p->next) {
 					drain_device(p);
 					drain_bpf(p);
 					flush_spools(p);
@@ -995,7 +993,7 @@ static void run_loop(struct capture_session *c)
 				if (si.ssi_signo == SIGCHLD) {
 					capture_child_reap(&c->child);
 				} else if (si.ssi_signo == SIGUSR1) {
-					for_each_session(p, c)
+					for (p = c; p; p = p->next)
 						toggle_pause(p);
 				} else {
 					if (on_stop_signal(c, (int)si.ssi_signo, stopping))
@@ -1013,7 +1011,7 @@ static void drain_tick(void *ctx)
 {
 	struct capture_session *c = ctx, *p;
 
-	for_each_session(p, c) {
+	for (p = c; p; p = p->next) {
 		drain_device(p);
 		drain_bpf(p);
 	}
@@ -1039,14 +1037,14 @@ static void settle(struct capture_session *c)
 	int live, quiet;
 	nfds_t n;
 
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		p->settle_mark = p->dev.records_read;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	win = t0;
 	for (;;) {
 		n = 0;
 		live = 0;
-		for_each_session(p, c) {
+		for (p = c; p; p = p->next) {
 			live |= ring_live(p);
 			pfd[n++] = (struct pollfd){ .fd = ring_live(p) ? p->dev.fd : -1,
 						    .events = POLLIN };
@@ -1054,14 +1052,14 @@ static void settle(struct capture_session *c)
 		if (!live)
 			return;
 		poll(pfd, n, 20);
-		for_each_session(p, c) {
+		for (p = c; p; p = p->next) {
 			drain_device(p);
 			drain_bpf(p);
 		}
 		if (ms_since(&win) >= SETTLE_WINDOW_MS) {
 			/* quiet: every device brought few records in the window */
 			quiet = 1;
-			for_each_session(p, c) {
+			for (p = c; p; p = p->next) {
 				quiet &= p->dev.records_read - p->settle_mark < SETTLE_RECORDS;
 				p->settle_mark = p->dev.records_read;
 			}
@@ -1137,13 +1135,13 @@ static void final_drain(struct capture_session *c)
 	struct capture_session *p;
 	int gone = 0;
 
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		gone |= p->device_gone;
 	if (!gone && c->child.pid > 0 && c->child.exited && !c->stop_sig)
 		settle(c);
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		stop_device(p);
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		drain_stopped(p);
 }
 
@@ -1519,11 +1517,11 @@ static int setup_loop(struct capture_session *c, const sigset_t *mask)
 	timerfd_settime(c->timerfd, 0, &tick, NULL);
 	if (c->o->duration && arm_duration(c))
 		return -1;
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		epoll_add(c->epfd, p->dev.fd, EPOLLIN);
 	epoll_add(c->epfd, c->sigfd, EPOLLIN);
 	epoll_add(c->epfd, c->timerfd, EPOLLIN);
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		if (p->bpf)
 			epoll_add(c->epfd, kprof_bpf_fd(p->bpf), EPOLLIN);
 	return 0;
@@ -1558,7 +1556,7 @@ static int finish_capture(struct capture_session *c)
 	final_drain(c);
 	kprof_progress_done(&c->prog);
 	capture_perf_read(&c->perf);
-	for_each_session(p, c) {
+	for (p = c; p; p = p->next) {
 		if (kprof_dev_clock_get(&p->dev, &p->clk_end))
 			p->clk_end = p->clk_start;
 		if (p->device_gone)
@@ -1571,7 +1569,7 @@ static int finish_capture(struct capture_session *c)
 	/* A --duration capture stopped early by Ctrl-C still succeeded. */
 	if (o->cmd_argc)
 		rc = exit_status(c) ? exit_status(c) : rc;
-	for_each_session(p, c)
+	for (p = c; p; p = p->next)
 		if (p->device_gone || p->ring_error || p->spool_error)
 			rc = rc ? rc : KPROFCTL_EXIT_FAIL;
 	return rc;

@@ -97,7 +97,8 @@ int kprof_device_parse_name(const char *s, struct kprof_device_id *id,
 int kprof_device_parse_list(const char *s, struct kprof_device_id *ids, int max,
 			    char *why, size_t why_len)
 {
-	char item[KPROF_DEVICE_NAME_LEN + 1], a[KPROF_DEVICE_NAME_LEN], b[KPROF_DEVICE_NAME_LEN];
+	char item[KPROF_DEVICE_NAME_LEN + 1];
+	char a[KPROF_DEVICE_NAME_LEN], b[KPROF_DEVICE_NAME_LEN];
 	const char *p = s ? s : "";
 	int n = 0;
 
@@ -116,8 +117,8 @@ int kprof_device_parse_list(const char *s, struct kprof_device_id *ids, int max,
 		}
 		/* longer than any name: refused whole, not cut */
 		if (len >= sizeof(item)) {
-			snprintf(why, why_len, "bad device '%.16s...': give " KPROF_DEVICE_NAME_HELP,
-				 p);
+			snprintf(why, why_len,
+				 "bad device '%.16s...': give " KPROF_DEVICE_NAME_HELP, p);
 			return -EINVAL;
 		}
 		memcpy(item, p, len);

@@ -181,9 +181,13 @@ int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 	struct kprof_xsort *x = NULL;
 	int cs, ce, ck, cl, co, ret;
 
-	st->ops = st->timed = st->lost_markers = 0;
-	st->first_ns = st->last_ns = NAN;
-	st->busy_ns = st->kernel_ns = 0;
+	st->ops = 0;
+	st->timed = 0;
+	st->lost_markers = 0;
+	st->first_ns = NAN;
+	st->last_ns = NAN;
+	st->busy_ns = 0;
+	st->kernel_ns = 0;
 	ret = kprof_csv_open_fd(fd, path, &r, err);
 	if (ret)
 		return ret;
@@ -290,7 +294,8 @@ static void kinds_md(FILE *f, const char *const *names, unsigned int n,
 	shown = kinds->n < KINDS_SHOWN ? kinds->n : KINDS_SHOWN;
 	fprintf(f, "\n## Op counts per kind\n\n");
 	if (shown < kinds->n)
-		fprintf(f, "The %d most frequent of %zu kinds; the others summed in the last row.\n\n",
+		fprintf(f,
+			"The %d most frequent of %zu kinds; the others summed in the last row.\n\n",
 			KINDS_SHOWN, kinds->n);
 	fputs("| op kind |", f);
 	for (unsigned int d = 0; d < n; d++) {
@@ -357,8 +362,8 @@ void kprof_multi_report_md(FILE *f, const char *const *names,
 	fputs("\n\nEach device's own outputs (ops.csv, trace.json, report.md, ...) are in its\n"
 	      "directory; trace.json here shows every device on one timeline.\n\n", f);
 	fputs("## Devices compared\n\n", f);
-	fputs("| device | directory | ops | busy [ms] | busy % of span | kernel time [ms] | first op start [ms] | last op end [ms] | markers lost |\n",
-	      f);
+	fputs("| device | directory | ops | busy [ms] | busy % of span | kernel time [ms] |", f);
+	fputs(" first op start [ms] | last op end [ms] | markers lost |\n", f);
 	fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
 	for (unsigned int d = 0; d < n; d++) {
 		char sub[KPROF_DEVICE_NAME_LEN + 8];
@@ -432,12 +437,12 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 		     struct kprof_err *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	uint64_t seen = 0;
 	struct dirent *de;
 	int n = 0;
-	DIR *d;
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
+	if (!d) {
 		if (fd >= 0)
 			close(fd);
 		return kprof_err_set(err, errno, "%s: %s", dir, strerror(errno));
@@ -601,7 +606,7 @@ static int write_html(struct kprof_outdir *top, const struct kprof_multi_dev *de
 }
 
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
-		      unsigned int n, struct kprof_err *err)
+		      unsigned int n, struct kprof_multi_result *res, struct kprof_err *err)
 {
 	struct kprof_multi_stats *st = calloc(n ? n : 1, sizeof(*st));
 	struct kprof_multi_kinds *kinds = kprof_multi_kinds_new(n);
@@ -629,6 +634,10 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 		goto out;
 	}
 	kprof_multi_report_md(f, names, st, n, kinds);
+	if (res) {
+		res->slowest = kprof_multi_slowest(st, n);
+		res->slowest_busy_ns = res->slowest < 0 ? 0 : st[res->slowest].busy_ns;
+	}
 	if (fclose(f)) {
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto out;

@@ -83,12 +83,18 @@ const char *kprof_multi_subdir(const struct kprof_device_id *id, char *buf, size
 int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 		     struct kprof_err *err);
 
+/* What kprof_multi_write found, for the lines printed after it. */
+struct kprof_multi_result {
+	int slowest;			/* kprof_multi_slowest(), -1: none */
+	double slowest_busy_ns;
+};
+
 /*
  * Writes trace.json, report.md and report.html in top from the devices'
- * outputs; the other outputs of the set are removed from top. 0 or
- * -errno with err set.
+ * outputs; the other outputs of the set are removed from top. res may be
+ * NULL. 0 or -errno with err set.
  */
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
-		      unsigned int n, struct kprof_err *err);
+		      unsigned int n, struct kprof_multi_result *res, struct kprof_err *err);
 
 #endif /* KPROF_MULTI_H */

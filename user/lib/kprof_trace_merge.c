@@ -97,8 +97,8 @@ static void meta(struct kprof_trace_merge *m, uint64_t pid, const char *what,
 		 const char *key, const char *val, uint64_t num)
 {
 	sep(m);
-	fprintf(m->out, "{\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":0,\"name\":\"%s\",\"args\":{\"%s\":",
-		pid, what, key);
+	fprintf(m->out, "{\"ph\":\"M\",\"pid\":%" PRIu64, pid);
+	fprintf(m->out, ",\"tid\":0,\"name\":\"%s\",\"args\":{\"%s\":", what, key);
 	if (val) {
 		putc('"', m->out);
 		for (; *val; val++) {
@@ -133,9 +133,11 @@ static void put_event(struct kprof_trace_merge *m, const char *s, size_t len,
 
 	r[nr++] = (struct rep){ e->pid_at, e->pid_end, e->pid + 2ULL * k };
 	/* ids past 2^64 / n stay as they are (no op sequence gets there) */
-	if (e->id_end)
-		r[nr++] = (struct rep){ e->id_at, e->id_end,
-				       e->id <= (UINT64_MAX - k) / m->n ? e->id * m->n + k : e->id };
+	if (e->id_end) {
+		uint64_t id = e->id <= (UINT64_MAX - k) / m->n ? e->id * m->n + k : e->id;
+
+		r[nr++] = (struct rep){ e->id_at, e->id_end, id };
+	}
 	if (nr == 2 && r[1].at < r[0].at) {
 		t = r[0];
 		r[0] = r[1];
