@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Captures of several devices at once, in the VM (tests/vm/run --exec
-# tests/vm/e2e_multi.sh; the VM suite runs it too), on sim0 and a second,
-# small sim device this script adds (and removes):
+# tests/vm/e2e_multi.sh; the VM suite runs it too), on two small sim
+# devices this script adds (and removes), of 4 and 2 cores:
 #
 # 1. `kprofctl capture --device A,B -- CMD`, CMD driving both devices at
 #    once: each device's directory holds the files a one-device capture
@@ -35,28 +35,31 @@ OPS_A=${E2E_OPS_A:-200}
 OPS_B=${E2E_OPS_B:-300}
 OUT=${E2E_OUT:-/tmp/kprof-e2e-multi}
 DBG=/sys/kernel/debug/kprof_sim
-SIM_B=5		# sim id of the second device
+SIM_A=5		# sim ids of the two devices
+SIM_B=6
 
 . "$here/tap_lib.sh"
 
 [ -x "$W" ] || { echo "Bail out! $W missing: make examples"; exit 1; }
-[ -d "$DBG/sim0" ] || { echo "Bail out! no $DBG/sim0: kprof.ko sim_devices=1 and debugfs needed"; exit 1; }
+[ -w /sys/bus/kprof_sim/new_device ] && [ -d "$DBG" ] ||
+	{ echo "Bail out! no kprof_sim bus or $DBG: kprof_sim.ko and debugfs needed"; exit 1; }
 rm -rf "$OUT"
 mkdir -p "$OUT" || exit 1
 echo "TAP version 13"
 
-echo "$SIM_B 4 5" >/sys/bus/kprof_sim/new_device
+echo "$SIM_A 4 5" >/sys/bus/kprof_sim/new_device
+echo "$SIM_B 2 5" >/sys/bus/kprof_sim/new_device
 i=0
 while ! B=$(kprof_of_sim $SIM_B) && [ $i -lt 50 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-A=$(kprof_of_sim 0)
+A=$(kprof_of_sim $SIM_A)
 if [ -z "$A" ] || [ -z "$B" ]; then
-	tap fail "sim0 and sim$SIM_B have /dev/kprofN"
+	tap fail "sim$SIM_A and sim$SIM_B have /dev/kprofN"
 	e2e_finish e2e_multi
 fi
-echo "# devices: sim0 is kprof$A, sim$SIM_B is kprof$B"
+echo "# devices: sim$SIM_A is kprof$A, sim$SIM_B is kprof$B"
 holder() {	# holder N: "PID COMM" of device N's capture, "" when free
 	h=$(cat "/sys/class/kprof/kprof$1/capture_holder" 2>/dev/null)
 	[ "$h" = none ] || echo "$h"
@@ -84,21 +87,21 @@ check_dev() {	# check_dev DIR SIM LO HI LABEL
 
 # ---- 1. two devices, one command -----------------------------------------
 D=$OUT/multi
-loA=$(simstat 0 ops_launched)
+loA=$(simstat $SIM_A ops_launched)
 loB=$(simstat $SIM_B ops_launched)
 "$K" capture --device "$A,$B" -o "$D" -- sh -c \
-	"'$W' --device 0 --ops $OPS_A --quiet & a=\$!; '$W' --device $SIM_B --ops $OPS_B --quiet; b=\$?; wait \$a && [ \$b = 0 ]" \
+	"'$W' --device $SIM_A --ops $OPS_A --quiet & a=\$!; '$W' --device $SIM_B --ops $OPS_B --quiet; b=\$?; wait \$a && [ \$b = 0 ]" \
 	>"$OUT/multi.log" 2>&1
 st=$?
 sed 's/^/# /' "$OUT/multi.log"
 eq "$st" 0 "multi: kprofctl capture exit status"
-hiA=$(simstat 0 ops_launched)
+hiA=$(simstat $SIM_A ops_launched)
 hiB=$(simstat $SIM_B ops_launched)
-eq $((hiA - loA)) "$OPS_A" "multi: sim0 counted its launched ops"
+eq $((hiA - loA)) "$OPS_A" "multi: sim$SIM_A counted its launched ops"
 eq $((hiB - loB)) "$OPS_B" "multi: sim$SIM_B counted its launched ops"
 
 # the one-device file set, for comparison: a short capture of device A
-"$K" capture --device "$A" -o "$OUT/one" -- "$W" --device 0 --ops 20 --quiet \
+"$K" capture --device "$A" -o "$OUT/one" -- "$W" --device $SIM_A --ops 20 --quiet \
 	>"$OUT/one.log" 2>&1 || sed 's/^/# /' "$OUT/one.log"
 one=$(cd "$OUT/one" && find . -type f | sort | tr '\n' ' ')
 for dv in "$A" "$B"; do
@@ -111,7 +114,7 @@ for dv in "$A" "$B"; do
 done
 eq "$(cd "$D" && find . -maxdepth 1 -type f | sort | tr '\n' ' ')" \
 	"./report.html ./report.md ./trace.json " "multi: DIR holds trace.json, report.md, report.html"
-check_dev "$D/dev$A" 0 "$loA" "$hiA" "multi dev$A"
+check_dev "$D/dev$A" $SIM_A "$loA" "$hiA" "multi dev$A"
 check_dev "$D/dev$B" $SIM_B "$loB" "$hiB" "multi dev$B"
 
 # trace.json: device A's events under pids 1 (device) and 2 (host), B's
@@ -216,5 +219,6 @@ for f in trace.json report.md report.html "dev$A/ops.csv" "dev$B/ops.csv"; do
 done
 eq "$(holder "$A")$(holder "$B")" "" "every device free at the end"
 
+echo "$SIM_A" >/sys/bus/kprof_sim/del_device
 echo "$SIM_B" >/sys/bus/kprof_sim/del_device
 e2e_finish e2e_multi
