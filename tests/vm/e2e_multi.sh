@@ -14,7 +14,7 @@
 #    in host time; report.md's table gives each device's op count and names
 #    the busiest device as the slowest; report.html links both.
 # 2. `kprofctl report DIR` re-makes every file from the devices' raw/ alone,
-#    byte for byte.
+#    byte for byte; `report DIR -o OUT` writes the same files into OUT.
 # 3. A device already captured (by a one-device capture): a capture of
 #    A,B fails, naming device B and its holder's pid and command, and
 #    captures nothing (device A is free, DIR is not left behind).
@@ -180,6 +180,17 @@ for f in trace.json report.md report.html "dev$A/ops.csv" "dev$B/trace.json" "de
 		tap ok "report DIR: $f re-made, byte for byte"
 	else
 		tap fail "report DIR: $f re-made, byte for byte"
+	fi
+done
+
+# ... and into another directory: OUT/devN and OUT's files, the same bytes
+"$K" report "$D" -o "$OUT/re" >"$OUT/report-o.log" 2>&1
+eq "$?" 0 "report DIR -o OUT: exit status"
+for f in trace.json report.md "dev$A/ops.csv" "dev$B/trace.json"; do
+	if cmp "$D/$f" "$OUT/re/$f" >/dev/null 2>&1; then
+		tap ok "report DIR -o OUT: $f the same as DIR's"
+	else
+		tap fail "report DIR -o OUT: $f the same as DIR's"
 	fi
 done
 
