@@ -4,7 +4,8 @@
  * pages the core holds for capture rings (control pages and data), so
  * tests can check that captures and device removal give every one back.
  * The test_* knobs are for tests only: they widen or fail a step of
- * registration, so that a race the step guards against can be shown.
+ * registration or of INFO, so that a race the step guards against can be
+ * shown.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -16,6 +17,7 @@ static atomic_long_t kprof_ring_pages = ATOMIC_LONG_INIT(0);
 static struct dentry *kprof_dbg_root;
 static u32 kprof_test_register_delay_ms;
 static bool kprof_test_register_fail;
+static u32 kprof_test_info_delay_ms;
 
 /*
  * Called by kprof_device_register() just before it creates /dev/kprofN:
@@ -29,6 +31,19 @@ int kprof_test_register_step(void)
 	if (ms)
 		msleep(min_t(u32, ms, 10000));
 	return READ_ONCE(kprof_test_register_fail) ? -EIO : 0;
+}
+
+/*
+ * Called by INFO just before it copies the device's name: sleeps
+ * test_info_delay_ms, so that a removal can run meanwhile if INFO does
+ * not hold the device.
+ */
+void kprof_test_info_step(void)
+{
+	u32 ms = READ_ONCE(kprof_test_info_delay_ms);
+
+	if (ms)
+		msleep(min_t(u32, ms, 10000));
 }
 
 void kprof_pages_add(unsigned long n)
@@ -57,6 +72,8 @@ void kprof_debugfs_init(void)
 			   &kprof_test_register_delay_ms);
 	debugfs_create_bool("test_register_fail", 0600, kprof_dbg_root,
 			    &kprof_test_register_fail);
+	debugfs_create_u32("test_info_delay_ms", 0600, kprof_dbg_root,
+			   &kprof_test_info_delay_ms);
 }
 
 /* Every fd and mapping is gone by module exit: so are the rings. */

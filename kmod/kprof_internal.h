@@ -221,6 +221,7 @@ void kprof_ring_sync_for_cpu(struct kprof_ring *ring, u64 pos, u32 len);
 void kprof_pages_add(unsigned long n);
 void kprof_pages_sub(unsigned long n);
 int kprof_test_register_step(void);
+void kprof_test_info_step(void);
 void kprof_debugfs_init(void);
 void kprof_debugfs_exit(void);
 
