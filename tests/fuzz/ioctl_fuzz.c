@@ -67,12 +67,12 @@
 #define MAX_WORKERS	16
 #define SIM_BUS		"/sys/bus/kprof_sim"
 #define KPROF_DBG	"/sys/kernel/debug/kprof"
+#define CHURN_ID	7	/* extra sim device the churn adds and removes */
 #define MAX_MAPS	4	/* live mappings a capture process keeps */
 
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
 #endif
-#define CHURN_ID	7	/* extra sim device the churn adds and removes */
 
 /* Counters shared by every process (MAP_SHARED). */
 struct stats {
@@ -631,8 +631,13 @@ static void map_fork(struct live_map *m)
 	pid = fork();
 	if (pid == 0)
 		_exit(mincore(m->p, (size_t)pg, vec) == 0 ? 3 : 0);
-	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	    WEXITSTATUS(st) == 3)
+	if (pid < 0)
+		return;
+	/* The interval timer's SIGALRM interrupts the wait (no SA_RESTART). */
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
 		anomaly(&S->fork_copies, "a forked child has the mapping", m->p, m->len);
 }
 
