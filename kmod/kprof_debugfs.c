@@ -2,9 +2,12 @@
 /*
  * /sys/kernel/debug/kprof/: what kmemleak cannot see. "pages" counts the
  * pages the core holds for capture rings (control pages and data), so
- * tests can check that captures and device removal give every one back.
+ * tests can check that captures and device removal give every one back;
+ * "pages_cached" the part of them idle in the devices' ring caches (one
+ * ring per device at most), which stays until the device goes.
  * The test_* knobs are for tests only: they widen or fail a step of
- * registration, so that a race the step guards against can be shown.
+ * registration or of INFO, so that a race the step guards against can be
+ * shown.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -13,9 +16,11 @@
 #include "kprof_internal.h"
 
 static atomic_long_t kprof_ring_pages = ATOMIC_LONG_INIT(0);
+static atomic_long_t kprof_cached_pages = ATOMIC_LONG_INIT(0);
 static struct dentry *kprof_dbg_root;
 static u32 kprof_test_register_delay_ms;
 static bool kprof_test_register_fail;
+static u32 kprof_test_info_delay_ms;
 
 /*
  * Called by kprof_device_register() just before it creates /dev/kprofN:
@@ -31,6 +36,19 @@ int kprof_test_register_step(void)
 	return READ_ONCE(kprof_test_register_fail) ? -EIO : 0;
 }
 
+/*
+ * Called by INFO just before it copies the device's name: sleeps
+ * test_info_delay_ms, so that a removal can run meanwhile if INFO does
+ * not hold the device.
+ */
+void kprof_test_info_step(void)
+{
+	u32 ms = READ_ONCE(kprof_test_info_delay_ms);
+
+	if (ms)
+		msleep(min_t(u32, ms, 10000));
+}
+
 void kprof_pages_add(unsigned long n)
 {
 	atomic_long_add(n, &kprof_ring_pages);
@@ -41,9 +59,15 @@ void kprof_pages_sub(unsigned long n)
 	atomic_long_sub(n, &kprof_ring_pages);
 }
 
+/* A ring of n pages went into a device's cache (n > 0) or left it. */
+void kprof_pages_cached_add(long n)
+{
+	atomic_long_add(n, &kprof_cached_pages);
+}
+
 static int kprof_pages_get(void *data, u64 *val)
 {
-	*val = atomic_long_read(&kprof_ring_pages);
+	*val = atomic_long_read(data);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(kprof_pages_fops, kprof_pages_get, NULL, "%llu\n");
@@ -51,12 +75,16 @@ DEFINE_DEBUGFS_ATTRIBUTE(kprof_pages_fops, kprof_pages_get, NULL, "%llu\n");
 void kprof_debugfs_init(void)
 {
 	kprof_dbg_root = debugfs_create_dir("kprof", NULL);
-	debugfs_create_file_unsafe("pages", 0400, kprof_dbg_root, NULL,
-				   &kprof_pages_fops);
+	debugfs_create_file_unsafe("pages", 0400, kprof_dbg_root,
+				   &kprof_ring_pages, &kprof_pages_fops);
+	debugfs_create_file_unsafe("pages_cached", 0400, kprof_dbg_root,
+				   &kprof_cached_pages, &kprof_pages_fops);
 	debugfs_create_u32("test_register_delay_ms", 0600, kprof_dbg_root,
 			   &kprof_test_register_delay_ms);
 	debugfs_create_bool("test_register_fail", 0600, kprof_dbg_root,
 			    &kprof_test_register_fail);
+	debugfs_create_u32("test_info_delay_ms", 0600, kprof_dbg_root,
+			   &kprof_test_info_delay_ms);
 }
 
 /* Every fd and mapping is gone by module exit: so are the rings. */
@@ -64,5 +92,6 @@ void kprof_debugfs_exit(void)
 {
 	debugfs_remove_recursive(kprof_dbg_root);
 	kprof_dbg_root = NULL;
-	WARN_ON(atomic_long_read(&kprof_ring_pages));
+	WARN_ON(atomic_long_read(&kprof_ring_pages) ||
+		atomic_long_read(&kprof_cached_pages));
 }

@@ -217,10 +217,12 @@ int kprof_ring_mmap(struct kprof_ring *ring, struct vm_area_struct *vma);
 void kprof_ring_sync_for_device(struct kprof_ring *ring, u64 pos, u32 len);
 void kprof_ring_sync_for_cpu(struct kprof_ring *ring, u64 pos, u32 len);
 
-/* kprof_debugfs.c: pages held by rings (debugfs "pages"), test knobs. */
+/* kprof_debugfs.c: ring pages (debugfs "pages", "pages_cached"), knobs. */
 void kprof_pages_add(unsigned long n);
 void kprof_pages_sub(unsigned long n);
+void kprof_pages_cached_add(long n);
 int kprof_test_register_step(void);
+void kprof_test_info_step(void);
 void kprof_debugfs_init(void);
 void kprof_debugfs_exit(void);
 

@@ -98,6 +98,7 @@ static long kprof_ioctl_info(struct kprof_file *kf, void *arg)
 	info->l1_ring_entries = kd->hw.l1_ring_entries;
 	info->counter_block_size = kd->hw.counter_block_size;
 	strscpy(info->backend, kd->backend_name, sizeof(info->backend));
+	kprof_test_info_step();
 	strscpy(info->name, kd->parent_name, sizeof(info->name));
 	for (i = 0; i < kd->hw.riscs_per_core; i++)
 		strscpy(info->risc_names[i], kd->risc_names[i],

@@ -280,6 +280,8 @@ struct kprof_ring *kprof_ring_get(struct kprof_device *kd, u32 size)
 	ring = kd->ring_cache;
 	kd->ring_cache = NULL;
 	spin_unlock(&kd->cache_lock);
+	if (ring)
+		kprof_pages_cached_add(-(long)kprof_ring_pages_of(ring->size));
 
 	if (ring && ring->size == size) {
 		kprof_ring_scrub(ring);
@@ -311,6 +313,7 @@ void kprof_ring_stash(struct kprof_device *kd, struct kprof_ring *ring)
 		spin_lock(&kd->cache_lock);
 		if (!kd->cache_closed && !kd->ring_cache) {
 			kd->ring_cache = ring;
+			kprof_pages_cached_add(kprof_ring_pages_of(ring->size));
 			ring = NULL;
 		}
 		spin_unlock(&kd->cache_lock);
@@ -329,8 +332,10 @@ void kprof_ring_cache_close(struct kprof_device *kd)
 	ring = kd->ring_cache;
 	kd->ring_cache = NULL;
 	spin_unlock(&kd->cache_lock);
-	if (ring)
+	if (ring) {
+		kprof_pages_cached_add(-(long)kprof_ring_pages_of(ring->size));
 		kprof_ring_put(ring);
+	}
 }
 
 /*

@@ -7,8 +7,15 @@
  * fields and pointers chosen to hurt: NULL, unmapped, kernel addresses,
  * non-canonical, misaligned, straddling a PROT_NONE page, and valid
  * buffers of random or nearly-valid content. At the same time:
- *   - a capture process starts/pauses/resumes/stops captures, maps and
- *     unmaps the ring and the counters, reads and polls, launches ops;
+ *   - a capture process starts/pauses/resumes/stops captures, reads and
+ *     polls, launches ops, and maps the ring and the counters every way
+ *     mmap allows and some it must refuse (MAP_PRIVATE, PROT_WRITE,
+ *     PROT_EXEC), then keeps up to four mappings alive across captures,
+ *     closes and device removals, touching them (through the kernel: a
+ *     page no longer backed is EFAULT, not SIGBUS), mremap()ing them
+ *     (grow, shrink, move, MREMAP_DONTUNMAP), unmapping head, tail or
+ *     middle pages, mprotect()ing them to writable or executable, and
+ *     forking with them mapped (the child must not have them);
  *   - a holder process forks captures and kill -9s them at random times;
  *   - a churn process removes and re-adds sim devices through
  *     /sys/bus/kprof_sim, writes the sim's debugfs fault and clock knobs
@@ -23,8 +30,12 @@
  * so `--seed N --workers 1 --no-chaos` replays one call sequence exactly;
  * with the chaos processes the interleaving is up to the scheduler.
  * At the end: calls per command class and per errno, anomalies (a writable
- * mapping of a read-only region, a successful unload) and the verdict.
- * Kernel reports are caught by the VM runner's dmesg check.
+ * or executable mapping of the ring or counters, a mapping a forked child
+ * inherited, a successful unload), the ring pages the module holds beyond
+ * its device caches (debugfs kprof/pages minus kprof/pages_cached: kmemleak
+ * does not see page allocations), which must be what they were before the
+ * run once every process is gone, and the verdict. Kernel reports are
+ * caught by the VM runner's dmesg check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +66,13 @@
 #define NERRNO		136
 #define MAX_WORKERS	16
 #define SIM_BUS		"/sys/bus/kprof_sim"
+#define KPROF_DBG	"/sys/kernel/debug/kprof"
 #define CHURN_ID	7	/* extra sim device the churn adds and removes */
+#define MAX_MAPS	4	/* live mappings a capture process keeps */
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
 
 /* Counters shared by every process (MAP_SHARED). */
 struct stats {
@@ -65,7 +82,11 @@ struct stats {
 	atomic_ulong cls[4];		/* valid, valid mutated, kprof-magic random, random */
 	atomic_ulong captures, mmaps, reads, polls, launches;
 	atomic_ulong kills, dev_del, dev_add, rmmod_tries, rmmod_ok, reloads, knobs;
+	atomic_ulong mmaps_ok, private_maps;	/* MAP_PRIVATE: must be read-only */
+	atomic_ulong mremaps, mremaps_ok, part_unmaps, forks, touches, touch_faults;
 	atomic_ulong write_maps;	/* anomaly: PROT_WRITE mapping of the ring */
+	atomic_ulong exec_maps;		/* anomaly: PROT_EXEC mapping */
+	atomic_ulong fork_copies;	/* anomaly: a child inherited a mapping */
 	atomic_ulong open_fail;
 	atomic_int stop;
 };
@@ -408,42 +429,251 @@ static void worker(unsigned int id, uint64_t seed)
 
 /* ---- the chaos processes ---- */
 
-/* Map the ring / counters with random geometry; refuse write access. */
-static void try_mmaps(int fd)
+/* Mappings of the ring and counters a capture process keeps, by slot. */
+struct live_map {
+	uint8_t *p;		/* NULL: free slot */
+	size_t len;		/* whole pages */
+};
+
+static struct live_map maps[MAX_MAPS];
+static int touch_pipe[2] = { -1, -1 };
+
+static void setup_maps(void)
 {
-	size_t len;
+	if (pipe2(touch_pipe, O_NONBLOCK | O_CLOEXEC)) {
+		perror("ioctl_fuzz: pipe2");
+		exit(1);
+	}
+}
+
+/*
+ * Reads the byte at p through the kernel (a pipe write): a page the ring
+ * no longer backs (the device is gone, or past the ring's end) is EFAULT
+ * here instead of a SIGBUS that kills the process.
+ */
+static void touch(const uint8_t *p)
+{
+	char c;
+
+	atomic_fetch_add(&S->touches, 1);
+	if (write(touch_pipe[1], p, 1) == 1)
+		(void)!read(touch_pipe[0], &c, 1);
+	else
+		atomic_fetch_add(&S->touch_faults, 1);
+}
+
+static void anomaly(atomic_ulong *ctr, const char *what, const void *p, size_t len)
+{
+	atomic_fetch_add(ctr, 1);
+	fprintf(stderr, "ioctl_fuzz: ANOMALY: %s (%p, %zu bytes)\n", what, p, len);
+}
+
+/* Neither mprotect() nor a new mapping may make the ring writable or executable. */
+static void try_mprotect(uint8_t *p, size_t len)
+{
+	if (mprotect(p, len, PROT_READ | PROT_WRITE) == 0)
+		anomaly(&S->write_maps, "mprotect made a mapping writable", p, len);
+	if (mprotect(p, len, PROT_READ | PROT_EXEC) == 0)
+		anomaly(&S->exec_maps, "mprotect made a mapping executable", p, len);
+	mprotect(p, len, PROT_READ);
+}
+
+static struct live_map *free_slot(void)
+{
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (!maps[i].p)
+			return &maps[i];
+	return NULL;
+}
+
+static void unmap_slot(struct live_map *m)
+{
+	munmap(m->p, m->len);
+	m->p = NULL;
+}
+
+/* Map the ring or the counters with random geometry, flags and protection. */
+static void map_new(int fd)
+{
 	off_t off = chance(70) ? (off_t)KPROF_MMAP_RING : (off_t)KPROF_MMAP_COUNTERS;
-	int prot = PROT_READ;
-	void *m;
+	int prot = PROT_READ, flags = chance(15) ? MAP_PRIVATE : MAP_SHARED;
+	struct live_map *slot = free_slot();
+	size_t len;
+	uint8_t *m;
 
 	if (chance(10))
 		off += (off_t)(rn(4) * (uint64_t)pg);
 	len = chance(70) ? (size_t)pg * (1 + rn(64)) : (size_t)rn(1 << 22) + 1;
 	if (chance(10))
 		prot |= PROT_WRITE;
-	m = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+	if (chance(5))
+		prot |= PROT_EXEC;
+	m = mmap(NULL, len, prot, flags, fd, off);
 	atomic_fetch_add(&S->mmaps, 1);
 	if (m == MAP_FAILED)
 		return;
-	if (prot & PROT_WRITE) {
-		atomic_fetch_add(&S->write_maps, 1);
-		fprintf(stderr, "ioctl_fuzz: ANOMALY: writable mapping at off 0x%llx len %zu\n",
-			(unsigned long long)off, len);
-	}
-	if (mprotect(m, len, PROT_READ | PROT_WRITE) == 0) {
-		atomic_fetch_add(&S->write_maps, 1);
-		fprintf(stderr, "ioctl_fuzz: ANOMALY: mprotect made the ring writable\n");
-	}
-	/* touch it: a page the kernel maps must be readable */
+	atomic_fetch_add(&S->mmaps_ok, 1);
+	len = (len + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	if (flags == MAP_PRIVATE)
+		atomic_fetch_add(&S->private_maps, 1);
+	if (prot & PROT_WRITE)
+		anomaly(&S->write_maps, "writable mapping", m, len);
+	if (prot & PROT_EXEC)
+		anomaly(&S->exec_maps, "executable mapping", m, len);
+	try_mprotect(m, len);
 	for (size_t i = 0; i < len && i < (size_t)pg * 64; i += (size_t)pg)
-		(void)*(volatile uint8_t *)((uint8_t *)m + i);
-	if (chance(50))
-		munmap(m, len);
-	else
-		/* partial */
-		munmap((uint8_t *)m + pg * (long)rn(len / (size_t)pg), (size_t)pg);
-	if (chance(50))
-		munmap(m, len);
+		touch(m + i);
+	if (!slot) {
+		slot = &maps[rn(MAX_MAPS)];
+		unmap_slot(slot);
+	}
+	slot->p = m;
+	slot->len = len;
+}
+
+/* A placeholder where mremap() may move a mapping to. */
+static uint8_t *reserve(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Grow (refused: VM_DONTEXPAND), shrink, move, or move keeping the old range. */
+static void map_mremap(struct live_map *m)
+{
+	size_t npg = m->len / (size_t)pg, nlen = m->len;
+	struct live_map *extra;
+	uint8_t *dst = NULL;
+	void *r;
+
+	atomic_fetch_add(&S->mremaps, 1);
+	switch (rn(4)) {
+	case 0:
+		nlen = m->len + (size_t)pg * (1 + rn(8));
+		r = mremap(m->p, m->len, nlen, chance(50) ? MREMAP_MAYMOVE : 0);
+		break;
+	case 1:
+		if (npg < 2)
+			return;
+		nlen = (size_t)pg * (1 + rn(npg - 1));
+		r = mremap(m->p, m->len, nlen, 0);
+		break;
+	case 2:
+		dst = reserve(m->len);
+		if (!dst)
+			return;
+		r = mremap(m->p, m->len, m->len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+		break;
+	default:
+		r = mremap(m->p, m->len, m->len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
+		if (r == MAP_FAILED)
+			break;
+		/* The old range stays mapped (emptied): keep both. */
+		atomic_fetch_add(&S->mremaps_ok, 1);
+		extra = free_slot();
+		if (extra) {
+			extra->p = r;
+			extra->len = m->len;
+		} else {
+			munmap(r, m->len);
+		}
+		return;
+	}
+	if (r == MAP_FAILED) {
+		if (dst)
+			munmap(dst, m->len);
+		return;
+	}
+	atomic_fetch_add(&S->mremaps_ok, 1);
+	m->p = r;
+	m->len = nlen;
+}
+
+/* Unmap the head, the tail or pages from the middle (two mappings then). */
+static void map_unmap_part(struct live_map *m)
+{
+	size_t npg = m->len / (size_t)pg, at, n;
+	struct live_map *rest;
+
+	if (npg < 2) {
+		unmap_slot(m);
+		return;
+	}
+	atomic_fetch_add(&S->part_unmaps, 1);
+	n = 1 + rn(npg - 1);
+	at = rn(3) == 0 ? 0 : npg - n;	/* head or tail */
+	rest = free_slot();
+	if (rest && npg > 2 && chance(50)) {
+		/* middle: [0, at) stays in m, [at + n, npg) goes to rest */
+		at = 1 + rn(npg - 2);
+		n = 1 + rn(npg - at - 1);
+		rest->p = m->p + (at + n) * (size_t)pg;
+		rest->len = (npg - at - n) * (size_t)pg;
+		munmap(m->p + at * (size_t)pg, n * (size_t)pg);
+		m->len = at * (size_t)pg;
+		return;
+	}
+	munmap(m->p + at * (size_t)pg, n * (size_t)pg);
+	if (!at)
+		m->p += n * (size_t)pg;
+	m->len -= n * (size_t)pg;
+}
+
+/* VM_DONTCOPY: a child forked with the mapping live has nothing there. */
+static void map_fork(struct live_map *m)
+{
+	unsigned char vec[1];
+	pid_t pid;
+	int st;
+
+	atomic_fetch_add(&S->forks, 1);
+	pid = fork();
+	if (pid == 0)
+		_exit(mincore(m->p, (size_t)pg, vec) == 0 ? 3 : 0);
+	if (pid < 0)
+		return;
+	/* The interval timer's SIGALRM interrupts the wait (no SA_RESTART). */
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+		anomaly(&S->fork_copies, "a forked child has the mapping", m->p, m->len);
+}
+
+/* Something to one of the live mappings. */
+static void map_op(void)
+{
+	struct live_map *live[MAX_MAPS], *m;
+	int n = 0;
+
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (maps[i].p)
+			live[n++] = &maps[i];
+	if (!n)
+		return;
+	m = live[rn(n)];
+	switch (rn(7)) {
+	case 0:
+	case 1:
+		for (int i = 0; i < 8; i++)
+			touch(m->p + (size_t)pg * rn(m->len / (size_t)pg));
+		break;
+	case 2:
+		map_mremap(m);
+		break;
+	case 3:
+		map_unmap_part(m);
+		break;
+	case 4:
+		try_mprotect(m->p, m->len);
+		break;
+	case 5:
+		map_fork(m);
+		break;
+	default:
+		unmap_slot(m);
+	}
 }
 
 static void capture_cycle(int fd, int simfd)
@@ -460,9 +690,15 @@ static void capture_cycle(int fd, int simfd)
 	if (ioctl(fd, KPROF_IOC_CAPTURE_START, &p) == 0)
 		atomic_fetch_add(&S->captures, 1);
 	for (int i = 0; i < steps && !atomic_load(&S->stop); i++) {
-		switch (rn(8)) {
+		switch (rn(11)) {
 		case 0:
-			try_mmaps(fd);
+		case 10:
+			map_new(fd);
+			break;
+		case 7:
+		case 8:
+		case 9:
+			map_op();
 			break;
 		case 1: {
 			ssize_t n = read(fd, chance(90) ? buf : (void *)unmapped,
@@ -509,12 +745,18 @@ static void capture_cycle(int fd, int simfd)
 	}
 	if (chance(80))
 		ioctl(fd, KPROF_IOC_CAPTURE_STOP, 0);
+	/* Else the mappings outlive the capture, the fd and maybe the device. */
+	if (chance(50))
+		for (int i = 0; i < MAX_MAPS; i++)
+			if (maps[i].p)
+				unmap_slot(&maps[i]);
 }
 
 static void capture_proc(uint64_t seed)
 {
 	seed_stream(seed, 1);
 	setup_memory();
+	setup_maps();
 	arm_interval_timer(100000);
 	while (!atomic_load(&S->stop)) {
 		int simfd, fd = open_pair(&simfd);
@@ -542,6 +784,7 @@ static void holder_proc(uint64_t seed)
 		if (pid == 0) {
 			seed_stream(hseed, 3);
 			setup_memory();
+			setup_maps();
 			for (;;) {
 				int simfd, fd = open_pair(&simfd);
 
@@ -669,6 +912,34 @@ static void churn_proc(uint64_t seed)
 
 /* ---- main ---- */
 
+static int read_u64(const char *path, uint64_t *v)
+{
+	FILE *f = fopen(path, "re");
+	int ok = f && fscanf(f, "%" SCNu64, v) == 1;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Ring pages the module holds beyond the one ring each device may keep
+ * idle in its cache: with no process left, every other page must be back.
+ */
+static int ring_pages_in_use(uint64_t *n, uint64_t *cached)
+{
+	uint64_t all;
+
+	if (read_u64(KPROF_DBG "/pages", &all) || read_u64(KPROF_DBG "/pages_cached", cached)) {
+		fprintf(stderr,
+			"ioctl_fuzz: cannot read %s/pages and pages_cached: %s (debugfs not mounted on /sys/kernel/debug, or a kprof.ko without them)\n",
+			KPROF_DBG, strerror(errno));
+		return -1;
+	}
+	*n = all - *cached;
+	return 0;
+}
+
 static void die_usage(void)
 {
 	fprintf(stderr,
@@ -683,6 +954,7 @@ int main(int argc, char **argv)
 	bool chaos = true, have_seed = false;
 	pid_t pids[MAX_WORKERS + 3];
 	int npids = 0, keeper, fails = 0;
+	uint64_t pages0, pages1, cached0, cached1;
 
 	/* The modules the VM runner loaded (tests/vm/init), if it says. */
 	if (getenv("KPROF_KO_kprof"))
@@ -730,6 +1002,8 @@ int main(int argc, char **argv)
 	memset(S, 0, sizeof(*S));
 	atomic_store(&S->target, calls);
 
+	if (ring_pages_in_use(&pages0, &cached0))
+		return 1;
 	/* Held for the whole run: the module must stay loaded. */
 	keeper = open("/dev/kprof0", O_RDONLY | O_CLOEXEC);
 	if (keeper < 0) {
@@ -805,9 +1079,32 @@ int main(int argc, char **argv)
 	       atomic_load(&S->polls), atomic_load(&S->launches), atomic_load(&S->kills),
 	       atomic_load(&S->dev_del), atomic_load(&S->dev_add), atomic_load(&S->rmmod_tries),
 	       atomic_load(&S->knobs));
-	printf("  anomalies: %lu writable mappings, %lu unloads with fds open (%lu reloads)\n",
-	       atomic_load(&S->write_maps), atomic_load(&S->rmmod_ok), atomic_load(&S->reloads));
-	fails += (int)(atomic_load(&S->write_maps) + atomic_load(&S->rmmod_ok));
+	fprintf(stdout,
+		"  mappings: %lu made, %lu MAP_PRIVATE accepted, %lu touches (%lu EFAULT), %lu mremap (%lu done), %lu partial munmap, %lu forks while mapped\n",
+		atomic_load(&S->mmaps_ok), atomic_load(&S->private_maps),
+		atomic_load(&S->touches),
+		atomic_load(&S->touch_faults), atomic_load(&S->mremaps),
+		atomic_load(&S->mremaps_ok), atomic_load(&S->part_unmaps), atomic_load(&S->forks));
+	fprintf(stdout,
+		"  anomalies: %lu writable mappings, %lu executable mappings, %lu mappings inherited by a child, %lu unloads with fds open (%lu reloads)\n",
+		atomic_load(&S->write_maps), atomic_load(&S->exec_maps),
+		atomic_load(&S->fork_copies), atomic_load(&S->rmmod_ok), atomic_load(&S->reloads));
+	fails += (int)(atomic_load(&S->write_maps) + atomic_load(&S->exec_maps) +
+		       atomic_load(&S->fork_copies) + atomic_load(&S->rmmod_ok));
+	/* Every process and fd is gone: so is every ring not cached. */
+	if (ring_pages_in_use(&pages1, &cached1)) {
+		fails++;
+	} else {
+		printf("  ring pages beyond device caches: %" PRIu64 " before, %" PRIu64
+		       " after (cached: %" PRIu64 ", %" PRIu64 ")\n",
+		       pages0, pages1, cached0, cached1);
+		if (pages1 != pages0) {
+			fprintf(stderr,
+				"ioctl_fuzz: %" PRId64 " ring pages not given back (module leak)\n",
+				(int64_t)(pages1 - pages0));
+			fails++;
+		}
+	}
 	if (atomic_load(&S->calls) < calls)
 		fails++;
 	printf("ioctl_fuzz: %s\n", fails ? "FAIL" : "PASS");

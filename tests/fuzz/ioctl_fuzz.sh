@@ -4,8 +4,12 @@
 # ioctl fuzzing in the test VM:
 #   make -C tests/fuzz && tests/vm/run --timeout 3600 --exec tests/fuzz/ioctl_fuzz.sh [ARGS]
 # ARGS go to ioctl_fuzz (--seed N --calls N --workers N --no-chaos); the
-# default is 1M calls. The runner checks dmesg afterwards (KASAN, lockdep,
-# WARNING, ...) and that kprof.ko still unloads.
+# default is 1M calls. ioctl_fuzz fails on an anomaly (a writable or
+# executable mapping, one a forked child inherited, an unload with fds
+# open) and when the ring pages held beyond the device caches (debugfs
+# kprof/pages - kprof/pages_cached) differ after the run from before it.
+# The runner checks dmesg afterwards (KASAN, lockdep, WARNING, ...) and
+# that kprof.ko still unloads.
 set -u
 BIN=${BUILD:-/kprof/build}/fuzz/ioctl_fuzz
 [ -x "$BIN" ] || { echo "ioctl_fuzz.sh: $BIN missing: run 'make -C tests/fuzz'"; exit 1; }

@@ -6,7 +6,8 @@
  * and every ring page comes back (debugfs kprof/pages) once the fds are
  * closed, captures stopped or not. And ioctls racing removal see the
  * device whole or ENODEV, never freed memory (the debug lane's KASAN
- * runs the same test).
+ * runs the same test); the core's debugfs knob test_info_delay_ms holds
+ * INFO open across a removal.
  */
 #include <pthread.h>
 
@@ -15,6 +16,8 @@
 
 #define RM_SIM_ID	9
 #define NS_5S		5000000000ULL
+#define KNOB_INFO_DELAY	KT_DEBUGFS_ROOT "/kprof/test_info_delay_ms"
+#define INFO_DELAY_MS	"4000"
 
 FIXTURE(rm) {
 	int kid, simfd;
@@ -40,6 +43,7 @@ FIXTURE_TEARDOWN(rm)
 {
 	if (self->simfd >= 0)
 		close(self->simfd);
+	kt_write_file(KNOB_INFO_DELAY, "0");
 	if (!self->removed)
 		kt_sim_del(RM_SIM_ID);
 }
@@ -214,6 +218,81 @@ TEST_F_TIMEOUT(rm, info_races_removal, 120)
 	pthread_join(th, NULL);
 	EXPECT_LT(0, r.infos);
 	EXPECT_EQ(0, r.bad) TH_LOG("%s", r.why);
+}
+
+/*
+ * INFO names the device (the parent's name) while the device is removed
+ * under it. The core's debugfs knob test_info_delay_ms makes INFO sleep
+ * just before it copies the name; meanwhile the sim device is deleted,
+ * which frees the parent device and its name as soon as the core lets go.
+ * INFO took the device whole, so it must answer with the name, never
+ * with what was left in freed memory (KASAN, in the debug lane, names
+ * the use-after-free).
+ */
+struct info_sleeper {
+	int fd, ret;
+	pid_t tid;
+	volatile int started, done;
+	struct kprof_device_info info;
+};
+
+static void *info_once(void *arg)
+{
+	struct info_sleeper *s = arg;
+
+	s->tid = (pid_t)syscall(SYS_gettid);
+	s->started = 1;
+	s->ret = kt_info(s->fd, &s->info);
+	s->done = 1;
+	return NULL;
+}
+
+/* Thread tid is asleep (D) inside ioctl(): INFO's test delay. */
+static bool in_info_delay(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	int nr;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (kt_read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'D')
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	return kt_read_file(path, buf, sizeof(buf)) > 0 &&
+	       sscanf(buf, "%d", &nr) == 1 && nr == SYS_ioctl;
+}
+
+TEST_F_TIMEOUT(rm, info_names_device_removed_meanwhile, 120)
+{
+	struct info_sleeper s = { .fd = kt_open_dev(self->kid) };
+	char want[32];
+	pthread_t th;
+	int asleep = 0;
+
+	ASSERT_LE(0, s.fd);
+	/* The vendor node holds the sim device: let removal free it. */
+	close(self->simfd);
+	self->simfd = -1;
+	ASSERT_EQ(0, kt_write_file(KNOB_INFO_DELAY, INFO_DELAY_MS));
+	ASSERT_EQ(0, pthread_create(&th, NULL, info_once, &s));
+	/* Twice in a row asleep in the ioctl: in the delay, not passing by. */
+	while (!s.done && asleep < 2) {
+		kt_sleep_ms(20);
+		asleep = s.started && in_info_delay(s.tid) ? asleep + 1 : 0;
+	}
+	EXPECT_EQ(0, s.done) TH_LOG("INFO returned before removal began: %s has no effect",
+				    KNOB_INFO_DELAY);
+	EXPECT_EQ(0, kt_sim_del(RM_SIM_ID));
+	self->removed = true;
+	pthread_join(th, NULL);
+	kt_write_file(KNOB_INFO_DELAY, "0");
+	close(s.fd);
+
+	snprintf(want, sizeof(want), "sim%u", RM_SIM_ID);
+	ASSERT_EQ(0, s.ret) TH_LOG("INFO: %s", strerror(-s.ret));
+	EXPECT_STREQ(want, s.info.name);
 }
 
 TEST_HARNESS_MAIN
