@@ -365,8 +365,11 @@ static json_object *gpu_params(const char *name)
  * against it.
  */
 #define QUEUED_SUMMARY "host timestamps (queued): kernel launches from CUPTI's latency timestamps"
+#define CALLBACK_SUMMARY "host timestamps (callback): CUPTI API callbacks"
 
-static void test_recording(const char *name, const char *rec, struct expect *e)
+/* ht: the --host-times to capture with; NULL: the recording's (queued or api) */
+static void test_recording_ht(const char *name, const char *rec, struct expect *e,
+			      const char *ht)
 {
 	char path[PATH_MAX + 64], want[64];
 	json_object *g;
@@ -378,7 +381,7 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	/* a recording has queued timestamps on all its kernels or on none */
 	KT_CHECK(!e->queued || e->queued == e->kernels, "%d of %d kernels queued", e->queued,
 		 e->kernels);
-	host_times = e->queued ? "queued" : "api";
+	host_times = ht ? ht : e->queued ? "queued" : "api";
 	KT_EQ_U64((uint64_t)run_cap(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
 	host_times = "api";
 	check_ops(name, e);
@@ -393,7 +396,8 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 		KT_CHECK(json_object_get_boolean(jget(g, "agent_stopped")), "agent stopped");
 		KT_STR(json_object_get_string(jget(g, "clock")),
 		       "CLOCK_MONOTONIC (timestamp callback)");
-		KT_STR(json_object_get_string(jget(g, "host_times")), e->queued ? "queued" : "api");
+		KT_STR(json_object_get_string(jget(g, "host_times")),
+		       ht ? ht : e->queued ? "queued" : "api");
 		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "queued_launches")),
 			  (uint64_t)e->queued);
 	}
@@ -402,11 +406,17 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	snprintf(want, sizeof(want), "CUPTI records dropped: %" PRIu64 "%s", e->dropped,
 		 e->dropped ? "  <--" : "\n");
 	KT_CHECK(s && strstr(s, want), "summary: %s", want);
-	KT_CHECK(s && strstr(s, e->queued ? QUEUED_SUMMARY :
+	KT_CHECK(s && strstr(s, ht ? CALLBACK_SUMMARY : e->queued ? QUEUED_SUMMARY :
 			     "host timestamps (api): CUPTI API activity records"),
 		 "summary names the host timestamps");
 	KT_CHECK(s && strstr(s, "agent stopped cleanly: yes"), "summary: clean stop");
+	KT_CHECK(s && !strstr(s, "  agent: "), "summary: no agent errors");
 	free(s);
+}
+
+static void test_recording(const char *name, const char *rec, struct expect *e)
+{
+	test_recording_ht(name, rec, e, NULL);
 }
 
 static void test_spin(void)
@@ -549,6 +559,20 @@ static void test_problems(void)
 		 strstr(s, "cuptiActivityEnableLatencyTimestamps: using API records failed (27)"),
 		 "summary: latency timestamps refused");
 	free(s);
+	/* --host-times callback where CUPTI refuses API callbacks: the API
+	 * records instead, and the outputs say so
+	 */
+	host_times = "callback";
+	KT_EQ_U64((uint64_t)run_cap("nocb", "spin.cuptirec", "KPROF_STANDIN_CALLBACK=27", ""), 0);
+	host_times = "api";
+	g = gpu_params("nocb");
+	KT_STR(g ? json_object_get_string(jget(g, "host_times")) : "", "api");
+	KT_CHECK(g && json_object_get_int64(jget(g, "api_launches")) > 0, "launch records instead");
+	json_object_put(g);
+	s = file("nocb", "summary.txt");
+	KT_CHECK(s && strstr(s, "cuptiEnableCallback: using API records failed (27)"),
+		 "summary: API callbacks refused");
+	free(s);
 	/* libcupti cannot be loaded: the agent says so, the command runs */
 #define NOCUPTI_CMD "cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1"
 	KT_EQ_U64((uint64_t)sh(NOCUPTI_CMD,
@@ -616,6 +640,17 @@ int main(void)
 
 		test_recording("spinq", "spinq.cuptirec", &e);
 		KT_CHECK(e.queued > 0, "the recording has queued timestamps");
+	}
+	{
+		/* --host-times callback: the recorded API records played as
+		 * CUPTI's API callbacks (the stand-in answers the agent's
+		 * timestamps in them with the records' times): the same host
+		 * times in every output
+		 */
+		static struct expect e;
+
+		test_recording_ht("spincb", "spin.cuptirec", &e, "callback");
+		test_recording_ht("torchcb", "torch.cuptirec", &e, "callback");
 	}
 	test_demangle();
 	test_cupti_clock();
