@@ -32,6 +32,8 @@
 #include "kprof_cuptirec.h"
 #include "kprof_agg.h"
 #include "kprof_fs.h"
+#include "kprof_spool.h"
+#include <glob.h>
 
 #define MAX_OPS		4096
 
@@ -367,6 +369,60 @@ static json_object *gpu_params(const char *name)
 #define QUEUED_SUMMARY "host timestamps (queued): kernel launches from CUPTI's latency timestamps"
 #define CALLBACK_SUMMARY "host timestamps (callback): CUPTI API callbacks"
 
+/*
+ * In the agent's spool, a launch call's record comes before the records
+ * of the kernels and copies it launched (as CUPTI's API records do): the
+ * report joins launches to ops as it streams (kprof_gpu.c), and a launch
+ * that comes after its op loses it there. Returns the ops whose launch
+ * record came after them.
+ */
+static uint64_t launches_after_ops(const char *name)
+{
+	static uint8_t seen[1 << 20], later[1 << 20];	/* by correlation % 2^20 */
+	char pat[PATH_MAX + 64];
+	glob_t g;
+	uint64_t bad = 0;
+
+	snprintf(pat, sizeof(pat), "%s/%s/raw/gpu-*.kspool", tmp, name);
+	if (glob(pat, 0, NULL, &g) || g.gl_pathc != 1) {
+		KT_CHECK(0, "one agent spool in %s", pat);
+		return UINT64_MAX;
+	}
+	memset(seen, 0, sizeof(seen));
+	memset(later, 0, sizeof(later));
+	/* pass 1: the correlations of launch records; pass 2: the order */
+	for (int pass = 1; pass <= 2; pass++) {
+		struct kprof_err err;
+		struct kprof_spool_reader *r = kprof_spool_open(g.gl_pathv[0], &err);
+		const struct kprof_rec_hdr *rec;
+
+		KT_CHECK(r, "%s", err.msg);
+		if (!r)
+			break;
+		while (kprof_spool_next(r, &rec, &err) == KPROF_REC_OK) {
+			uint32_t corr;
+
+			if (rec->type == KPROF_GREC_API) {
+				const struct kprof_grec_api *a = (const void *)rec;
+
+				if (a->role == KPROF_GROLE_LAUNCH)
+					(pass == 1 ? later : seen)[a->correlation & 0xfffff] = 1;
+				continue;
+			}
+			if (pass == 1 || (rec->type != KPROF_GREC_KERNEL &&
+					  rec->type != KPROF_GREC_COPY))
+				continue;
+			corr = rec->type == KPROF_GREC_KERNEL ?
+			       ((const struct kprof_grec_kernel *)(const void *)rec)->correlation :
+			       ((const struct kprof_grec_copy *)(const void *)rec)->correlation;
+			bad += later[corr & 0xfffff] && !seen[corr & 0xfffff];
+		}
+		kprof_spool_free(r);
+	}
+	globfree(&g);
+	return bad;
+}
+
 /* ht: the --host-times to capture with; NULL: the recording's (queued or api) */
 static void test_recording_ht(const char *name, const char *rec, struct expect *e,
 			      const char *ht)
@@ -384,6 +440,9 @@ static void test_recording_ht(const char *name, const char *rec, struct expect *
 	host_times = ht ? ht : e->queued ? "queued" : "api";
 	KT_EQ_U64((uint64_t)run_cap(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
 	host_times = "api";
+	/* callbacks: the agent orders them (CUPTI's buffers need not be) */
+	if (ht && !strcmp(ht, "callback"))
+		KT_EQ_U64(launches_after_ops(name), 0);
 	check_ops(name, e);
 	check_trace(name, e);
 	g = gpu_params(name);

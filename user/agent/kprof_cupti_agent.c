@@ -499,9 +499,13 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 	have_sync = !take_sync(&sync);
 	pthread_mutex_lock(&A.lock);
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
+	/* the launches first, as CUPTI's API records mostly come: the report
+	 * joins a launch to its kernel as it streams (kprof_gpu.c), and the
+	 * launches of this buffer's kernels have all returned by now
+	 */
+	cb_drain();
 	if (buffer && valid)
 		convert_buffer(buffer, valid);
-	cb_drain();
 	if (dropped) {
 		struct kprof_grec_dropped d = {
 			.type = KPROF_GREC_DROPPED, .size = sizeof(d), .host_ns = mono_ns(),
