@@ -22,7 +22,9 @@
  * Environment: KPROF_AGENT_DIR (required; without it the agent does
  * nothing), KPROF_CUPTI_LIB, KPROF_AGENT_API (driver | runtime | both |
  * none: which API calls to record; default driver), KPROF_AGENT_BUFFER_KB
- * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_DEMANGLE
+ * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_CB_RECS
+ * (records per chunk of host-time callbacks, default and most 512; tests:
+ * fewer make more chunks), KPROF_AGENT_DEMANGLE
  * (0: keep mangled kernel names), KPROF_AGENT_RECORD=FILE (also write
  * what CUPTI handed over to FILE, kprof_cuptirec.h: test data),
  * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock),
@@ -126,6 +128,8 @@ static struct agent {
 	struct cb_thread *cb_threads;
 	struct cb_chunk *cb_full, *cb_free;
 	unsigned int cb_chunks;		/* allocated */
+	unsigned int cb_recs;		/* records a chunk takes (KPROF_AGENT_CB_RECS) */
+	struct kprof_grec_api *cb_sorted;	/* CB_MAX_CHUNKS * CB_CHUNK_RECS */
 	size_t buf_size;
 	unsigned int max_bufs, nbufs;	/* allocated (in use or free) */
 	void *free_bufs;		/* list through each buffer's first word */
@@ -337,12 +341,29 @@ static void convert_buffer(uint8_t *buffer, size_t valid)
 
 /* ---- host-time callbacks ---- */
 
-/* The full chunks and every thread's partial one, into the spool (A.lock held). */
+static int cb_by_start(const void *a, const void *b)
+{
+	const struct kprof_grec_api *x = a, *y = b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/*
+ * The full chunks and every thread's partial one, into the spool (A.lock
+ * held), in order of entry: the report merges the launch and sync calls
+ * with the kernels by time (kprof_report_spool.c), so one call written
+ * before earlier ones would hold back those, and their kernels would be
+ * written without them. Chunks come newest first and from several threads:
+ * sorted here (A.cb_sorted holds every chunk's worth).
+ */
 static void cb_drain(void)
 {
 	struct cb_chunk *list, *c, *next;
 	struct cb_thread *th;
+	size_t n = 0;
 
+	if (!A.cb_sorted)
+		return;		/* not in callback mode */
 	pthread_mutex_lock(&A.cb_lock);
 	list = A.cb_full;
 	A.cb_full = NULL;
@@ -361,14 +382,17 @@ static void cb_drain(void)
 	}
 	for (c = list; c; c = next) {
 		next = c->next;
-		for (unsigned int i = 0; i < c->used; i++)
-			put(&c->rec[i], sizeof(c->rec[i]));
+		memcpy(A.cb_sorted + n, c->rec, c->used * sizeof(c->rec[0]));
+		n += c->used;
 		c->used = 0;
 		pthread_mutex_lock(&A.cb_lock);
 		c->next = A.cb_free;
 		A.cb_free = c;
 		pthread_mutex_unlock(&A.cb_lock);
 	}
+	qsort(A.cb_sorted, n, sizeof(A.cb_sorted[0]), cb_by_start);
+	for (size_t i = 0; i < n; i++)
+		put(&A.cb_sorted[i], sizeof(A.cb_sorted[i]));
 }
 
 static struct cb_thread *cb_thread_new(void)
@@ -419,7 +443,7 @@ static void cb_put(const struct kprof_grec_api *r)
 		if (th->cur) {
 			th->cur->rec[th->cur->used] = *r;
 			th->cur->rec[th->cur->used].tid = th->tid;
-			if (++th->cur->used == CB_CHUNK_RECS) {
+			if (++th->cur->used == A.cb_recs) {
 				full = th->cur;
 				th->cur = NULL;
 			}
@@ -651,6 +675,12 @@ static void enable_host_times(kprof_cupti_result_t sub_r)
 		else if (sub_r != KPROF_CUPTI_SUCCESS)
 			r = sub_r;
 		if (r == KPROF_CUPTI_SUCCESS) {
+			A.cb_sorted = malloc((size_t)CB_MAX_CHUNKS * CB_CHUNK_RECS *
+					     sizeof(*A.cb_sorted));
+			if (!A.cb_sorted)
+				r = KPROF_CUPTI_ERROR_MAX_LIMIT_REACHED;
+		}
+		if (r == KPROF_CUPTI_SUCCESS) {
 			A.host_times = KPROF_GHOST_CALLBACK;
 		} else {
 			A.pending_error = r;
@@ -833,6 +863,7 @@ EXPORT int InitializeInjection(void)
 	}
 	A.buf_size = env_ul("KPROF_AGENT_BUFFER_KB", DEFAULT_BUFFER_KB, 64, 1 << 20) << 10;
 	A.max_bufs = (unsigned int)env_ul("KPROF_AGENT_BUFFERS", DEFAULT_BUFFERS, 2, 4096);
+	A.cb_recs = (unsigned int)env_ul("KPROF_AGENT_CB_RECS", CB_CHUNK_RECS, 2, CB_CHUNK_RECS);
 	A.clock = KPROF_GCLOCK_CUPTI;
 	A.lib = open_cupti();
 	if (!A.lib || load_fns()) {
