@@ -28,8 +28,8 @@
  * (0: keep mangled kernel names), KPROF_AGENT_RECORD=FILE (also write
  * what CUPTI handed over to FILE, kprof_cuptirec.h: test data),
  * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock),
- * KPROF_AGENT_HOST_TIMES (callback | api | queued | both: where the launch
- * and sync calls' host times come from; default callback, see
+ * KPROF_AGENT_HOST_TIMES (api | callback | queued | both: where the launch
+ * and sync calls' host times come from; default api, see
  * enable_host_times()).
  */
 #include <dlfcn.h>
@@ -646,10 +646,12 @@ static void *find_demangler(void)
 
 /*
  * Where the launch and sync calls' host times come from (sub_r: how
- * cuptiSubscribe went). callback (default): CUPTI's API callbacks of
- * those calls, the agent taking CUPTI's timestamp at entry and exit
- * (subscriber_cb); the same records as api, cheaper (docs/performance.md,
- * "Host-time sources"). api: CUPTI's API activity records of the calls.
+ * cuptiSubscribe went). api (default): CUPTI's API activity records of
+ * the calls. callback: CUPTI's API callbacks of those calls, the agent
+ * taking CUPTI's timestamp at entry and exit (subscriber_cb): the same
+ * records, measured on an H100 no cheaper than api (docs/performance.md,
+ * "Host-time sources"), and sent ahead of the kernels they launched, so
+ * that the report can take some kernels' records as late.
  * queued: CUPTI's latency timestamps on the kernel records instead, and
  * no records of the kernel launch calls; no cheaper, and not the launch
  * call's time: it follows the call's exit by the time the launch waited
@@ -664,9 +666,9 @@ static void enable_host_times(kprof_cupti_result_t sub_r)
 	kprof_cupti_result_t r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
 
 	A.host_times = KPROF_GHOST_API;
-	if (mode && !strcmp(mode, "api"))
+	if (!mode || !strcmp(mode, "api"))
 		return;
-	if (!mode || !strcmp(mode, "callback")) {
+	if (!strcmp(mode, "callback")) {
 		/* a callback the agent does not want, turned off: the
 		 * subscriber and the call work, so enabling will
 		 */

@@ -82,10 +82,10 @@ static void print_help(FILE *f)
 		"      --api MODE        API calls to record: driver (default: the cheapest;\n"
 		"                        runtime calls are seen through the driver calls they\n"
 		"                        make), runtime, both, or none (no host timestamps)\n"
-		"      --host-times SRC  host times of the launch and sync calls: callback\n"
-		"                        (default: CUPTI's API callbacks, entry and exit\n"
-		"                        timestamped by the agent; the cheapest), api (CUPTI's\n"
-		"                        API activity records: the same columns), or queued\n"
+		"      --host-times SRC  host times of the launch and sync calls: api (default:\n"
+		"                        CUPTI's API activity records, entry and exit),\n"
+		"                        callback (CUPTI's API callbacks, timestamped by the\n"
+		"                        agent: the same columns, no cheaper), or queued\n"
 		"                        (CUPTI's latency timestamps on the kernel records:\n"
 		"                        when the launch left the queue, not the call)\n"
 		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
@@ -268,7 +268,7 @@ static char *config_json(const struct nv_opts *o, const char *agent,
 	json_object_object_add(j, "cupti_lib", o->cupti ? json_object_new_string(o->cupti) : NULL);
 	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
 	json_object_object_add(j, "host_times", json_object_new_string(o->host_times ?
-							o->host_times : "callback"));
+							o->host_times : "api"));
 	r = json_object_new_object();
 	json_object_object_add(r, "uid", json_object_new_int64(as->uid));
 	if (exec_errno)
@@ -419,12 +419,12 @@ int capture_nvidia(int argc, char **argv)
 		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD",
 			      inj);
 	if (o.host_times && !strcmp(o.host_times, "queued"))
-		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (callback) for long runs");
+		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (api) for long runs");
 	/* the agent's environment, for CMD and every CUDA process it starts */
 	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
 	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
 	    (o.api && setenv("KPROF_AGENT_API", o.api, 1)) ||
-	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times ? o.host_times : "callback", 1)) {
+	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times ? o.host_times : "api", 1)) {
 		kprofctl_err("setenv: %s", strerror(errno));
 		goto out;
 	}
