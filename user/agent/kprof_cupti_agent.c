@@ -129,6 +129,7 @@ static struct agent {
 	struct cb_chunk *cb_full, *cb_free;
 	unsigned int cb_chunks;		/* allocated */
 	unsigned int cb_recs;		/* records a chunk takes (KPROF_AGENT_CB_RECS) */
+	uint64_t cb_lost;		/* calls not recorded: no memory (cb_lock) */
 	struct kprof_grec_api *cb_sorted;	/* CB_MAX_CHUNKS * CB_CHUNK_RECS */
 	size_t buf_size;
 	unsigned int max_bufs, nbufs;	/* allocated (in use or free) */
@@ -433,10 +434,9 @@ static void cb_put(const struct kprof_grec_api *r)
 {
 	struct cb_thread *th = cb_self ? cb_self : cb_thread_new();
 	struct cb_chunk *full = NULL;
+	int stored = 0;
 
-	if (!th)
-		return;
-	for (int tries = 0; tries < 2; tries++) {
+	for (int tries = 0; th && tries < 2 && !stored; tries++) {
 		pthread_mutex_lock(&th->lock);
 		if (!th->cur)
 			th->cur = cb_chunk_get();
@@ -448,6 +448,7 @@ static void cb_put(const struct kprof_grec_api *r)
 				th->cur = NULL;
 			}
 			pthread_mutex_unlock(&th->lock);
+			stored = 1;
 			break;
 		}
 		pthread_mutex_unlock(&th->lock);
@@ -456,12 +457,16 @@ static void cb_put(const struct kprof_grec_api *r)
 		cb_drain();
 		pthread_mutex_unlock(&A.lock);
 	}
+	if (!full && stored)
+		return;
+	pthread_mutex_lock(&A.cb_lock);
 	if (full) {
-		pthread_mutex_lock(&A.cb_lock);
 		full->next = A.cb_full;
 		A.cb_full = full;
-		pthread_mutex_unlock(&A.cb_lock);
 	}
+	/* counted, said at the exit (agent_exit) */
+	A.cb_lost += !stored;
+	pthread_mutex_unlock(&A.cb_lock);
 }
 
 /*
@@ -797,6 +802,9 @@ static void agent_exit(void)
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
 	cb_drain();
+	if (A.cb_lost)
+		put_agent(KPROF_GAGENT_ERROR, -ENOMEM, A.cb_lost, 0,
+			  "host-time callbacks: calls not recorded (memory)");
 	put_sync();
 	put_agent(KPROF_GAGENT_STOP, 0, A.records + 1, A.forks, NULL);
 	if (A.w) {
