@@ -394,8 +394,10 @@ static void play_buffer(size_t *off, uint32_t stream)
 		if ((f->a == KPROF_CUPTI_KIND_DRIVER || f->a == KPROF_CUPTI_KIND_RUNTIME) &&
 		    len >= sizeof(struct kprof_cupti_api) && S.cb) {
 			const struct kprof_cupti_api *a = (const void *)(buf + used);
-			unsigned int dom = f->a == KPROF_CUPTI_KIND_DRIVER ?
-					   KPROF_CUPTI_DOMAIN_DRIVER_API : KPROF_CUPTI_DOMAIN_RUNTIME_API;
+			unsigned int dom = KPROF_CUPTI_DOMAIN_RUNTIME_API;
+
+			if (f->a == KPROF_CUPTI_KIND_DRIVER)
+				dom = KPROF_CUPTI_DOMAIN_DRIVER_API;
 
 			if (a->cbid < 4096 && S.cb_on[dom - 1][a->cbid]) {
 				play_callback(dom, a);

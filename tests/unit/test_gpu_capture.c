@@ -575,7 +575,7 @@ static void test_cupti_clock(void)
 				 * 100 ppm leaves room for a slow read
 				 */
 				KT_NEAR(d, (double)(e.ops[k].end - e.ops[k].start),
-					1e-4 * (double)(e.ops[k].end - e.ops[k].start));
+					0.0001 * (double)(e.ops[k].end - e.ops[k].start));
 				spins++;
 			}
 	}

@@ -419,10 +419,12 @@ static struct cb_chunk *cb_chunk_get(void)
 
 	pthread_mutex_lock(&A.cb_lock);
 	c = A.cb_free;
-	if (c)
+	if (c) {
 		A.cb_free = c->next;
-	else if (A.cb_chunks < CB_MAX_CHUNKS && (c = malloc(sizeof(*c))))
-		A.cb_chunks++;
+	} else if (A.cb_chunks < CB_MAX_CHUNKS) {
+		c = malloc(sizeof(*c));
+		A.cb_chunks += !!c;
+	}
 	pthread_mutex_unlock(&A.cb_lock);
 	if (c)
 		c->used = 0;
