@@ -11,7 +11,9 @@
       torchvision ResNet-50 (random weights), batch 32 of 224x224, bf16
       autocast, forward + backward + SGD step; 10 warm-up steps, then
       STEPS steps timed with torch.cuda.synchronize() on both ends; prints
-      "resnet STEPS wall_s W img_per_s I". --profile: the timed steps run
+      "resnet STEPS wall_s W img_per_s I issue_s S" (S: until the last
+      step was issued, before the final synchronize: S near W means the
+      host, not the GPU, sets the pace). --profile: the timed steps run
       inside torch.profiler (CPU + CUDA), whose trace is exported to
       TRACE.json (kernel durations for the accuracy comparison).
 """
@@ -75,16 +77,19 @@ def resnet(steps, trace):
         t0 = time.perf_counter()
         for _ in range(steps):
             step()
+        t1 = time.perf_counter()
         torch.cuda.synchronize()
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, t1 - t0
+
 
     if trace:
         with profiler() as p:
-            wall = timed()
+            wall, issue = timed()
         p.export_chrome_trace(trace)
     else:
-        wall = timed()
-    print("resnet %d wall_s %.4f img_per_s %.1f" % (steps, wall, steps * 32 / wall), flush=True)
+        wall, issue = timed()
+    print("resnet %d wall_s %.4f img_per_s %.1f issue_s %.4f" % (steps, wall, steps * 32 / wall,
+                                                                issue), flush=True)
 
 
 def main():

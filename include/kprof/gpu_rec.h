@@ -42,11 +42,15 @@
  * API: CUPTI's records of the launch calls (KPROF_GREC_API, role LAUNCH:
  * entry and exit). QUEUED: CUPTI's latency timestamps on the kernel
  * records themselves (kprof_grec_kernel.queued_ns, submitted_ns), no
- * launch-call records for kernels (cheaper); memcpy/memset/graph launch
- * calls and the sync calls are recorded as API records in both.
+ * launch-call records for kernels; memcpy/memset/graph launch calls and
+ * the sync calls are recorded as API records in both. CALLBACK: the same
+ * KPROF_GREC_API records as API, made by the agent from CUPTI's API
+ * callbacks (entry and exit timestamps taken in the callbacks, on CUPTI's
+ * clock) instead of CUPTI's API activity records.
  */
 #define KPROF_GHOST_API		1
 #define KPROF_GHOST_QUEUED	2
+#define KPROF_GHOST_CALLBACK	3
 
 /* kprof_grec_agent.clock: what CUPTI timestamps are */
 #define KPROF_GCLOCK_MONOTONIC	1	/* host CLOCK_MONOTONIC ns */

@@ -22,7 +22,8 @@
 #     call entered, no covering sync returns before its kernel ended,
 #     nothing dropped; the same through CUPTI's own clock and the fit;
 #     causality.py over 200k tiny kernels with a sync every 100 (default
-#     host times, api) and over 20k with --host-times queued.
+#     host times, api), over 200k with --host-times callback and over 20k
+#     with --host-times queued.
 # Needs no libbpf, json-c or libpfm there: KPROFCTL names a `make static`
 # kprofctl built elsewhere. The clock is reset when the script ends,
 # however it ends (trap). Prints TAP lines and "N passed, N failed".
@@ -256,9 +257,10 @@ for mode in monotonic cupti; do
 		python3 "$here/spin_check.py" "$tmp/cap-$mode" "$cycles" "$F" "$tmp/spin-$mode.out"
 done
 # causality over 200k kernels, syncs interleaved (the default host times:
-# the launch calls' records); --host-times queued on 20k (200k hung with
-# CUPTI's latency timestamps on: docs/performance.md)
-for c in api:200000 queued:20000; do
+# the launch calls' activity records), the same with the launch calls'
+# callbacks; --host-times queued on 20k (200k hung with CUPTI's latency
+# timestamps on: docs/performance.md)
+for c in api:200000 callback:200000 queued:20000; do
 	ht=${c%%:*}
 	nk=${c#*:}
 	check "capture --host-times $ht -- spin: $nk tiny kernels, a sync every 100" \

@@ -131,6 +131,23 @@ OFF(struct kprof_cupti_api, thread_id, CUpti_ActivityAPI, threadId);
 OFF(struct kprof_cupti_api, correlation_id, CUpti_ActivityAPI, correlationId);
 OFF(struct kprof_cupti_api, return_value, CUpti_ActivityAPI, returnValue);
 
+SAME(CUPTI_API_ENTER, KPROF_CUPTI_API_ENTER);
+SAME(CUPTI_API_EXIT, KPROF_CUPTI_API_EXIT);
+_Static_assert(sizeof(struct kprof_cupti_callback_data) == sizeof(CUpti_CallbackData),
+	       "CUpti_CallbackData size");
+_Static_assert(sizeof(CUpti_ApiCallbackSite) == sizeof(uint32_t), "CUpti_ApiCallbackSite");
+OFF(struct kprof_cupti_callback_data, callback_site, CUpti_CallbackData, callbackSite);
+OFF(struct kprof_cupti_callback_data, function_name, CUpti_CallbackData, functionName);
+OFF(struct kprof_cupti_callback_data, function_params, CUpti_CallbackData, functionParams);
+OFF(struct kprof_cupti_callback_data, function_return_value, CUpti_CallbackData,
+    functionReturnValue);
+OFF(struct kprof_cupti_callback_data, symbol_name, CUpti_CallbackData, symbolName);
+OFF(struct kprof_cupti_callback_data, context, CUpti_CallbackData, context);
+OFF(struct kprof_cupti_callback_data, context_uid, CUpti_CallbackData, contextUid);
+OFF(struct kprof_cupti_callback_data, correlation_data, CUpti_CallbackData, correlationData);
+OFF(struct kprof_cupti_callback_data, correlation_id, CUpti_CallbackData, correlationId);
+_Static_assert(sizeof(CUresult) == sizeof(uint32_t), "CUresult (the exit's return value)");
+
 _Static_assert(__builtin_types_compatible_p(CUpti_BuffersCallbackRequestFunc,
 					    kprof_cupti_buffer_request_fn), "request callback");
 _Static_assert(__builtin_types_compatible_p(CUpti_BuffersCallbackCompleteFunc,
@@ -161,6 +178,7 @@ TYPE(cuptiActivityFlushAll, kprof_cuptiActivityFlushAll_fn);
 TYPE(cuptiActivityEnableLatencyTimestamps, kprof_cuptiActivityEnableLatencyTimestamps_fn);
 TYPE(cuptiActivityFlushPeriod, kprof_cuptiActivityFlushPeriod_fn);
 TYPE(cuptiGetTimestamp, kprof_cuptiGetTimestamp_fn);
+TYPE(cuptiEnableCallback, kprof_cuptiEnableCallback_fn);
 
 int main(void)
 {

@@ -23,7 +23,18 @@
  * KPROF_STANDIN_LOCKS=1 (cuptiActivityGetNumDroppedRecords waits for a
  * buffer request made on another thread, as CUPTI can wait for a
  * launching thread that is requesting a buffer: an agent that holds its
- * own lock across that call and takes it in the request hangs).
+ * own lock across that call and takes it in the request hangs),
+ * KPROF_STANDIN_CALLBACK (a CUptiResult cuptiEnableCallback returns, e.g.
+ * 27).
+ *
+ * API callbacks (cuptiEnableCallback): a recorded API activity record of
+ * a call whose callback the agent enabled is played as that callback
+ * instead, entry then exit, with cuptiGetTimestamp answering the
+ * record's start at the entry and its end at the exit, before the buffer
+ * it was in is completed; the record itself is left out of the buffer,
+ * as CUPTI makes none for a call that only has a callback. So a
+ * recording made with API records plays the callback path with the same
+ * times.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -49,12 +60,20 @@ static struct {
 	int64_t shift;			/* added to every recorded timestamp */
 	int shifted;
 	uint64_t t_reg;			/* when the agent registered its callbacks */
+	kprof_cupti_callback_fn cb;	/* the subscriber's */
+	void *cb_userdata;
+	uint8_t cb_on[2][4096];		/* [domain - 1][cbid]: callback enabled */
+	uint64_t cb_now;		/* during a played callback: its timestamp */
 } S;
 
 EXPORT kprof_cupti_result_t cuptiGetTimestamp(uint64_t *t)
 {
 	struct timespec ts;
 
+	if (S.cb_now) {
+		*t = S.cb_now;
+		return KPROF_CUPTI_SUCCESS;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return KPROF_CUPTI_SUCCESS;
@@ -89,11 +108,49 @@ EXPORT kprof_cupti_result_t cuptiSubscribe(struct CUpti_Subscriber_st **sub,
 					   kprof_cupti_callback_fn cb, void *ud)
 {
 	const char *e = getenv("KPROF_STANDIN_SUBSCRIBE");
+	kprof_cupti_result_t r = e ? (kprof_cupti_result_t)atoi(e) : KPROF_CUPTI_SUCCESS;
 
-	(void)cb;
-	(void)ud;
 	*sub = NULL;
-	return e ? (kprof_cupti_result_t)atoi(e) : KPROF_CUPTI_SUCCESS;
+	if (r == KPROF_CUPTI_SUCCESS) {
+		*sub = (struct CUpti_Subscriber_st *)&S;
+		S.cb = cb;
+		S.cb_userdata = ud;
+	}
+	return r;
+}
+
+EXPORT kprof_cupti_result_t cuptiEnableCallback(uint32_t on, struct CUpti_Subscriber_st *sub,
+						unsigned int domain, uint32_t cbid)
+{
+	const char *e = getenv("KPROF_STANDIN_CALLBACK");
+
+	if (e)
+		return (kprof_cupti_result_t)atoi(e);
+	if (sub != (struct CUpti_Subscriber_st *)&S || domain < 1 || domain > 2 || cbid >= 4096)
+		return KPROF_CUPTI_ERROR_INVALID_PARAMETER;
+	S.cb_on[domain - 1][cbid] = on != 0;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+/* A recorded API record (times moved) as its call's two callbacks. */
+static void play_callback(unsigned int domain, const struct kprof_cupti_api *a)
+{
+	uint64_t slot = 0;
+	uint32_t ret = a->return_value;
+	struct kprof_cupti_callback_data d = {
+		.callback_site = KPROF_CUPTI_API_ENTER,
+		.function_name = "stand-in",
+		.function_return_value = &ret,
+		.correlation_data = &slot,
+		.correlation_id = a->correlation_id,
+	};
+
+	S.cb_now = a->start;
+	S.cb(S.cb_userdata, domain, a->cbid, &d);
+	d.callback_site = KPROF_CUPTI_API_EXIT;
+	S.cb_now = a->end;
+	S.cb(S.cb_userdata, domain, a->cbid, &d);
+	S.cb_now = 0;
 }
 
 EXPORT kprof_cupti_result_t cuptiActivityEnable(unsigned int kind)
@@ -334,6 +391,19 @@ static void play_buffer(size_t *off, uint32_t stream)
 			continue;	/* a buffer the agent refused: records are lost */
 		memcpy(buf + used, pl, len);
 		move_times(f->a, buf + used, len);
+		if ((f->a == KPROF_CUPTI_KIND_DRIVER || f->a == KPROF_CUPTI_KIND_RUNTIME) &&
+		    len >= sizeof(struct kprof_cupti_api) && S.cb) {
+			const struct kprof_cupti_api *a = (const void *)(buf + used);
+			unsigned int dom = KPROF_CUPTI_DOMAIN_RUNTIME_API;
+
+			if (f->a == KPROF_CUPTI_KIND_DRIVER)
+				dom = KPROF_CUPTI_DOMAIN_DRIVER_API;
+
+			if (a->cbid < 4096 && S.cb_on[dom - 1][a->cbid]) {
+				play_callback(dom, a);
+				continue;	/* no activity record of it */
+			}
+		}
 		if (f->a == KPROF_CUPTI_KIND_CONCURRENT_KERNEL &&
 		    len >= sizeof(struct kprof_cupti_kernel)) {
 			struct kprof_cupti_kernel *k = (void *)(buf + used);

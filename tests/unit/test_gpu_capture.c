@@ -32,6 +32,8 @@
 #include "kprof_cuptirec.h"
 #include "kprof_agg.h"
 #include "kprof_fs.h"
+#include "kprof_spool.h"
+#include <glob.h>
 
 #define MAX_OPS		4096
 
@@ -365,9 +367,75 @@ static json_object *gpu_params(const char *name)
  * against it.
  */
 #define QUEUED_SUMMARY "host timestamps (queued): kernel launches from CUPTI's latency timestamps"
+#define CALLBACK_SUMMARY "host timestamps (callback): CUPTI API callbacks"
 
-static void test_recording(const char *name, const char *rec, struct expect *e)
+/*
+ * In the agent's spool, a launch call's record comes before the records
+ * of the kernels and copies it launched, and the calls come in order of
+ * entry: the report merges calls and ops by time as it streams
+ * (kprof_report_spool.c), and a call that comes after its op, or after a
+ * later call, loses its op there. Returns the ops whose launch record came
+ * after them; *unordered: the calls that came after a later one.
+ */
+static uint64_t launches_after_ops(const char *name, uint64_t *unordered)
 {
+	static uint8_t seen[1 << 20], later[1 << 20];	/* by correlation % 2^20 */
+	char pat[PATH_MAX + 64];
+	glob_t g;
+	uint64_t bad = 0;
+
+	*unordered = 0;
+	snprintf(pat, sizeof(pat), "%s/%s/raw/gpu-*.kspool", tmp, name);
+	if (glob(pat, 0, NULL, &g) || g.gl_pathc != 1) {
+		KT_CHECK(0, "one agent spool in %s", pat);
+		return UINT64_MAX;
+	}
+	memset(seen, 0, sizeof(seen));
+	memset(later, 0, sizeof(later));
+	/* pass 1: the correlations of launch records; pass 2: the order */
+	for (int pass = 1; pass <= 2; pass++) {
+		uint64_t last = 0;
+		struct kprof_err err;
+		struct kprof_spool_reader *r = kprof_spool_open(g.gl_pathv[0], &err);
+		const struct kprof_rec_hdr *rec;
+
+		KT_CHECK(r, "%s", err.msg);
+		if (!r)
+			break;
+		while (kprof_spool_next(r, &rec, &err) == KPROF_REC_OK) {
+			uint32_t corr;
+
+			if (rec->type == KPROF_GREC_API) {
+				const struct kprof_grec_api *a = (const void *)rec;
+
+				if (a->role == KPROF_GROLE_LAUNCH)
+					(pass == 1 ? later : seen)[a->correlation & 0xfffff] = 1;
+				*unordered += pass == 2 && a->start_ns < last;
+				last = a->start_ns;
+				continue;
+			}
+			if (pass == 1 || (rec->type != KPROF_GREC_KERNEL &&
+					  rec->type != KPROF_GREC_COPY))
+				continue;
+			corr = rec->type == KPROF_GREC_KERNEL ?
+			       ((const struct kprof_grec_kernel *)(const void *)rec)->correlation :
+			       ((const struct kprof_grec_copy *)(const void *)rec)->correlation;
+			bad += later[corr & 0xfffff] && !seen[corr & 0xfffff];
+		}
+		kprof_spool_free(r);
+	}
+	globfree(&g);
+	return bad;
+}
+
+/* ht: the --host-times to capture with; NULL: the recording's (queued or
+ * api); env: more environment for the capture ("" for none)
+ */
+static void test_recording_ht(const char *name, const char *rec, struct expect *e,
+			      const char *ht, const char *env)
+{
+	char envs[256];
+
 	char path[PATH_MAX + 64], want[64];
 	json_object *g;
 	char *s;
@@ -378,9 +446,23 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	/* a recording has queued timestamps on all its kernels or on none */
 	KT_CHECK(!e->queued || e->queued == e->kernels, "%d of %d kernels queued", e->queued,
 		 e->kernels);
-	host_times = e->queued ? "queued" : "api";
-	KT_EQ_U64((uint64_t)run_cap(name, rec, "KPROF_AGENT_DEMANGLE=0", ""), 0);
+	host_times = ht ? ht : e->queued ? "queued" : "api";
+	snprintf(envs, sizeof(envs), "KPROF_AGENT_DEMANGLE=0 %s", env);
+	KT_EQ_U64((uint64_t)run_cap(name, rec, envs, ""), 0);
 	host_times = "api";
+	/* callbacks: the agent orders them (CUPTI's buffers need not be);
+	 * drops.cuptirec has a kernel recorded a buffer before its launch
+	 * call, which the stand-in plays as it was recorded
+	 */
+	if (ht && !strcmp(ht, "callback")) {
+		uint64_t unordered, after = launches_after_ops(name, &unordered);
+
+		KT_CHECK(unordered == 0, "%s: calls in order of entry (%" PRIu64 " not)", name,
+			 unordered);
+		if (strcmp(rec, "drops.cuptirec"))
+			KT_CHECK(after == 0, "%s: launches before their ops (%" PRIu64 " not)",
+				 name, after);
+	}
 	check_ops(name, e);
 	check_trace(name, e);
 	g = gpu_params(name);
@@ -393,7 +475,8 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 		KT_CHECK(json_object_get_boolean(jget(g, "agent_stopped")), "agent stopped");
 		KT_STR(json_object_get_string(jget(g, "clock")),
 		       "CLOCK_MONOTONIC (timestamp callback)");
-		KT_STR(json_object_get_string(jget(g, "host_times")), e->queued ? "queued" : "api");
+		KT_STR(json_object_get_string(jget(g, "host_times")),
+		       ht ? ht : e->queued ? "queued" : "api");
 		KT_EQ_U64((uint64_t)json_object_get_int64(jget(g, "queued_launches")),
 			  (uint64_t)e->queued);
 	}
@@ -402,11 +485,17 @@ static void test_recording(const char *name, const char *rec, struct expect *e)
 	snprintf(want, sizeof(want), "CUPTI records dropped: %" PRIu64 "%s", e->dropped,
 		 e->dropped ? "  <--" : "\n");
 	KT_CHECK(s && strstr(s, want), "summary: %s", want);
-	KT_CHECK(s && strstr(s, e->queued ? QUEUED_SUMMARY :
+	KT_CHECK(s && strstr(s, ht ? CALLBACK_SUMMARY : e->queued ? QUEUED_SUMMARY :
 			     "host timestamps (api): CUPTI API activity records"),
 		 "summary names the host timestamps");
 	KT_CHECK(s && strstr(s, "agent stopped cleanly: yes"), "summary: clean stop");
+	KT_CHECK(s && !strstr(s, "  agent: "), "summary: no agent errors");
 	free(s);
+}
+
+static void test_recording(const char *name, const char *rec, struct expect *e)
+{
+	test_recording_ht(name, rec, e, NULL, "");
 }
 
 static void test_spin(void)
@@ -486,7 +575,7 @@ static void test_cupti_clock(void)
 				 * 100 ppm leaves room for a slow read
 				 */
 				KT_NEAR(d, (double)(e.ops[k].end - e.ops[k].start),
-					1e-4 * (double)(e.ops[k].end - e.ops[k].start));
+					0.0001 * (double)(e.ops[k].end - e.ops[k].start));
 				spins++;
 			}
 	}
@@ -548,6 +637,20 @@ static void test_problems(void)
 	KT_CHECK(s &&
 		 strstr(s, "cuptiActivityEnableLatencyTimestamps: using API records failed (27)"),
 		 "summary: latency timestamps refused");
+	free(s);
+	/* --host-times callback where CUPTI refuses API callbacks: the API
+	 * records instead, and the outputs say so
+	 */
+	host_times = "callback";
+	KT_EQ_U64((uint64_t)run_cap("nocb", "spin.cuptirec", "KPROF_STANDIN_CALLBACK=27", ""), 0);
+	host_times = "api";
+	g = gpu_params("nocb");
+	KT_STR(g ? json_object_get_string(jget(g, "host_times")) : "", "api");
+	KT_CHECK(g && json_object_get_int64(jget(g, "api_launches")) > 0, "launch records instead");
+	json_object_put(g);
+	s = file("nocb", "summary.txt");
+	KT_CHECK(s && strstr(s, "cuptiEnableCallback: using API records failed (27)"),
+		 "summary: API callbacks refused");
 	free(s);
 	/* libcupti cannot be loaded: the agent says so, the command runs */
 #define NOCUPTI_CMD "cd %s && %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/nonexistent.so -o %s/nocupti -- %s/tests/nvidia/fake_cuda >%s/nocupti.log 2>&1"
@@ -616,6 +719,23 @@ int main(void)
 
 		test_recording("spinq", "spinq.cuptirec", &e);
 		KT_CHECK(e.queued > 0, "the recording has queued timestamps");
+	}
+	{
+		/* --host-times callback: the recorded API records played as
+		 * CUPTI's API callbacks (the stand-in answers the agent's
+		 * timestamps in them with the records' times): the same host
+		 * times in every output
+		 */
+		static struct expect e;
+
+		test_recording_ht("spincb", "spin.cuptirec", &e, "callback", "");
+		test_recording_ht("torchcb", "torch.cuptirec", &e, "callback", "");
+		test_recording_ht("dropscb", "drops.cuptirec", &e, "callback", "");
+		/* chunks of 4 calls: many per buffer, and all of them taken
+		 * (the launching thread then writes them itself)
+		 */
+		test_recording_ht("smallcb", "spin.cuptirec", &e, "callback",
+				  "KPROF_AGENT_CB_RECS=4");
 	}
 	test_demangle();
 	test_cupti_clock();

@@ -22,12 +22,15 @@
  * Environment: KPROF_AGENT_DIR (required; without it the agent does
  * nothing), KPROF_CUPTI_LIB, KPROF_AGENT_API (driver | runtime | both |
  * none: which API calls to record; default driver), KPROF_AGENT_BUFFER_KB
- * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_DEMANGLE
+ * (default 4096), KPROF_AGENT_BUFFERS (default 16), KPROF_AGENT_CB_RECS
+ * (records per chunk of host-time callbacks, default and most 512; tests:
+ * fewer make more chunks), KPROF_AGENT_DEMANGLE
  * (0: keep mangled kernel names), KPROF_AGENT_RECORD=FILE (also write
  * what CUPTI handed over to FILE, kprof_cuptirec.h: test data),
  * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock),
- * KPROF_AGENT_HOST_TIMES (queued | api | both: where kernels' host launch
- * times come from; default api, see enable_host_times()).
+ * KPROF_AGENT_HOST_TIMES (api | callback | queued | both: where the launch
+ * and sync calls' host times come from; default api, see
+ * enable_host_times()).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/kprof.h>
@@ -70,7 +74,34 @@ struct cupti_fns {
 	kprof_cuptiActivityFlushPeriod_fn ActivityFlushPeriod;
 	kprof_cuptiGetTimestamp_fn GetTimestamp;
 	kprof_cuptiActivityEnableLatencyTimestamps_fn ActivityEnableLatencyTimestamps;
+	kprof_cuptiEnableCallback_fn EnableCallback;
 };
+
+/*
+ * Host-time callbacks (KPROF_GHOST_CALLBACK): each launching thread fills
+ * chunks of API records of its own; full chunks wait on a list until a
+ * buffer completion (CUPTI's thread) or the exit writes them, so that a
+ * launch never waits for the spool. A thread whose chunk is full when all
+ * CB_MAX_CHUNKS are taken writes the waiting ones itself (a stall, no
+ * loss). Lock order: a thread's own lock, then cb_lock.
+ */
+#define CB_CHUNK_RECS	512
+#define CB_MAX_CHUNKS	256	/* 256 * 512 * 48 bytes: 6 MiB in flight at most */
+
+struct cb_chunk {
+	struct cb_chunk *next;
+	unsigned int used;
+	struct kprof_grec_api rec[CB_CHUNK_RECS];
+};
+
+struct cb_thread {
+	struct cb_thread *next;		/* never removed: a few per process */
+	pthread_mutex_t lock;
+	struct cb_chunk *cur;
+	uint32_t tid;
+};
+
+static __thread struct cb_thread *cb_self;
 
 /*
  * Two locks. lock: the spool and the conversion; buffer_complete() holds
@@ -92,11 +123,20 @@ static struct agent {
 	struct cupti_fns f;
 	uint32_t clock;
 	uint32_t host_times;		/* KPROF_GHOST_* */
+	struct CUpti_Subscriber_st *sub;
+	pthread_mutex_t cb_lock;	/* the lists below; a leaf */
+	struct cb_thread *cb_threads;
+	struct cb_chunk *cb_full, *cb_free;
+	unsigned int cb_chunks;		/* allocated */
+	unsigned int cb_recs;		/* records a chunk takes (KPROF_AGENT_CB_RECS) */
+	uint64_t cb_lost;		/* calls not recorded: no memory (cb_lock) */
+	struct kprof_grec_api *cb_sorted;	/* CB_MAX_CHUNKS * CB_CHUNK_RECS */
 	size_t buf_size;
 	unsigned int max_bufs, nbufs;	/* allocated (in use or free) */
 	void *free_bufs;		/* list through each buffer's first word */
 	uint64_t refused, refused_told;
 	kprof_cupti_result_t pending_error;	/* of enable_host_times() */
+	const char *pending_what;
 	uint64_t records, forks;
 	struct kprof_conv conv;
 	int rec_fd;			/* KPROF_AGENT_RECORD, or -1 */
@@ -104,7 +144,7 @@ static struct agent {
 	size_t nrec_strs;
 	uint8_t out[2 * KPROF_CONV_MAX_BYTES];
 } A = { .lock = PTHREAD_MUTEX_INITIALIZER, .buf_lock = PTHREAD_MUTEX_INITIALIZER,
-	.rec_fd = -1 };
+	.cb_lock = PTHREAD_MUTEX_INITIALIZER, .rec_fd = -1 };
 
 #define REC_STRS_MAX	65536
 
@@ -300,6 +340,177 @@ static void convert_buffer(uint8_t *buffer, size_t valid)
 			  valid - (size_t)((uint8_t *)prev - buffer));
 }
 
+/* ---- host-time callbacks ---- */
+
+static int cb_by_start(const void *a, const void *b)
+{
+	const struct kprof_grec_api *x = a, *y = b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/*
+ * The full chunks and every thread's partial one, into the spool (A.lock
+ * held), in order of entry: the report merges the launch and sync calls
+ * with the kernels by time (kprof_report_spool.c), so one call written
+ * before earlier ones would hold back those, and their kernels would be
+ * written without them. Chunks come newest first and from several threads:
+ * sorted here (A.cb_sorted holds every chunk's worth).
+ */
+static void cb_drain(void)
+{
+	struct cb_chunk *list, *c, *next;
+	struct cb_thread *th;
+	size_t n = 0;
+
+	if (!A.cb_sorted)
+		return;		/* not in callback mode */
+	pthread_mutex_lock(&A.cb_lock);
+	list = A.cb_full;
+	A.cb_full = NULL;
+	th = A.cb_threads;
+	pthread_mutex_unlock(&A.cb_lock);
+	/* the list only grows at its head: what th reaches stays put */
+	for (; th; th = th->next) {
+		pthread_mutex_lock(&th->lock);
+		c = th->cur;
+		if (c && c->used) {
+			th->cur = NULL;
+			c->next = list;
+			list = c;
+		}
+		pthread_mutex_unlock(&th->lock);
+	}
+	for (c = list; c; c = next) {
+		next = c->next;
+		memcpy(A.cb_sorted + n, c->rec, c->used * sizeof(c->rec[0]));
+		n += c->used;
+		c->used = 0;
+		pthread_mutex_lock(&A.cb_lock);
+		c->next = A.cb_free;
+		A.cb_free = c;
+		pthread_mutex_unlock(&A.cb_lock);
+	}
+	qsort(A.cb_sorted, n, sizeof(A.cb_sorted[0]), cb_by_start);
+	for (size_t i = 0; i < n; i++)
+		put(&A.cb_sorted[i], sizeof(A.cb_sorted[i]));
+}
+
+static struct cb_thread *cb_thread_new(void)
+{
+	struct cb_thread *th = calloc(1, sizeof(*th));
+
+	if (!th)
+		return NULL;
+	pthread_mutex_init(&th->lock, NULL);
+	th->tid = (uint32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&A.cb_lock);
+	th->next = A.cb_threads;
+	A.cb_threads = th;
+	pthread_mutex_unlock(&A.cb_lock);
+	cb_self = th;
+	return th;
+}
+
+/* A free chunk, or NULL when CB_MAX_CHUNKS are in use (A.cb_lock taken here). */
+static struct cb_chunk *cb_chunk_get(void)
+{
+	struct cb_chunk *c;
+
+	pthread_mutex_lock(&A.cb_lock);
+	c = A.cb_free;
+	if (c) {
+		A.cb_free = c->next;
+	} else if (A.cb_chunks < CB_MAX_CHUNKS) {
+		c = malloc(sizeof(*c));
+		A.cb_chunks += !!c;
+	}
+	pthread_mutex_unlock(&A.cb_lock);
+	if (c)
+		c->used = 0;
+	return c;
+}
+
+/* One call's record, on the calling thread. */
+static void cb_put(const struct kprof_grec_api *r)
+{
+	struct cb_thread *th = cb_self ? cb_self : cb_thread_new();
+	struct cb_chunk *full = NULL;
+	int stored = 0;
+
+	for (int tries = 0; th && tries < 2 && !stored; tries++) {
+		pthread_mutex_lock(&th->lock);
+		if (!th->cur)
+			th->cur = cb_chunk_get();
+		if (th->cur) {
+			th->cur->rec[th->cur->used] = *r;
+			th->cur->rec[th->cur->used].tid = th->tid;
+			if (++th->cur->used == A.cb_recs) {
+				full = th->cur;
+				th->cur = NULL;
+			}
+			pthread_mutex_unlock(&th->lock);
+			stored = 1;
+			break;
+		}
+		pthread_mutex_unlock(&th->lock);
+		/* every chunk waits for the spool: write them from here */
+		pthread_mutex_lock(&A.lock);
+		cb_drain();
+		pthread_mutex_unlock(&A.lock);
+	}
+	if (!full && stored)
+		return;
+	pthread_mutex_lock(&A.cb_lock);
+	if (full) {
+		full->next = A.cb_full;
+		A.cb_full = full;
+	}
+	/* counted, said at the exit (agent_exit) */
+	A.cb_lost += !stored;
+	pthread_mutex_unlock(&A.cb_lock);
+}
+
+/*
+ * CUPTI's API callback (the launch and sync calls enable_api() enabled):
+ * entry and exit times on CUPTI's clock (the activity records' clock,
+ * CLOCK_MONOTONIC where the timestamp callback took), the entry's kept in
+ * the call's correlation slot; at the exit, one record as CUPTI's API
+ * activity record would have been.
+ */
+static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
+			  const void *data)
+{
+	const struct kprof_cupti_callback_data *d = data;
+	struct kprof_grec_api r;
+	uint64_t t;
+	int role;
+
+	(void)userdata;
+	if ((domain != KPROF_CUPTI_DOMAIN_DRIVER_API && domain != KPROF_CUPTI_DOMAIN_RUNTIME_API) ||
+	    cbid >= KPROF_CONV_MAX_CBID || !d || !d->correlation_data)
+		return;
+	role = A.conv.role[domain - 1][cbid];
+	if (!role || A.f.GetTimestamp(&t) != KPROF_CUPTI_SUCCESS)
+		return;
+	if (d->callback_site == KPROF_CUPTI_API_ENTER) {
+		*d->correlation_data = t;
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.type = KPROF_GREC_API;
+	r.size = sizeof(r);
+	r.start_ns = *d->correlation_data;
+	r.end_ns = t;
+	r.correlation = d->correlation_id;
+	r.cbid = cbid;
+	r.pid = (uint32_t)A.pid;
+	r.ret = d->function_return_value ? *(const uint32_t *)d->function_return_value : 0;
+	r.domain = (uint8_t)domain;
+	r.role = (uint8_t)role;
+	cb_put(&r);
+}
+
 static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buffer,
 			    size_t size, size_t valid)
 {
@@ -319,6 +530,11 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 	have_sync = !take_sync(&sync);
 	pthread_mutex_lock(&A.lock);
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
+	/* the launches first, as CUPTI's API records mostly come: the report
+	 * joins a launch to its kernel as it streams (kprof_gpu.c), and the
+	 * launches of this buffer's kernels have all returned by now
+	 */
+	cb_drain();
 	if (buffer && valid)
 		convert_buffer(buffer, valid);
 	if (dropped) {
@@ -353,16 +569,6 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 static uint64_t timestamp_cb(void)
 {
 	return mono_ns();
-}
-
-static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
-			  const void *data)
-{
-	/* held only so that the one CUPTI subscriber slot is seen to be ours */
-	(void)userdata;
-	(void)domain;
-	(void)cbid;
-	(void)data;
 }
 
 /* ---- set-up ---- */
@@ -406,6 +612,7 @@ static int load_fns(void)
 	SYM(ActivityFlushPeriod);
 	SYM(GetTimestamp);
 	SYM(ActivityEnableLatencyTimestamps);
+	SYM(EnableCallback);
 	/* the ones nothing works without */
 	return A.f.ActivityEnable && A.f.ActivityRegisterCallbacks &&
 	       A.f.ActivityGetNextRecord && A.f.ActivityFlushAll ? 0 : -1;
@@ -445,24 +652,52 @@ static void *find_demangler(void)
 }
 
 /*
- * Where kernels' host launch times come from. api (default): CUPTI's
- * records of the launch calls, entry and exit on the calling thread.
+ * Where the launch and sync calls' host times come from (sub_r: how
+ * cuptiSubscribe went). api (default): CUPTI's API activity records of
+ * the calls. callback: CUPTI's API callbacks of those calls, the agent
+ * taking CUPTI's timestamp at entry and exit (subscriber_cb): the same
+ * records, measured on an H100 no cheaper than api (docs/performance.md,
+ * "Host-time sources"), and sent ahead of the kernels they launched, so
+ * that the report can take some kernels' records as late.
  * queued: CUPTI's latency timestamps on the kernel records instead, and
- * no records of the kernel launch calls. Measured on an H100, queued is
- * no cheaper (within the noise) and is not the launch call's time: it
- * follows the call's exit by the time the launch waited in the queue
- * (median 0.75 ms with 100 launches in flight), so LAUNCH TO START from it
- * is queue-to-start (docs/performance.md). both: api, with queued recorded
- * too (a comparison, for KPROF_AGENT_RECORD). A CUPTI without latency
- * timestamps gets api, with an ERROR record; START says which was used.
+ * no records of the kernel launch calls; no cheaper, and not the launch
+ * call's time: it follows the call's exit by the time the launch waited
+ * in the queue, so LAUNCH TO START from it is queue-to-start. both: api,
+ * with queued recorded too (a comparison, for KPROF_AGENT_RECORD).
+ * Where the chosen one is refused, api, with an ERROR record (after
+ * START, which says which was used).
  */
-static void enable_host_times(void)
+static void enable_host_times(kprof_cupti_result_t sub_r)
 {
 	const char *mode = getenv("KPROF_AGENT_HOST_TIMES");
 	kprof_cupti_result_t r = KPROF_CUPTI_ERROR_NOT_SUPPORTED;
 
 	A.host_times = KPROF_GHOST_API;
-	if (!mode || (strcmp(mode, "queued") && strcmp(mode, "both")))
+	if (!mode || !strcmp(mode, "api"))
+		return;
+	if (!strcmp(mode, "callback")) {
+		/* a callback the agent does not want, turned off: the
+		 * subscriber and the call work, so enabling will
+		 */
+		if (sub_r == KPROF_CUPTI_SUCCESS && A.f.EnableCallback && A.f.GetTimestamp)
+			r = A.f.EnableCallback(0, A.sub, KPROF_CUPTI_DOMAIN_DRIVER_API, 1);
+		else if (sub_r != KPROF_CUPTI_SUCCESS)
+			r = sub_r;
+		if (r == KPROF_CUPTI_SUCCESS) {
+			A.cb_sorted = malloc((size_t)CB_MAX_CHUNKS * CB_CHUNK_RECS *
+					     sizeof(*A.cb_sorted));
+			if (!A.cb_sorted)
+				r = KPROF_CUPTI_ERROR_MAX_LIMIT_REACHED;
+		}
+		if (r == KPROF_CUPTI_SUCCESS) {
+			A.host_times = KPROF_GHOST_CALLBACK;
+		} else {
+			A.pending_error = r;
+			A.pending_what = "cuptiEnableCallback: using API records";
+		}
+		return;
+	}
+	if (strcmp(mode, "queued") && strcmp(mode, "both"))
 		return;
 	if (A.f.ActivityEnableLatencyTimestamps)
 		r = A.f.ActivityEnableLatencyTimestamps(1);
@@ -470,7 +705,8 @@ static void enable_host_times(void)
 		if (!strcmp(mode, "queued"))
 			A.host_times = KPROF_GHOST_QUEUED;
 	} else {
-		A.pending_error = r;	/* written after START */
+		A.pending_error = r;
+		A.pending_what = "cuptiActivityEnableLatencyTimestamps: using API records";
 	}
 }
 
@@ -522,6 +758,14 @@ static void enable_api(void)
 			rec_frame(KPROF_CREC_CBNAME, dom, cbid, 0, name, strlen(name) + 1);
 			n = kprof_conv_name(dom << 16 | cbid, KPROF_GNAME_API, name, A.out);
 			put(A.out, n);
+			if (A.host_times == KPROF_GHOST_CALLBACK) {
+				kprof_cupti_result_t r = A.f.EnableCallback(1, A.sub, dom, cbid);
+
+				if (r == KPROF_CUPTI_SUCCESS)
+					continue;
+				/* this call's times from its activity records */
+				put_error("cuptiEnableCallback: API records for this call", r);
+			}
 			if (!en || en(cbid, 1) != KPROF_CUPTI_SUCCESS)
 				percall = 0;
 			any = 1;
@@ -559,6 +803,10 @@ static void agent_exit(void)
 	pthread_mutex_lock(&A.lock);
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
+	cb_drain();
+	if (A.cb_lost)
+		put_agent(KPROF_GAGENT_ERROR, -ENOMEM, A.cb_lost, 0,
+			  "host-time callbacks: calls not recorded (memory)");
 	put_sync();
 	put_agent(KPROF_GAGENT_STOP, 0, A.records + 1, A.forks, NULL);
 	if (A.w) {
@@ -603,8 +851,7 @@ static int open_spool(void)
 EXPORT int InitializeInjection(void)
 {
 	uint32_t version = 0;
-	kprof_cupti_result_t r;
-	struct CUpti_Subscriber_st *sub = NULL;
+	kprof_cupti_result_t r, sub_r;
 	const char *rec;
 
 	pthread_mutex_lock(&A.lock);
@@ -628,6 +875,7 @@ EXPORT int InitializeInjection(void)
 	}
 	A.buf_size = env_ul("KPROF_AGENT_BUFFER_KB", DEFAULT_BUFFER_KB, 64, 1 << 20) << 10;
 	A.max_bufs = (unsigned int)env_ul("KPROF_AGENT_BUFFERS", DEFAULT_BUFFERS, 2, 4096);
+	A.cb_recs = (unsigned int)env_ul("KPROF_AGENT_CB_RECS", CB_CHUNK_RECS, 2, CB_CHUNK_RECS);
 	A.clock = KPROF_GCLOCK_CUPTI;
 	A.lib = open_cupti();
 	if (!A.lib || load_fns()) {
@@ -660,22 +908,21 @@ EXPORT int InitializeInjection(void)
 	if (r == KPROF_CUPTI_SUCCESS)
 		A.clock = KPROF_GCLOCK_MONOTONIC;
 	rec_frame(KPROF_CREC_CLOCK, A.clock == KPROF_GCLOCK_MONOTONIC, 0, 0, NULL, 0);
-	enable_host_times();
+	/* the subscriber: CUPTI's one slot (seen to be ours) and the callbacks */
+	sub_r = A.f.Subscribe ? A.f.Subscribe(&A.sub, subscriber_cb, NULL) :
+				KPROF_CUPTI_ERROR_NOT_SUPPORTED;
+	enable_host_times(sub_r);
 	put_agent(KPROF_GAGENT_START, 0, version, A.buf_size, NULL);
-	if (A.pending_error)
-		put_error("cuptiActivityEnableLatencyTimestamps: using API records",
-			  A.pending_error);
 	/* CUPTI's clock then, mapped by the SYNC triples (START says which) */
 	if (A.clock != KPROF_GCLOCK_MONOTONIC && !getenv("KPROF_AGENT_CUPTI_CLOCK"))
 		put_error("cuptiActivityRegisterTimestampCallback", r);
-	if (A.f.Subscribe) {
-		r = A.f.Subscribe(&sub, subscriber_cb, NULL);
-		if (r != KPROF_CUPTI_SUCCESS)
-			put_error("cuptiSubscribe", r);
-		if (r == KPROF_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS)
-			fprintf(stderr,
-				"kprof agent: another CUPTI client (a profiler) holds this process; its records may be missing\n");
-	}
+	if (A.f.Subscribe && sub_r != KPROF_CUPTI_SUCCESS)
+		put_error("cuptiSubscribe", sub_r);
+	if (sub_r == KPROF_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS)
+		fprintf(stderr,
+			"kprof agent: another CUPTI client (a profiler) holds this process; its records may be missing\n");
+	if (A.pending_error)
+		put_error(A.pending_what, A.pending_error);
 	put_sync();
 	r = A.f.ActivityRegisterCallbacks(buffer_request, buffer_complete);
 	if (r != KPROF_CUPTI_SUCCESS) {

@@ -82,10 +82,12 @@ static void print_help(FILE *f)
 		"      --api MODE        API calls to record: driver (default: the cheapest;\n"
 		"                        runtime calls are seen through the driver calls they\n"
 		"                        make), runtime, both, or none (no host timestamps)\n"
-		"      --host-times SRC  kernels' host launch times: api (default: records of\n"
-		"                        the launch calls, entry and exit) or queued (CUPTI's\n"
-		"                        latency timestamps on the kernel records: when the\n"
-		"                        launch left the queue, not the call; no cheaper)\n"
+		"      --host-times SRC  host times of the launch and sync calls: api (default:\n"
+		"                        CUPTI's API activity records, entry and exit),\n"
+		"                        callback (CUPTI's API callbacks, timestamped by the\n"
+		"                        agent: the same columns, no cheaper), or queued\n"
+		"                        (CUPTI's latency timestamps on the kernel records:\n"
+		"                        when the launch left the queue, not the call)\n"
 		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
 		"                        the sudo user); by default as kprofctl capture does:\n"
 		"                        the sudo user under sudo, else kprofctl's own user\n"
@@ -188,9 +190,10 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 			o->api = optarg;
 			break;
 		case OPT_HOST_TIMES:
-			if (strcmp(optarg, "queued") && strcmp(optarg, "api"))
+			if (strcmp(optarg, "callback") && strcmp(optarg, "api") &&
+			    strcmp(optarg, "queued"))
 				return kprofctl_usage_error("capture",
-							    "bad --host-times '%s' (queued, api)",
+							    "bad --host-times '%s' (callback, api, queued)",
 							    optarg);
 			o->host_times = optarg;
 			break;

@@ -36,6 +36,10 @@ typedef unsigned int kprof_cupti_result_t;
 #define KPROF_CUPTI_DOMAIN_DRIVER_API		1
 #define KPROF_CUPTI_DOMAIN_RUNTIME_API		2
 
+/* CUpti_ApiCallbackSite: CUpti_CallbackData.callbackSite */
+#define KPROF_CUPTI_API_ENTER			0
+#define KPROF_CUPTI_API_EXIT			1
+
 /* CUpti_ActivityFlag: cuptiActivityFlushAll(KPROF_CUPTI_FLUSH_FORCED) */
 #define KPROF_CUPTI_FLUSH_FORCED		1
 
@@ -126,6 +130,25 @@ struct kprof_cupti_api {
 struct CUctx_st;
 struct CUpti_Subscriber_st;
 
+/*
+ * CUpti_CallbackData (whole struct): what a driver or runtime API
+ * callback (cuptiEnableCallback) gets as cbdata, valid during the call.
+ * The agent reads callback_site, function_return_value (at exit: the
+ * CUresult), correlation_data (a slot from the enter to the exit
+ * callback of one call) and correlation_id (= the records' correlation).
+ */
+struct kprof_cupti_callback_data {
+	uint32_t callback_site;			/* KPROF_CUPTI_API_ENTER / _EXIT */
+	const char *function_name;
+	const void *function_params;
+	void *function_return_value;
+	const char *symbol_name;
+	struct CUctx_st *context;
+	uint32_t context_uid;
+	uint64_t *correlation_data;
+	uint32_t correlation_id;
+};
+
 typedef void (*kprof_cupti_buffer_request_fn)(uint8_t **buffer, size_t *size,
 					      size_t *max_num_records);
 typedef void (*kprof_cupti_buffer_complete_fn)(struct CUctx_st *ctx, uint32_t stream_id,
@@ -164,6 +187,9 @@ typedef kprof_cupti_result_t (*kprof_cuptiActivityFlushAll_fn)(uint32_t flag);
 typedef kprof_cupti_result_t (*kprof_cuptiActivityFlushPeriod_fn)(uint32_t ms);
 typedef kprof_cupti_result_t (*kprof_cuptiGetTimestamp_fn)(uint64_t *timestamp);
 typedef kprof_cupti_result_t (*kprof_cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
+typedef kprof_cupti_result_t (*kprof_cuptiEnableCallback_fn)(uint32_t enable,
+							 struct CUpti_Subscriber_st *subscriber,
+							 unsigned int domain, uint32_t cbid);
 
 /* CUPTI wants activity buffers aligned to this. */
 #define KPROF_CUPTI_BUFFER_ALIGN		8

@@ -146,15 +146,18 @@ void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *b
 
 const char *kprof_gpu_host_times_name(uint32_t host_times)
 {
-	return host_times == KPROF_GHOST_QUEUED ? "queued" : "api";
+	return host_times == KPROF_GHOST_QUEUED ? "queued" :
+	       host_times == KPROF_GHOST_CALLBACK ? "callback" : "api";
 }
 
 #define HOST_TIMES_QUEUED_DESC "kernel launches from CUPTI's latency timestamps (queued, submitted) on the kernel records; CUPTI API activity records of the copy, graph launch and sync calls (entry and exit on the calling thread)"
 #define HOST_TIMES_API_DESC "CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)"
+#define HOST_TIMES_CALLBACK_DESC "CUPTI API callbacks of the launch and sync calls (entry and exit timestamps taken by the agent on the calling thread)"
 
 const char *kprof_gpu_host_times_desc(uint32_t host_times)
 {
-	return host_times == KPROF_GHOST_QUEUED ? HOST_TIMES_QUEUED_DESC : HOST_TIMES_API_DESC;
+	return host_times == KPROF_GHOST_QUEUED ? HOST_TIMES_QUEUED_DESC :
+	       host_times == KPROF_GHOST_CALLBACK ? HOST_TIMES_CALLBACK_DESC : HOST_TIMES_API_DESC;
 }
 
 /* A kernel record's queued timestamp as its launch time: 0 when unknown,

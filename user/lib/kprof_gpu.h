@@ -111,7 +111,7 @@ void kprof_gpu_set_fit(struct kprof_gpu_src *s, const struct kprof_tsfit *fit);
 uint32_t kprof_gpu_ntracks(const struct kprof_gpu_src *s);
 void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *buf,
 			  size_t len);
-/* "queued" or "api": the host_times of kprof_gpu_stats, for the outputs */
+/* "api", "callback" or "queued": the host_times of kprof_gpu_stats, for the outputs */
 const char *kprof_gpu_host_times_name(uint32_t host_times);
 /* ... and what that means, in a phrase */
 const char *kprof_gpu_host_times_desc(uint32_t host_times);

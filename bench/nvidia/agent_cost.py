@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where the CUPTI agent's cost goes (docs/performance.md, "NVIDIA GPU
+capture"): one workload run bare and under a matrix of tracing modes,
+modes alternated run by run, medians and spreads printed. The agent is
+injected directly (CUDA_INJECTION64_PATH, KPROF_AGENT_DIR), as kprofctl
+capture does, without the report (kprofctl only waits while CMD runs).
+
+  agent_cost.py AGENT MIN_CUPTI OUTDIR WORKLOAD [REPS]
+
+AGENT: libkprof_cupti.so; MIN_CUPTI: bench/nvidia/min_cupti.c built on
+the host (CUPTI's kernel records, counted and thrown away: the floor of
+CUPTI tracing). WORKLOAD: resnet (torch_work.py resnet, $STEPS steps,
+default 50: images/s) or spin:PATH (tests/nvidia/spin.cu built, 100,000
+empty kernels: host ns per launch). REPS (default 5) runs per mode.
+$MODES (comma-separated) picks modes from:
+
+  bare         no injection
+  inject       the agent injected without KPROF_AGENT_DIR: it returns
+               at once (what CUDA_INJECTION64_PATH alone costs)
+  min          min_cupti: CUPTI kernel records only, thrown away
+  min-copy     min_cupti: kernel + memcpy + memset records
+  none         the agent, kernel + memcpy + memset records, no API calls
+  api          the agent, host times from CUPTI's driver-API records
+  callback     the agent, host times from CUPTI's driver-API callbacks
+
+OUTDIR gets agent_cost-WORKLOAD.csv. No figure is asserted.
+"""
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+AGENT, MINC, OUT, WORK = sys.argv[1:5]
+REPS = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEPS = os.environ.get("STEPS", "50")
+MODES = os.environ.get("MODES", "bare,inject,min,min-copy,none,api,callback").split(",")
+
+if WORK == "resnet":
+    CMD = [sys.executable, os.path.join(HERE, "torch_work.py"), "resnet", STEPS]
+    KEY, UNIT, HIGHER = r"img_per_s ([0-9.]+)", "images/s", True
+elif WORK.startswith("spin:"):
+    CMD = [WORK[5:], "0", "0", "100000", "4096"]
+    KEY, UNIT, HIGHER = r"launches, host ([0-9.]+) ns per launch", "ns/launch", False
+    WORK = "spin"
+else:
+    sys.exit("agent_cost.py: unknown workload '%s' (resnet, spin:PATH)" % WORK)
+
+
+def env_of(mode, spool):
+    e = dict(os.environ)
+    for k in ("CUDA_INJECTION64_PATH", "KPROF_AGENT_DIR", "KPROF_AGENT_API",
+              "KPROF_AGENT_HOST_TIMES", "MIN_CUPTI_KINDS"):
+        e.pop(k, None)
+    if mode == "bare":
+        return e
+    if mode in ("min", "min-copy"):
+        e["CUDA_INJECTION64_PATH"] = MINC
+        e["MIN_CUPTI_KINDS"] = "kernel,copy" if mode == "min-copy" else "kernel"
+        return e
+    e["CUDA_INJECTION64_PATH"] = AGENT
+    if mode == "inject":
+        return e
+    e["KPROF_AGENT_DIR"] = spool
+    if mode == "none":
+        e["KPROF_AGENT_API"] = "none"
+    else:
+        e["KPROF_AGENT_HOST_TIMES"] = mode
+    return e
+
+
+def main():
+    got = {m: [] for m in MODES}
+    rows = []
+    for r in range(REPS):
+        for m in MODES:
+            spool = tempfile.mkdtemp(prefix="kprof-cost.")
+            p = subprocess.run(CMD, env=env_of(m, spool), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            v = re.findall(KEY, p.stdout)
+            extra = re.findall(r"issue_s ([0-9.]+)", p.stdout)
+            size = sum(os.path.getsize(os.path.join(spool, f)) for f in os.listdir(spool))
+            shutil.rmtree(spool, ignore_errors=True)
+            if p.returncode or not v:
+                print("# FAILED %s (exit %d):\n%s" % (m, p.returncode, p.stdout[-2000:]),
+                      flush=True)
+                continue
+            got[m].append(float(v[-1]))
+            rows.append([WORK, m, r, v[-1], extra[-1] if extra else "", size])
+            print("# %s %s rep %d: %s %s%s, spool %d bytes" % (
+                WORK, m, r, v[-1], UNIT, " issue_s " + extra[-1] if extra else "", size),
+                flush=True)
+    with open(os.path.join(OUT, "agent_cost-%s.csv" % WORK), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "mode", "rep", UNIT, "issue_s", "spool_bytes"])
+        w.writerows(rows)
+    bare = statistics.median(got["bare"]) if got.get("bare") else None
+    for m in MODES:
+        if not got[m]:
+            print("%-9s no runs" % m)
+            continue
+        med = statistics.median(got[m])
+        rel = ""
+        if bare and m != "bare":
+            rel = (", %.1f %% of bare" % (100 * med / bare) if HIGHER else
+                   ", +%.2f us over bare" % ((med - bare) / 1e3))
+        print("%-9s median %.1f %s (min %.1f, max %.1f, %d runs)%s" % (
+            m, med, UNIT, min(got[m]), max(got[m]), len(got[m]), rel), flush=True)
+
+
+if __name__ == "__main__":
+    main()

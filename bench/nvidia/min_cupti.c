@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The floor of CUPTI activity tracing, for bench/nvidia/agent_cost.py: a
+ * minimal CUDA_INJECTION64_PATH library that enables CUPTI's kernel
+ * records (MIN_CUPTI_KINDS=kernel, the default) or kernel, memcpy and
+ * memset records (kernel,copy), takes the buffers CUPTI fills and only
+ * counts the records in them: no conversion, no files. What a workload
+ * loses under it is what CUPTI's own tracing costs; what it loses under
+ * kprof's agent beyond that is kprof's. Built on the GPU host with the
+ * real cupti.h:
+ *
+ *   gcc -O2 -shared -fPIC -I$CUDA/include -o min_cupti.so min_cupti.c \
+ *       -L$CUDA/lib64 -lcupti
+ *
+ * Prints "min_cupti: N records, D dropped" at exit (stderr).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cupti.h>
+
+#define BUF_SIZE (4u << 20)
+
+static unsigned long long n_records;
+static size_t n_dropped;
+/* completed buffers are reused, as kprof's agent does (no page faults) */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static void *free_bufs;
+
+static void CUPTIAPI request(uint8_t **buf, size_t *size, size_t *max)
+{
+	pthread_mutex_lock(&lock);
+	*buf = free_bufs;
+	if (free_bufs)
+		free_bufs = *(void **)free_bufs;
+	pthread_mutex_unlock(&lock);
+	if (!*buf)
+		*buf = aligned_alloc(8, BUF_SIZE);
+	*size = *buf ? BUF_SIZE : 0;
+	*max = 0;
+}
+
+static void CUPTIAPI complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+			      size_t valid)
+{
+	CUpti_Activity *r = NULL;
+	size_t d = 0;
+
+	(void)size;
+	while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
+		n_records++;
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
+		n_dropped += d;
+	pthread_mutex_lock(&lock);
+	*(void **)(void *)buf = free_bufs;
+	free_bufs = buf;
+	pthread_mutex_unlock(&lock);
+}
+
+static void at_exit(void)
+{
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	fprintf(stderr, "min_cupti: %llu records, %zu dropped\n", n_records, n_dropped);
+}
+
+int InitializeInjection(void)
+{
+	const char *k = getenv("MIN_CUPTI_KINDS");
+
+	cuptiActivityRegisterCallbacks(request, complete);
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	if (k && strstr(k, "copy")) {
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+	}
+	atexit(at_exit);
+	return 1;
+}
