@@ -510,8 +510,8 @@ static bool trace_skip_line(const char *s)
  * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
  * is not in that layout (lines trace_skip_line() skips are not checked).
  */
-static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
-		      json_object **ev)
+static int trace_next(const struct html *h, bool (*pass)(const struct html *, const char *),
+		      FILE *f, json_tokener *tok, char **line, size_t *cap, json_object **ev)
 {
 	ssize_t got;
 
@@ -530,7 +530,7 @@ static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
 			continue;
 		if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
 			continue;
-		if (trace_skip_line(s))
+		if (trace_skip_line(s) || (pass && pass(h, s)))
 			continue;
 		/* One tokener for the whole file, not one per line. */
 		json_tokener_reset(tok);
@@ -593,12 +593,12 @@ static size_t track_of(const struct html *h, int64_t tid)
 }
 
 /*
- * fn on every event of trace.json, one line at a time. 0 when all were
- * read (or there is no usable file), 1 at a line not in kprof's layout,
- * or fn's error (< 0).
+ * fn on every event of trace.json, one line at a time, but those whose
+ * line pass (if given) passes over. 0 when all were read (or there is no
+ * usable file), 1 at a line not in kprof's layout, or fn's error (< 0).
  */
 static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, struct kprof_err *),
-		      struct kprof_err *err)
+		      bool (*pass)(const struct html *, const char *), struct kprof_err *err)
 {
 	FILE *f = trace_open(h);
 	json_tokener *tok;
@@ -614,7 +614,7 @@ static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, st
 		fclose(f);
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	}
-	while (!ret && (got = trace_next(f, tok, &line, &cap, &e)) > 0) {
+	while (!ret && (got = trace_next(h, pass, f, tok, &line, &cap, &e)) > 0) {
 		ret = fn(h, e, err);
 		json_object_put(e);
 	}
@@ -681,12 +681,33 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
 }
 
 /*
+ * A line track_event() would leave as it is: one slice of a track it has
+ * (its only "tid": key names one, no "thread_name", no escapes that could
+ * spell it). Nearly every line after a track's first: json-c's object for
+ * each was most of report.html's time. The slice passes parse these lines.
+ */
+static bool known_track_line(const struct html *h, const char *s)
+{
+	const char *t = strstr(s, "\"tid\":");
+	long long tid;
+	char *end;
+
+	if (!t || strstr(t + 6, "\"tid\":") || strstr(s, "thread_name") || strchr(s, '\\'))
+		return false;
+	errno = 0;
+	tid = strtoll(t + 6, &end, 10);
+	if (end == t + 6 || errno || (*end != ',' && *end != '}'))
+		return false;
+	return track_of(h, tid) != h->ntr;
+}
+
+/*
  * Device tracks of trace.json, grouped into at most KPROF_HTML_DEV_LANES
  * lanes. Returns 1 when used, 0 when not there or not usable.
  */
 static int trace_tracks(struct html *h, struct kprof_err *err)
 {
-	int ret = trace_each(h, track_event, err);
+	int ret = trace_each(h, track_event, known_track_line, err);
 
 	if (ret < 0)
 		return ret;
@@ -752,7 +773,7 @@ static int slice_event(struct html *h, json_object *e, struct kprof_err *err)
 /* Device slices from trace.json (a file changed since: what still parses). */
 static int slices_from_trace(struct html *h, struct kprof_err *err)
 {
-	int ret = trace_each(h, slice_event, err);
+	int ret = trace_each(h, slice_event, NULL, err);
 
 	return ret < 0 ? ret : 0;
 }
