@@ -233,6 +233,50 @@ static void test_cells(void)
 	}
 }
 
+/*
+ * device_log.csv rows: each text field as kprof_csv_field writes it,
+ * whether it fits the row's buffer as it is or needs quotes or is long.
+ */
+static void test_devlog_cells(void)
+{
+	char long1[200], long2[200];
+	const char *txt[] = {
+		"BRISC", "=1+2", "a,b", "say \"hi\"", " lead", "", "TRISC-KERNEL", long1, long2,
+	};
+	size_t n = ARRAY_SIZE(txt);
+
+	/* past the row buffer's field size: plain, and with a ',' at the end */
+	memset(long1, 'z', sizeof(long1) - 1);
+	long1[sizeof(long1) - 1] = '\0';
+	memcpy(long2, long1, sizeof(long2));
+	long2[sizeof(long2) - 2] = ',';
+	for (size_t i = 0; i < n * n; i++) {
+		const char *a = txt[i % n], *b = txt[i / n], *c = txt[(i + 3) % n];
+		char *got = NULL, *want = NULL;
+		size_t gl, wl;
+		struct kprof_out o;
+		FILE *w = open_memstream(&want, &wl);
+
+		memset(&o, 0, sizeof(o));
+		o.devlog = open_memstream(&got, &gl);
+		kprof_out_devlog_row(&o, 1, 22, 333, a, 4444, 18446744073709551615ULL, 0,
+				     7, b, c);
+		fclose(o.devlog);
+		fputs("1,22,333,", w);
+		kprof_csv_field(w, a);
+		fputs(",4444,18446744073709551615,0,7,,,", w);
+		kprof_csv_field(w, b);
+		fputc(',', w);
+		kprof_csv_field(w, c);
+		fputs(",0,,\n", w);
+		fclose(w);
+		KT_CHECK(got && want && !strcmp(got, want), "row %zu: '%s', want '%s'", i, got,
+			 want);
+		free(got);
+		free(want);
+	}
+}
+
 /* Numbers that are negative stay numbers in ops.csv. */
 static void test_negative_numbers(void)
 {
@@ -311,6 +355,7 @@ int main(void)
 {
 	test_text();
 	test_cells();
+	test_devlog_cells();
 	test_negative_numbers();
 	test_report_outputs();
 	return kt_done("test_foreign_names");

@@ -79,20 +79,42 @@ fail:
 	return -(err ? err->code : ENOMEM);
 }
 
+/* bytes that make a field need quotes anywhere in it */
+static const unsigned char csv_special[256] = {
+	[','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1,
+};
+
+/*
+ * s (n bytes) written as it is: not what spreadsheets evaluate as a
+ * formula, even quoted (OWASP), no separator, quote or line break, and no
+ * blanks at its ends (the reader drops those around unquoted fields)
+ */
+static int csv_plain_ends(const char *s, size_t n)
+{
+	return !(n && (strchr("=+-@\t\r", s[0]) || s[0] == ' ' || s[n - 1] == ' ' ||
+		       s[n - 1] == '\t'));
+}
+
+static int csv_plain(const char *s, size_t n)
+{
+	if (!csv_plain_ends(s, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (csv_special[(unsigned char)s[i]])
+			return 0;
+	return 1;
+}
+
 void kprof_csv_field(FILE *f, const char *s)
 {
 	size_t n = strlen(s);
-	/* what spreadsheets evaluate as a formula, even quoted (OWASP) */
-	int formula = n && strchr("=+-@\t\r", s[0]);
 
-	/* the reader drops blanks around unquoted fields: keep them quoted */
-	if (!formula && !strpbrk(s, ",\"\r\n") &&
-	    !(n && (s[0] == ' ' || s[n - 1] == ' ' || s[n - 1] == '\t'))) {
-		fputs(s, f);
+	if (csv_plain(s, n)) {
+		fwrite(s, 1, n, f);
 		return;
 	}
 	fputc('"', f);
-	if (formula)
+	if (n && strchr("=+-@\t\r", s[0]))
 		fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
@@ -332,13 +354,47 @@ static char *devlog_num(char *p, uint64_t v)
 	int n = 0;
 
 	*p++ = ',';
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	/* two digits per division: the timestamps have a dozen or more */
+	while (v >= 10) {
+		static const char d2[] =
+			"00010203040506070809101112131415161718192021222324252627282930313233343536"
+			"37383940414243444546474849505152535455565758596061626364656667686970717273"
+			"7475767778798081828384858687888990919293949596979899";
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		tmp[n++] = d2[2 * r + 1];
+		tmp[n++] = d2[2 * r];
+	}
+	if (v || !n)
+		tmp[n++] = (char)('0' + v);
 	while (n)
 		*p++ = tmp[--n];
 	return p;
+}
+
+/* longest plain text field put in a device_log.csv row's buffer */
+#define DEVLOG_FIELD	128
+
+/*
+ * s as the row's next text field: copied into the row at p when plain,
+ * else the row so far and s (kprof_csv_field) go to f. Returns where the
+ * row goes on.
+ */
+static char *devlog_text(FILE *f, char *row, char *p, const char *s)
+{
+	size_t n = 0;
+
+	/* copied while it is looked at: one pass over the bytes */
+	while (n <= DEVLOG_FIELD && s[n] && !csv_special[(unsigned char)s[n]]) {
+		p[n] = s[n];
+		n++;
+	}
+	if (!s[n] && csv_plain_ends(s, n))
+		return p + n;
+	fwrite(row, 1, (size_t)(p - row), f);
+	kprof_csv_field(f, s);
+	return row;
 }
 
 int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
@@ -347,24 +403,24 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 const char *zone, const char *type)
 {
 	FILE *f = o->devlog;
-	char buf[4 * 21 + 4], *p;
+	/* 7 numbers, 3 text fields, the fixed parts: one fwrite per row */
+	char buf[7 * 21 + 3 * (DEVLOG_FIELD + 1) + 16], *row = buf + 1, *p;
 
 	if (!f)
 		return 0;
-	/* the first number has no comma before it, the third one after it */
+	/* the row starts after the first number's comma */
 	p = devlog_num(buf, slot);
 	p = devlog_num(devlog_num(p, x), y);
 	*p++ = ',';
-	fwrite(buf + 1, 1, (size_t)(p - buf - 1), f);
-	kprof_csv_field(f, risc);
-	p = devlog_num(devlog_num(buf, timer_id), time);
+	p = devlog_text(f, row, p, risc);
+	p = devlog_num(devlog_num(p, timer_id), time);
 	p = devlog_num(devlog_num(p, data), run_id);
 	memcpy(p, ",,,", 3);
-	fwrite(buf, 1, (size_t)(p + 3 - buf), f);
-	kprof_csv_field(f, zone);
-	fputc(',', f);
-	kprof_csv_field(f, type);
-	fputs(",0,,\n", f);
+	p = devlog_text(f, row, p + 3, zone);
+	*p++ = ',';
+	p = devlog_text(f, row, p, type);
+	memcpy(p, ",0,,\n", 5);
+	fwrite(row, 1, (size_t)(p + 5 - row), f);
 	return 0;
 }
 
