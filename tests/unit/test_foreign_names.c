@@ -278,6 +278,11 @@ static void test_devlog_cells(void)
 }
 
 /* Numbers that are negative stay numbers in ops.csv. */
+static const double ns_values[] = {
+	0.0, 0.4, 0.5, 1.5, 2.5, 2.4999999, 123456789.5, 9007199254740993.0,
+	1e17 + 0.5, 999999999999999999.0, 1e18, 1.5e19, 1e300, INFINITY, 4.2e-300,
+};
+
 static void test_negative_numbers(void)
 {
 	char *dir = kt_tmpdir(), path[256], *s;
@@ -310,6 +315,13 @@ static void test_negative_numbers(void)
 	for (int r = 0; r < KPROF_MAX_RISCS; r++)
 		row.risc_kernel_ns[r] = NAN;
 	KT_CHECK(kprof_out_op(&o, &row) == 0, "op");
+	/* ns cells as "%.0f" writes them: ties to even, "-0", huge, infinite */
+	for (size_t i = 0; i < ARRAY_SIZE(ns_values); i++) {
+		row.seq = 2 + i;
+		row.op_to_op_ns = ns_values[i];
+		row.fw_duration_ns = -ns_values[i];
+		KT_CHECK(kprof_out_op(&o, &row) == 0, "op");
+	}
 	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
 	kprof_outdir_close(od);
 	free(o.top);
@@ -317,6 +329,13 @@ static void test_negative_numbers(void)
 	snprintf(path, sizeof(path), "%s/ops.csv", dir);
 	s = kt_slurp(path, NULL);
 	KT_CHECK(s && strstr(s, "\n\"'-neg\",1,0,0,,,,,,-5,,"), "ops.csv row:\n%s", s ? s : "");
+	for (size_t i = 0; s && i < ARRAY_SIZE(ns_values); i++) {
+		char want[160];
+
+		snprintf(want, sizeof(want), "\n\"'-neg\",%zu,0,0,,,,,,%.0f,%.0f,,", 2 + i,
+			 ns_values[i], -ns_values[i]);
+		KT_CHECK(strstr(s, want), "ops.csv: no row '%s'", want + 1);
+	}
 	free(s);
 	kt_rmrf(dir);
 }

@@ -124,19 +124,76 @@ void kprof_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void put_u64(FILE *f, uint64_t v)
+/*
+ * ",v" in decimal at p; returns the end. device_log.csv has a row per
+ * marker, and fprintf's format parsing was a third of a report's
+ * instructions (callgrind), so its numbers (and ops.csv's) are formatted
+ * here.
+ */
+static char *devlog_num(char *p, uint64_t v)
 {
-	fputc(',', f);
-	if (v != KPROF_AGG_NONE)
-		fprintf(f, "%" PRIu64, v);
+	char tmp[20];
+	int n = 0;
+
+	*p++ = ',';
+	/* two digits per division: the timestamps have a dozen or more */
+	while (v >= 10) {
+		static const char d2[] =
+			"00010203040506070809101112131415161718192021222324252627282930313233343536"
+			"37383940414243444546474849505152535455565758596061626364656667686970717273"
+			"7475767778798081828384858687888990919293949596979899";
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		tmp[n++] = d2[2 * r + 1];
+		tmp[n++] = d2[2 * r];
+	}
+	if (v || !n)
+		tmp[n++] = (char)('0' + v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
 }
 
-/* ns values: rounded to whole ns; empty when unknown */
+static void put_u64(FILE *f, uint64_t v)
+{
+	char b[24];
+
+	if (v == KPROF_AGG_NONE) {
+		fputc(',', f);
+		return;
+	}
+	fwrite(b, 1, (size_t)(devlog_num(b, v) - b), f);
+}
+
+/*
+ * ns values: rounded to whole ns; empty when unknown. What "%.0f" writes:
+ * nearbyint rounds as printf does (to nearest, ties to even, in the
+ * current rounding mode), and a negative value that rounds to zero
+ * keeps its "-".
+ */
 static void put_ns(FILE *f, double v)
 {
-	fputc(',', f);
-	if (!isnan(v))
-		fprintf(f, "%.0f", v);
+	char b[24], *p;
+	double r;
+
+	if (isnan(v)) {
+		fputc(',', f);
+		return;
+	}
+	r = nearbyint(v);
+	if (!(fabs(r) < 1e18)) {
+		fprintf(f, ",%.0f", v);
+		return;
+	}
+	if (signbit(r)) {
+		p = devlog_num(b + 1, (uint64_t)-r);	/* ",digits" after b[0] */
+		b[0] = ',';
+		b[1] = '-';
+	} else {
+		p = devlog_num(b, (uint64_t)r);
+	}
+	fwrite(b, 1, (size_t)(p - b), f);
 }
 
 static void ops_header(struct kprof_out *o)
@@ -341,36 +398,6 @@ int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 		fprintf(o->devlog, ", Max Compute Cores: %u", max_cores);
 	fputs("\n" DEVLOG_HEADER "\n", o->devlog);
 	return ferror(o->devlog) ? -EIO : 0;
-}
-
-/*
- * ",v" in decimal at p; returns the end. device_log.csv has a row per
- * marker, and fprintf's format parsing was a third of a report's
- * instructions (callgrind), so its numbers are formatted here.
- */
-static char *devlog_num(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
-
-	*p++ = ',';
-	/* two digits per division: the timestamps have a dozen or more */
-	while (v >= 10) {
-		static const char d2[] =
-			"00010203040506070809101112131415161718192021222324252627282930313233343536"
-			"37383940414243444546474849505152535455565758596061626364656667686970717273"
-			"7475767778798081828384858687888990919293949596979899";
-		unsigned int r = (unsigned int)(v % 100);
-
-		v /= 100;
-		tmp[n++] = d2[2 * r + 1];
-		tmp[n++] = d2[2 * r];
-	}
-	if (v || !n)
-		tmp[n++] = (char)('0' + v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
 }
 
 /* longest plain text field put in a device_log.csv row's buffer */
