@@ -240,7 +240,7 @@ static void test_cells(void)
 static void test_devlog_cells(void)
 {
 	char long1[200], long2[200];
-	const char *txt[] = {
+	const char *const txt[] = {
 		"BRISC", "=1+2", "a,b", "say \"hi\"", " lead", "", "TRISC-KERNEL", long1, long2,
 	};
 	size_t n = ARRAY_SIZE(txt);

@@ -382,7 +382,8 @@ int main(void)
 			"0, 2, 3, \"NCRISC\", 1, 500, 0, 480, \"NCRISC-FW\", begin, 396, \"a,b.cc\"\n"
 			"1, 4, 5, BRISC, 1, 5x0, 0, 480, BRISC-FW, end, 396, b.cc\n";
 		static const char few[] = TT12_HDR "0, 2, 3, BRISC, 1, 500, 0, 480\n";
-		static const char badx[] = TT12_HDR "0, x, 3, BRISC, 1, 500, 0, 480, Z, begin, 1, a\n";
+		static const char badx[] = TT12_HDR
+			"0, x, 3, BRISC, 1, 500, 0, 480, Z, begin, 1, a\n";
 		struct scanned s;
 
 		KT_CHECK(scan_str(ok, &s, &err) == 0, "scan: %s", err.msg);

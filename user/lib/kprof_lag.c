@@ -56,8 +56,8 @@ static inline const struct kprof_lag_op *dispatch(const struct kprof_lag *l, uin
 }
 
 /* inline: once per marker of the capture (kprof_lag_rec) */
-static inline __attribute__((always_inline)) void late(struct kprof_lag *l, uint64_t seq,
-							int lo32)
+static inline __attribute__((always_inline))
+void late(struct kprof_lag *l, uint64_t seq, int lo32)
 {
 	const struct kprof_lag_op *o = dispatch(l, seq, lo32);
 	double d;

@@ -138,15 +138,11 @@ static char *devlog_num(char *p, uint64_t v)
 	*p++ = ',';
 	/* two digits per division: the timestamps have a dozen or more */
 	while (v >= 10) {
-		static const char d2[] =
-			"00010203040506070809101112131415161718192021222324252627282930313233343536"
-			"37383940414243444546474849505152535455565758596061626364656667686970717273"
-			"7475767778798081828384858687888990919293949596979899";
 		unsigned int r = (unsigned int)(v % 100);
 
 		v /= 100;
-		tmp[n++] = d2[2 * r + 1];
-		tmp[n++] = d2[2 * r];
+		tmp[n++] = (char)('0' + r % 10);
+		tmp[n++] = (char)('0' + r / 10);
 	}
 	if (v || !n)
 		tmp[n++] = (char)('0' + v);
