@@ -36,10 +36,12 @@ for run in 1 2 3; do
 	ls -l "$dir/out/trace.json" | awk '{print "trace.json bytes", $5}'
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" devlog
 	ls -l "$dir/out/device_log.csv" | awk '{print "device_log.csv bytes", $5}'
-	# a plain write of the same bytes (page cache to page cache)
+	# a plain write of the same bytes (page cache to page cache), in
+	# CPU seconds (user + sys) as the report's figures are, and wall
 	for f in device_log.csv report.html; do
-		s=$(date +%s.%N)
-		cat "$dir/out/$f" >"$dir/plain"
-		echo "plain write of $f: $(echo "$(date +%s.%N) - $s" | bc) s"
+		/usr/bin/time -f "%U %S %e" -o "$dir/time" taskset -c "$cpu" \
+			cat "$dir/out/$f" >"$dir/plain"
+		awk -v f="$f" '{ printf "plain write of %s: cpu %.3f s wall %.3f s\n",
+				 f, $1 + $2, $3 }' "$dir/time"
 	done
 done

@@ -233,7 +233,56 @@ static void test_cells(void)
 	}
 }
 
+/*
+ * device_log.csv rows: each text field as kprof_csv_field writes it,
+ * whether it fits the row's buffer as it is or needs quotes or is long.
+ */
+static void test_devlog_cells(void)
+{
+	char long1[200], long2[200];
+	const char *const txt[] = {
+		"BRISC", "=1+2", "a,b", "say \"hi\"", " lead", "", "TRISC-KERNEL", long1, long2,
+	};
+	size_t n = ARRAY_SIZE(txt);
+
+	/* past the row buffer's field size: plain, and with a ',' at the end */
+	memset(long1, 'z', sizeof(long1) - 1);
+	long1[sizeof(long1) - 1] = '\0';
+	memcpy(long2, long1, sizeof(long2));
+	long2[sizeof(long2) - 2] = ',';
+	for (size_t i = 0; i < n * n; i++) {
+		const char *a = txt[i % n], *b = txt[i / n], *c = txt[(i + 3) % n];
+		char *got = NULL, *want = NULL;
+		size_t gl, wl;
+		struct kprof_out o;
+		FILE *w = open_memstream(&want, &wl);
+
+		memset(&o, 0, sizeof(o));
+		o.devlog = open_memstream(&got, &gl);
+		kprof_out_devlog_row(&o, 1, 22, 333, a, 4444, 18446744073709551615ULL, 0,
+				     7, b, c);
+		fclose(o.devlog);
+		fputs("1,22,333,", w);
+		kprof_csv_field(w, a);
+		fputs(",4444,18446744073709551615,0,7,,,", w);
+		kprof_csv_field(w, b);
+		fputc(',', w);
+		kprof_csv_field(w, c);
+		fputs(",0,,\n", w);
+		fclose(w);
+		KT_CHECK(got && want && !strcmp(got, want), "row %zu: '%s', want '%s'", i, got,
+			 want);
+		free(got);
+		free(want);
+	}
+}
+
 /* Numbers that are negative stay numbers in ops.csv. */
+static const double ns_values[] = {
+	0.0, 0.4, 0.5, 1.5, 2.5, 2.4999999, 123456789.5, 9007199254740993.0,
+	1e17 + 0.5, 999999999999999999.0, 1e18, 1.5e19, 1e300, INFINITY, 4.2e-300,
+};
+
 static void test_negative_numbers(void)
 {
 	char *dir = kt_tmpdir(), path[256], *s;
@@ -266,6 +315,13 @@ static void test_negative_numbers(void)
 	for (int r = 0; r < KPROF_MAX_RISCS; r++)
 		row.risc_kernel_ns[r] = NAN;
 	KT_CHECK(kprof_out_op(&o, &row) == 0, "op");
+	/* ns cells as "%.0f" writes them: ties to even, "-0", huge, infinite */
+	for (size_t i = 0; i < ARRAY_SIZE(ns_values); i++) {
+		row.seq = 2 + i;
+		row.op_to_op_ns = ns_values[i];
+		row.fw_duration_ns = -ns_values[i];
+		KT_CHECK(kprof_out_op(&o, &row) == 0, "op");
+	}
 	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
 	kprof_outdir_close(od);
 	free(o.top);
@@ -273,6 +329,13 @@ static void test_negative_numbers(void)
 	snprintf(path, sizeof(path), "%s/ops.csv", dir);
 	s = kt_slurp(path, NULL);
 	KT_CHECK(s && strstr(s, "\n\"'-neg\",1,0,0,,,,,,-5,,"), "ops.csv row:\n%s", s ? s : "");
+	for (size_t i = 0; s && i < ARRAY_SIZE(ns_values); i++) {
+		char want[160];
+
+		snprintf(want, sizeof(want), "\n\"'-neg\",%zu,0,0,,,,,,%.0f,%.0f,,", 2 + i,
+			 ns_values[i], -ns_values[i]);
+		KT_CHECK(strstr(s, want), "ops.csv: no row '%s'", want + 1);
+	}
 	free(s);
 	kt_rmrf(dir);
 }
@@ -311,6 +374,7 @@ int main(void)
 {
 	test_text();
 	test_cells();
+	test_devlog_cells();
 	test_negative_numbers();
 	test_report_outputs();
 	return kt_done("test_foreign_names");

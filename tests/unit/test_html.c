@@ -4,6 +4,7 @@
  * only those the report wrote itself (not others in its directory).
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_html.h"
 #include "kprof_outdir.h"
 
@@ -251,6 +252,49 @@ int main(void)
 				"{\"op\":\"k7\",\"n\":4,\"nk\":4,\"tot_k\":6000,\"med_k\":1500,"),
 			 "k7's median");
 		free(a);
+	}
+	/*
+	 * op slices in kprof_trace's own layout (read without json-c) make
+	 * the same report.html as the same events laid out otherwise (a
+	 * blank after "pid": json-c reads every line)
+	 */
+	{
+		static const char *const ev[] = {
+			"\"tid\":0,\"name\":\"k7\",\"ts\":10.0,\"dur\":1.5,\"args\":{\"seq\":1}",
+			"\"tid\":1,\"name\":\"k7\",\"ts\":1.05e1,\"dur\":2,\"args\":{\"seq\":1}",
+			"\"tid\":1,\"name\":\"k\\u0038\",\"ts\":13.25,\"dur\":0.5,\"args\":{\"seq\":2}",
+			"\"tid\":0,\"name\":\"op 3\",\"ts\":14.0004,\"dur\":1,\"args\":{\"seq\":3}",
+			"\"tid\":0,\"name\":\"k9\",\"ts\":-2.5,\"dur\":30.0,\"args\":{\"seq\":-4}",
+			"\"tid\":1,\"name\":\"k10\",\"ts\":16.0,\"dur\":1,\"args\":{\"seq\":99999999999999999999}",
+			"\"tid\":7,\"name\":\"k11\",\"ts\":17.0,\"dur\":1,\"args\":{\"seq\":5}",
+			"\"tid\":0,\"name\":\"k12\",\"ts\":18.0,\"dur\":1.0,\"args\":{\"seq\":6,\"x\":1}",
+		};
+		char *t[2] = { NULL, NULL }, *html[2];
+		size_t len;
+
+		for (int v = 0; v < 2; v++) {
+			FILE *f = open_memstream(&t[v], &len);
+
+			fputs("{\"traceEvents\":[\n"
+			      "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":\"core 0\"}},\n"
+			      "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"core 1\"}},\n",
+			      f);
+			for (size_t i = 0; i < ARRAY_SIZE(ev); i++)
+				fprintf(f, "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":%s1,%s},\n",
+					v ? " " : "", ev[i]);
+			fputs("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"x\",\"args\":{}}\n", f);
+			fputs("]}\n", f);
+			fclose(f);
+			put("trace.json", t[v]);
+			html[v] = build();
+		}
+		KT_CHECK(html[0] && html[1] && strstr(html[0], "trace.json device tracks") &&
+			 !strcmp(html[0], html[1]),
+			 "op slices read without json-c: the same report.html");
+		for (int v = 0; v < 2; v++) {
+			free(t[v]);
+			free(html[v]);
+		}
 	}
 out:
 	kprof_outdir_close(od);

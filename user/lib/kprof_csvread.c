@@ -186,8 +186,22 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 					any = 1;
 					if (state == S_START)
 						state = S_PLAIN;
-					continue;
 				}
+				/*
+				 * the ',' that ends an unquoted field, taken here: what
+				 * the switch below does for it (S_START: an empty
+				 * field; S_PLAIN: trailing blanks dropped)
+				 */
+				if (q < e && *q == ',' && state != S_QUOTED) {
+					s->inpos++;
+					any = 1;
+					if (state == S_PLAIN)
+						s->len = keep;
+					c = ',';
+					goto field_end;
+				}
+				if (n)
+					continue;
 			}
 			c = s->in[s->inpos++];
 got:
@@ -253,6 +267,7 @@ got:
 						     c >= 0x20 && c < 0x7f ? c : '?');
 			}
 			/* the end of a field: ',' or '\n' outside quotes */
+field_end:
 			if (s->len + skipped >= max)
 				goto too_long;
 			if ((s->len == s->cap && grow(&s->buf, &s->cap, s->len + 1, 1)) ||

@@ -510,8 +510,8 @@ static bool trace_skip_line(const char *s)
  * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
  * is not in that layout (lines trace_skip_line() skips are not checked).
  */
-static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
-		      json_object **ev)
+static int trace_next(struct html *h, bool (*pass)(struct html *, char *),
+		      FILE *f, json_tokener *tok, char **line, size_t *cap, json_object **ev)
 {
 	ssize_t got;
 
@@ -530,7 +530,7 @@ static int trace_next(FILE *f, json_tokener *tok, char **line, size_t *cap,
 			continue;
 		if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
 			continue;
-		if (trace_skip_line(s))
+		if (trace_skip_line(s) || (pass && pass(h, s)))
 			continue;
 		/* One tokener for the whole file, not one per line. */
 		json_tokener_reset(tok);
@@ -593,12 +593,12 @@ static size_t track_of(const struct html *h, int64_t tid)
 }
 
 /*
- * fn on every event of trace.json, one line at a time. 0 when all were
- * read (or there is no usable file), 1 at a line not in kprof's layout,
- * or fn's error (< 0).
+ * fn on every event of trace.json, one line at a time, but those whose
+ * line pass (if given) passes over. 0 when all were read (or there is no
+ * usable file), 1 at a line not in kprof's layout, or fn's error (< 0).
  */
 static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, struct kprof_err *),
-		      struct kprof_err *err)
+		      bool (*pass)(struct html *, char *), struct kprof_err *err)
 {
 	FILE *f = trace_open(h);
 	json_tokener *tok;
@@ -614,7 +614,7 @@ static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, st
 		fclose(f);
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	}
-	while (!ret && (got = trace_next(f, tok, &line, &cap, &e)) > 0) {
+	while (!ret && (got = trace_next(h, pass, f, tok, &line, &cap, &e)) > 0) {
 		ret = fn(h, e, err);
 		json_object_put(e);
 	}
@@ -681,12 +681,33 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
 }
 
 /*
+ * A line track_event() would leave as it is: one slice of a track it has
+ * (its only "tid": key names one, no "thread_name", no escapes that could
+ * spell it). Nearly every line after a track's first: json-c's object for
+ * each was most of report.html's time. The slice passes parse these lines.
+ */
+static bool known_track_line(struct html *h, char *s)
+{
+	const char *t = strstr(s, "\"tid\":");
+	long long tid;
+	char *end;
+
+	if (!t || strstr(t + 6, "\"tid\":") || strstr(s, "thread_name") || strchr(s, '\\'))
+		return false;
+	errno = 0;
+	tid = strtoll(t + 6, &end, 10);
+	if (end == t + 6 || errno || (*end != ',' && *end != '}'))
+		return false;
+	return track_of(h, tid) != h->ntr;
+}
+
+/*
  * Device tracks of trace.json, grouped into at most KPROF_HTML_DEV_LANES
  * lanes. Returns 1 when used, 0 when not there or not usable.
  */
 static int trace_tracks(struct html *h, struct kprof_err *err)
 {
-	int ret = trace_each(h, track_event, err);
+	int ret = trace_each(h, track_event, known_track_line, err);
 
 	if (ret < 0)
 		return ret;
@@ -716,43 +737,113 @@ static int trace_tracks(struct html *h, struct kprof_err *err)
 	return 1;
 }
 
+/* What report.html takes from a device slice of trace.json. */
+struct slice_in {
+	int64_t tid;
+	double ts, dur;		/* us */
+	uint64_t seq;
+	const char *name;
+};
+
 /* A device slice of one of the tracks trace_tracks() found. */
+static void slice_add(struct html *h, const struct slice_in *in)
+{
+	size_t j = track_of(h, in->tid);
+	int ki;
+
+	if (j == h->ntr)
+		return;
+	ki = find_kind(h, in->name);
+	/* trace.json names ops without an OP CODE "op SEQ" */
+	if (ki < 0)
+		ki = find_kind(h, "");
+	if (ki >= 0)
+		add_slice(h, round(in->ts * 1000), round((in->ts + in->dur) * 1000), ki, in->seq,
+			  (int)(j / (size_t)h->per));
+}
+
 static int slice_event(struct html *h, json_object *e, struct kprof_err *err)
 {
 	(void)err;	/* trace_each's callback type; nothing here fails */
+	struct slice_in in = { 0 };
 	json_object *v, *a;
-	double ts, dur;
-	uint64_t seq = 0;
-	size_t j;
-	int ki;
 
 	if (!json_object_object_get_ex(e, "ph", &v) || strcmp(json_object_get_string(v), "X") ||
 	    !json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
 	    !json_object_object_get_ex(e, "tid", &v))
 		return 0;
-	j = track_of(h, json_object_get_int64(v));
-	if (j == h->ntr || !json_object_object_get_ex(e, "ts", &v))
+	in.tid = json_object_get_int64(v);
+	if (track_of(h, in.tid) == h->ntr || !json_object_object_get_ex(e, "ts", &v))
 		return 0;
-	ts = json_object_get_double(v);
-	dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
+	in.ts = json_object_get_double(v);
+	in.dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
 	if (json_object_object_get_ex(e, "args", &a) && json_object_object_get_ex(a, "seq", &v))
-		seq = (uint64_t)json_object_get_int64(v);
+		in.seq = (uint64_t)json_object_get_int64(v);
 	if (!json_object_object_get_ex(e, "name", &v))
 		return 0;
-	ki = find_kind(h, json_object_get_string(v));
-	/* trace.json names ops without an OP CODE "op SEQ" */
-	if (ki < 0)
-		ki = find_kind(h, "");
-	if (ki >= 0)
-		add_slice(h, round(ts * 1000), round((ts + dur) * 1000), ki, seq,
-			  (int)(j / (size_t)h->per));
+	in.name = json_object_get_string(v);
+	slice_add(h, &in);
 	return 0;
+}
+
+/*
+ * A JSON number at p (what json-c takes: '-' or a digit first, then
+ * digits, '.', 'e', 'E', '+', '-') read with strtod or strtoll (whole:
+ * 1, NAN or ERANGE: 0); *end after it.
+ */
+static int json_num(char *p, char **end, double *d, int64_t *i)
+{
+	size_t n = strspn(p, "0123456789.eE+-");
+
+	if (!n || !(*p == '-' || (*p >= '0' && *p <= '9')))
+		return 0;
+	errno = 0;
+	if (d)
+		*d = strtod(p, end);
+	else
+		*i = strtoll(p, end, 10);
+	return *end == p + n && !errno && !(d && isnan(*d));
+}
+
+/*
+ * An op slice line exactly as kprof_trace writes it:
+ *   {"ph":"X","cat":"op","pid":1,"tid":T,"name":"N","ts":S,"dur":D,"args":{"seq":Q}}
+ * with N free of escapes and control bytes, taken without json-c (two
+ * json-c objects per slice, one per pass, were most of report.html's time
+ * with a trace.json); the same fields as slice_event() gets from json-c.
+ * Any other line goes to json-c.
+ */
+static bool op_slice_line(struct html *h, char *s)
+{
+	static const char head[] = "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":";
+	struct slice_in in;
+	char *p, *q, *end;
+	int64_t seq;
+
+	if (strncmp(s, head, sizeof(head) - 1) ||
+	    !json_num(s + sizeof(head) - 1, &end, NULL, &in.tid) ||
+	    strncmp(end, ",\"name\":\"", 9))
+		return false;
+	p = end + 9;
+	for (q = p; *q != '"'; q++)
+		if ((unsigned char)*q < 0x20 || *q == '\\')
+			return false;	/* the end of the line (NUL) too */
+	if (strncmp(q, "\",\"ts\":", 7) || !json_num(q + 7, &end, &in.ts, NULL) ||
+	    strncmp(end, ",\"dur\":", 7) || !json_num(end + 7, &end, &in.dur, NULL) ||
+	    strncmp(end, ",\"args\":{\"seq\":", 15) || !json_num(end + 15, &end, NULL, &seq) ||
+	    strcmp(end, "}}"))
+		return false;
+	*q = '\0';
+	in.name = p;
+	in.seq = (uint64_t)seq;
+	slice_add(h, &in);
+	return true;
 }
 
 /* Device slices from trace.json (a file changed since: what still parses). */
 static int slices_from_trace(struct html *h, struct kprof_err *err)
 {
-	int ret = trace_each(h, slice_event, err);
+	int ret = trace_each(h, slice_event, op_slice_line, err);
 
 	return ret < 0 ? ret : 0;
 }

@@ -27,7 +27,7 @@ void kprof_lag_free(struct kprof_lag *l)
 }
 
 /* cycles -> host ns through the latest SYNC triple; NAN before one */
-static double to_host(const struct kprof_lag *l, uint64_t cycles)
+static inline double to_host(const struct kprof_lag *l, uint64_t cycles)
 {
 	if (!l->have_sync)
 		return NAN;
@@ -36,14 +36,15 @@ static double to_host(const struct kprof_lag *l, uint64_t cycles)
 	       (double)(int64_t)(cycles - l->sync_cycles) * l->ns_per_cycle;
 }
 
-static void see(struct kprof_lag *l, double t)
+static inline void see(struct kprof_lag *l, double t)
 {
 	if (t > l->wm)
 		l->wm = t;
 }
 
 /* The op's dispatch, found by the low 32 bits (markers carry no more). */
-static const struct kprof_lag_op *dispatch(const struct kprof_lag *l, uint64_t seq, int lo32)
+static inline const struct kprof_lag_op *dispatch(const struct kprof_lag *l, uint64_t seq,
+						  int lo32)
 {
 	const struct kprof_lag_op *o = &l->ops[seq & (KPROF_LAG_OPS - 1)];
 
@@ -54,7 +55,9 @@ static const struct kprof_lag_op *dispatch(const struct kprof_lag *l, uint64_t s
 	return o;
 }
 
-static void late(struct kprof_lag *l, uint64_t seq, int lo32)
+/* inline: once per marker of the capture (kprof_lag_rec) */
+static inline __attribute__((always_inline))
+void late(struct kprof_lag *l, uint64_t seq, int lo32)
 {
 	const struct kprof_lag_op *o = dispatch(l, seq, lo32);
 	double d;

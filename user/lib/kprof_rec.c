@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* device types by number: the hot path, no switch */
-static const uint16_t dev_min[KPROF_REC_MAX + 1] = {
+const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1] = {
 	[KPROF_REC_PAD] = sizeof(struct kprof_rec_hdr),
 	[KPROF_REC_MARKER] = sizeof(struct kprof_rec_marker),
 	[KPROF_REC_LOST] = sizeof(struct kprof_rec_lost),
@@ -25,7 +25,7 @@ _Static_assert(offsetof(struct kprof_grec_kernel, queued_ns) == KPROF_GREC_KERNE
 static inline size_t min_size(unsigned int type)
 {
 	if (type <= KPROF_REC_MAX)
-		return dev_min[type];
+		return kprof_rec_dev_min[type];
 	if (type == KPROF_HREC_IOCTL)
 		return sizeof(struct kprof_host_event);
 	if (type == KPROF_HREC_BPF_STATS)
@@ -80,9 +80,8 @@ void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
 }
 
 /* Every case, with the reason for a bad record (kprof_rec_next's slow path). */
-static __attribute__((noinline)) int rec_next_slow(struct kprof_rec_iter *it,
-						    const struct kprof_rec_hdr **rec,
-						    struct kprof_err *err)
+int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+			struct kprof_err *err)
 {
 	for (;;) {
 		struct kprof_rec_hdr h;
@@ -137,29 +136,4 @@ static __attribute__((noinline)) int rec_next_slow(struct kprof_rec_iter *it,
 		*rec = (const struct kprof_rec_hdr *)(it->buf + it->off - h.size);
 		return KPROF_REC_OK;
 	}
-}
-
-int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
-		   struct kprof_err *err)
-{
-	size_t left = it->len - it->off;
-	struct kprof_rec_hdr h;
-
-	/*
-	 * The hot path, a whole device record of a known size and type:
-	 * the same checks as rec_next_slow() (size >= the type's minimum
-	 * >= 8, a multiple of 8, within the buffer), for the types that
-	 * need no more (not PAD, not COUNTERS).
-	 */
-	if (left >= sizeof(h)) {
-		memcpy(&h, it->buf + it->off, sizeof(h));
-		if (h.type <= KPROF_REC_MAX && h.type != KPROF_REC_PAD &&
-		    h.type != KPROF_REC_COUNTERS && dev_min[h.type] &&
-		    h.size >= dev_min[h.type] && !(h.size % 8) && h.size <= left) {
-			*rec = (const struct kprof_rec_hdr *)(it->buf + it->off);
-			it->off += h.size;
-			return KPROF_REC_OK;
-		}
-	}
-	return rec_next_slow(it, rec, err);
 }

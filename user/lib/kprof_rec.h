@@ -47,9 +47,39 @@ void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
  * stays at the incomplete record so that a streaming caller can keep the
  * tail and append more bytes; at the true end of data that is a truncated
  * record. On KPROF_REC_BAD, err has the stream offset and reason.
+ * kprof_rec_next_slow() is the same for every case; kprof_rec_next() adds
+ * an inline hot path before it.
  */
-int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
-		   struct kprof_err *err);
+int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+			struct kprof_err *err);
+/* minimum size of each device type (0: none such): kprof_rec_min_size() */
+extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
+
+static inline int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+				 struct kprof_err *err)
+{
+	size_t left = it->len - it->off;
+	struct kprof_rec_hdr h;
+
+	/*
+	 * The hot path, inline (the report's loops call it once per record):
+	 * a whole device record of a known size and type, with the same
+	 * checks as kprof_rec_next_slow() (size >= the type's minimum >= 8,
+	 * a multiple of 8, within the buffer), for the types that need no
+	 * more (not PAD, not COUNTERS). The slow path does every case.
+	 */
+	if (left >= sizeof(h)) {
+		__builtin_memcpy(&h, it->buf + it->off, sizeof(h));
+		if (h.type <= KPROF_REC_MAX && h.type != KPROF_REC_PAD &&
+		    h.type != KPROF_REC_COUNTERS && kprof_rec_dev_min[h.type] &&
+		    h.size >= kprof_rec_dev_min[h.type] && !(h.size % 8) && h.size <= left) {
+			*rec = (const struct kprof_rec_hdr *)(it->buf + it->off);
+			it->off += h.size;
+			return KPROF_REC_OK;
+		}
+	}
+	return kprof_rec_next_slow(it, rec, err);
+}
 
 /* Minimum size of a known type (device or host), 0 for unknown types. */
 size_t kprof_rec_min_size(unsigned int type);

@@ -207,6 +207,9 @@ struct feed {
 	struct kprof_out *out;
 	const struct kprof_report_opts *opts;
 	double last_dev_key;
+	/* device_log.csv's RISC names and FW / KERNEL zone names, by RISC */
+	char risc[KPROF_MAX_RISCS][16];
+	char zone[KPROF_MAX_RISCS][2][48];
 };
 
 static void risc_label(const struct kprof_spool_hdr *h, unsigned int r, char *out,
@@ -222,32 +225,44 @@ static void risc_label(const struct kprof_spool_hdr *h, unsigned int r, char *ou
 	snprintf(out, len, "%.*s", (int)k, n);
 }
 
+/* fd's names of each RISC and its zones, made once, not per marker */
+static void devlog_names(struct feed *fd)
+{
+	for (unsigned int r = 0; r < KPROF_MAX_RISCS; r++) {
+		const char *n = fd->risc[r];
+
+		risc_label(&fd->c->dev_hdr, r, fd->risc[r], sizeof(fd->risc[r]));
+		/* tt-metal names the three TRISCs' zones TRISC-FW / TRISC-KERNEL */
+		snprintf(fd->zone[r][0], sizeof(fd->zone[r][0]), "%s-FW",
+			 strncmp(n, "TRISC", 5) ? n : "TRISC");
+		snprintf(fd->zone[r][1], sizeof(fd->zone[r][1]), "%s-KERNEL",
+			 strncmp(n, "TRISC", 5) ? n : "TRISC");
+	}
+}
+
 static int devlog_marker(struct feed *fd, const struct kprof_rec_marker *m)
 {
 	const struct kprof_device_info *d = &fd->c->dev_hdr.device;
 	unsigned int gx = d->grid_x ? d->grid_x : 1;
-	char risc[16], zone[48];
-	const char *type;
+	unsigned int r = m->risc < KPROF_MAX_RISCS ? m->risc : 0;
+	char zbuf[48];
+	const char *zone, *type;
 
-	risc_label(&fd->c->dev_hdr, m->risc < KPROF_MAX_RISCS ? m->risc : 0, risc,
-		   sizeof(risc));
 	switch (m->kind) {
 	case KPROF_MARK_FW_START:
 	case KPROF_MARK_FW_END:
 	case KPROF_MARK_KERNEL_START:
 	case KPROF_MARK_KERNEL_END:
-		/* tt-metal names the three TRISCs' zones TRISC-FW / TRISC-KERNEL */
-		snprintf(zone, sizeof(zone), "%s-%s",
-			 strncmp(risc, "TRISC", 5) ? risc : "TRISC",
-			 m->kind <= KPROF_MARK_FW_END ? "FW" : "KERNEL");
+		zone = fd->zone[r][m->kind > KPROF_MARK_FW_END];
 		break;
 	default:
-		snprintf(zone, sizeof(zone), "ZONE-%u", m->zone_id);
+		snprintf(zbuf, sizeof(zbuf), "ZONE-%u", m->zone_id);
+		zone = zbuf;
 		break;
 	}
 	type = (m->kind % 2) ? "ZONE_START" : "ZONE_END";
 	return kprof_out_devlog_row(fd->out, d->device_id, m->core % gx, m->core / gx,
-				    risc, m->kind >= KPROF_MARK_ZONE_START ? m->zone_id : 0,
+				    fd->risc[r], m->kind >= KPROF_MARK_ZONE_START ? m->zone_id : 0,
 				    m->timestamp, 0, m->op_seq, zone, type);
 }
 
@@ -1204,6 +1219,7 @@ static int report_build(const char *capture_dir, int capfd, struct kprof_outdir 
 		goto out;
 	}
 	fd = (struct feed){ .c = c, .agg = agg, .out = &out, .opts = opts };
+	devlog_names(&fd);
 	ret = pass2(&fd, err);
 	if (!ret)
 		ret = write_outputs(c, od, &out, agg, an, opts, config, err);

@@ -202,7 +202,7 @@ static int tt_scan(const char *csv, struct tt_ctx *t, struct kprof_tt_info *info
 
 	for (size_t i = 0; i < ARRAY_SIZE(tt_riscs); i++)
 		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", tt_riscs[i]);
-	ret = kprof_tt_parse_file(csv, tt_pass1, t, info, err);
+	ret = kprof_tt_scan_file(csv, tt_pass1, t, info, err);
 	if (ret)
 		return ret;
 	if (t->ncores)

@@ -79,20 +79,42 @@ fail:
 	return -(err ? err->code : ENOMEM);
 }
 
+/* bytes that make a field need quotes anywhere in it */
+static const unsigned char csv_special[256] = {
+	[','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1,
+};
+
+/*
+ * s (n bytes) written as it is: not what spreadsheets evaluate as a
+ * formula, even quoted (OWASP), no separator, quote or line break, and no
+ * blanks at its ends (the reader drops those around unquoted fields)
+ */
+static int csv_plain_ends(const char *s, size_t n)
+{
+	return !(n && (strchr("=+-@\t\r", s[0]) || s[0] == ' ' || s[n - 1] == ' ' ||
+		       s[n - 1] == '\t'));
+}
+
+static int csv_plain(const char *s, size_t n)
+{
+	if (!csv_plain_ends(s, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (csv_special[(unsigned char)s[i]])
+			return 0;
+	return 1;
+}
+
 void kprof_csv_field(FILE *f, const char *s)
 {
 	size_t n = strlen(s);
-	/* what spreadsheets evaluate as a formula, even quoted (OWASP) */
-	int formula = n && strchr("=+-@\t\r", s[0]);
 
-	/* the reader drops blanks around unquoted fields: keep them quoted */
-	if (!formula && !strpbrk(s, ",\"\r\n") &&
-	    !(n && (s[0] == ' ' || s[n - 1] == ' ' || s[n - 1] == '\t'))) {
-		fputs(s, f);
+	if (csv_plain(s, n)) {
+		fwrite(s, 1, n, f);
 		return;
 	}
 	fputc('"', f);
-	if (formula)
+	if (n && strchr("=+-@\t\r", s[0]))
 		fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
@@ -102,19 +124,72 @@ void kprof_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void put_u64(FILE *f, uint64_t v)
+/*
+ * ",v" in decimal at p; returns the end. device_log.csv has a row per
+ * marker, and fprintf's format parsing was a third of a report's
+ * instructions (callgrind), so its numbers (and ops.csv's) are formatted
+ * here.
+ */
+static char *devlog_num(char *p, uint64_t v)
 {
-	fputc(',', f);
-	if (v != KPROF_AGG_NONE)
-		fprintf(f, "%" PRIu64, v);
+	char tmp[20];
+	int n = 0;
+
+	*p++ = ',';
+	/* two digits per division: the timestamps have a dozen or more */
+	while (v >= 10) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		tmp[n++] = (char)('0' + r % 10);
+		tmp[n++] = (char)('0' + r / 10);
+	}
+	if (v || !n)
+		tmp[n++] = (char)('0' + v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
 }
 
-/* ns values: rounded to whole ns; empty when unknown */
+static void put_u64(FILE *f, uint64_t v)
+{
+	char b[24];
+
+	if (v == KPROF_AGG_NONE) {
+		fputc(',', f);
+		return;
+	}
+	fwrite(b, 1, (size_t)(devlog_num(b, v) - b), f);
+}
+
+/*
+ * ns values: rounded to whole ns; empty when unknown. What "%.0f" writes:
+ * nearbyint rounds as printf does (to nearest, ties to even, in the
+ * current rounding mode), and a negative value that rounds to zero
+ * keeps its "-".
+ */
 static void put_ns(FILE *f, double v)
 {
-	fputc(',', f);
-	if (!isnan(v))
-		fprintf(f, "%.0f", v);
+	char b[24], *p;
+	double r;
+
+	if (isnan(v)) {
+		fputc(',', f);
+		return;
+	}
+	r = nearbyint(v);
+	if (!(fabs(r) < 1e18)) {
+		fprintf(f, ",%.0f", v);
+		return;
+	}
+	if (signbit(r)) {
+		p = devlog_num(b + 1, (uint64_t)-r);	/* ",digits" after b[0] */
+		b[0] = ',';
+		b[1] = '-';
+	} else {
+		p = devlog_num(b, (uint64_t)r);
+	}
+	fwrite(b, 1, (size_t)(p - b), f);
 }
 
 static void ops_header(struct kprof_out *o)
@@ -321,24 +396,28 @@ int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 	return ferror(o->devlog) ? -EIO : 0;
 }
 
-/*
- * ",v" in decimal at p; returns the end. device_log.csv has a row per
- * marker, and fprintf's format parsing was a third of a report's
- * instructions (callgrind), so its numbers are formatted here.
- */
-static char *devlog_num(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
+/* longest plain text field put in a device_log.csv row's buffer */
+#define DEVLOG_FIELD	128
 
-	*p++ = ',';
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+/*
+ * s as the row's next text field: copied into the row at p when plain,
+ * else the row so far and s (kprof_csv_field) go to f. Returns where the
+ * row goes on.
+ */
+static char *devlog_text(FILE *f, char *row, char *p, const char *s)
+{
+	size_t n = 0;
+
+	/* copied while it is looked at: one pass over the bytes */
+	while (n <= DEVLOG_FIELD && s[n] && !csv_special[(unsigned char)s[n]]) {
+		p[n] = s[n];
+		n++;
+	}
+	if (!s[n] && csv_plain_ends(s, n))
+		return p + n;
+	fwrite(row, 1, (size_t)(p - row), f);
+	kprof_csv_field(f, s);
+	return row;
 }
 
 int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
@@ -347,24 +426,24 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 const char *zone, const char *type)
 {
 	FILE *f = o->devlog;
-	char buf[4 * 21 + 4], *p;
+	/* 7 numbers, 3 text fields, the fixed parts: one fwrite per row */
+	char buf[7 * 21 + 3 * (DEVLOG_FIELD + 1) + 16], *row = buf + 1, *p;
 
 	if (!f)
 		return 0;
-	/* the first number has no comma before it, the third one after it */
+	/* the row starts after the first number's comma */
 	p = devlog_num(buf, slot);
 	p = devlog_num(devlog_num(p, x), y);
 	*p++ = ',';
-	fwrite(buf + 1, 1, (size_t)(p - buf - 1), f);
-	kprof_csv_field(f, risc);
-	p = devlog_num(devlog_num(buf, timer_id), time);
+	p = devlog_text(f, row, p, risc);
+	p = devlog_num(devlog_num(p, timer_id), time);
 	p = devlog_num(devlog_num(p, data), run_id);
 	memcpy(p, ",,,", 3);
-	fwrite(buf, 1, (size_t)(p + 3 - buf), f);
-	kprof_csv_field(f, zone);
-	fputc(',', f);
-	kprof_csv_field(f, type);
-	fputs(",0,,\n", f);
+	p = devlog_text(f, row, p + 3, zone);
+	*p++ = ',';
+	p = devlog_text(f, row, p, type);
+	memcpy(p, ",0,,\n", 5);
+	fwrite(row, 1, (size_t)(p + 5 - row), f);
 	return 0;
 }
 
