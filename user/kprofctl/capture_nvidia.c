@@ -307,10 +307,10 @@ static int uprobe_start(struct uprobe_cap *up, struct kprof_outdir *od, pid_t pi
 	struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, &err);
 
 	if (raw)
-		up->w = kprof_spool_create_in(raw, KPROF_GPU_UPROBE_NAME, KPROF_SPOOL_HOST, NULL,
+		up->w = kprof_spool_create_in(raw, KPROF_SPOOL_CUDA_NAME, KPROF_SPOOL_HOST, NULL,
 					      NULL, &err);
 	if (!up->w) {
-		kprofctl_err("cannot create %s: %s", KPROF_GPU_UPROBE_FILE, err.msg);
+		kprofctl_err("cannot create %s: %s", KPROF_SPOOL_CUDA_FILE, err.msg);
 		return -1;
 	}
 	if (kprof_cuda_bpf_open(&t, uprobe_event, up, &up->u, &err)) {
@@ -347,7 +347,7 @@ static int uprobe_end(struct uprobe_cap *up)
 		up->u = NULL;
 	}
 	if (up->w && kprof_spool_close(up->w, &err)) {
-		kprofctl_err("closing %s: %s", KPROF_GPU_UPROBE_FILE, err.msg);
+		kprofctl_err("closing %s: %s", KPROF_SPOOL_CUDA_FILE, err.msg);
 		ret = -1;
 	}
 	up->w = NULL;
@@ -566,7 +566,7 @@ int capture_nvidia(int argc, char **argv)
 	/* the calls are written before the report reads them */
 	if (up && uprobe_end(up))
 		kprofctl_warn("the uprobe calls may be incomplete (%s): see summary.txt",
-			      KPROF_GPU_UPROBE_FILE);
+			      KPROF_SPOOL_CUDA_FILE);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	st = ch.status;
 	exec_errno = ch.exec_errno ? ch.exec_errno : ch.setup_errno;

@@ -87,12 +87,11 @@ struct kprof_gpu_stats {
 /*
  * Host times from the libcuda uprobes (capture --host-times uprobe):
  * kprofctl writes every traced call to raw/cuda-uprobes.kspool
- * (KPROF_HREC_CUDA records, then one KPROF_HREC_CUDA_STATS), the agent
+ * (KPROF_SPOOL_CUDA_FILE, kprof_spool.h: KPROF_HREC_CUDA records, then one
+ * KPROF_HREC_CUDA_STATS), the agent
  * records kernels only, and the host view joins the two
  * (kprof_cudajoin.h) in place of the agent's API records.
  */
-#define KPROF_GPU_UPROBE_NAME	"cuda-uprobes.kspool"
-#define KPROF_GPU_UPROBE_FILE	KPROF_SPOOL_DIR "/" KPROF_GPU_UPROBE_NAME
 /* kprof_host_event.cmd of a call seen by the uprobes: domain << 16 | fn */
 #define KPROF_GDOMAIN_UPROBE	4
 

@@ -1044,10 +1044,10 @@ static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir,
 	if (!c->ghost)
 		return -(err ? err->code : EIO);
 	/* capture --host-times uprobe: the launch and sync calls are there */
-	if (faccessat(capfd, KPROF_GPU_UPROBE_FILE, F_OK, AT_SYMLINK_NOFOLLOW))
+	if (faccessat(capfd, KPROF_SPOOL_CUDA_FILE, F_OK, AT_SYMLINK_NOFOLLOW))
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_GPU_UPROBE_FILE);
-	return kprof_gpu_use_uprobes(c->ghost, capfd, KPROF_GPU_UPROBE_FILE, path, err);
+	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_CUDA_FILE);
+	return kprof_gpu_use_uprobes(c->ghost, capfd, KPROF_SPOOL_CUDA_FILE, path, err);
 }
 
 static void gpu_track_label(const void *ctx, uint32_t core, char *buf, size_t len)
