@@ -8,13 +8,16 @@
  * thread, 4 threads at once), that only the traced process (and, when
  * asked, the processes it forks) is seen, that a full ring is counted,
  * and that a library without cuLaunchKernel is refused by name while one
- * without cuLaunchKernelEx is traced with the missing ones listed.
+ * without cuLaunchKernelEx is traced with the missing ones listed; and
+ * that libcuda.so.1 is found in a process's maps and by LD_LIBRARY_PATH.
  *
  * usage: kprof_cuda_host_test FULL_LIB NO_LAUNCH_LIB OLD_LIB
  * Exit 77 = BPF not permitted here (skipped, with the reason).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -385,6 +388,42 @@ static void test_symbols(const char *no_launch, const char *old)
 	printf("%s symbols\n", failures == f0 ? "ok" : "not ok");
 }
 
+/* where libcuda.so.1 is: a process's mapping, the loader's search */
+static void test_find_lib(const char *lib)
+{
+	char want[PATH_MAX], got[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 32], *sl;
+	struct kprof_err err = { 0 };
+	int f0 = failures, r;
+	pid_t p;
+
+	CHECK(realpath(lib, want), "realpath %s", lib);
+	r = kprof_cuda_find_lib(getpid(), NULL, got, sizeof(got), &err);
+	CHECK(!r && !strcmp(got, want), "this process's libcuda: %d '%s' (%s)", r, got, err.msg);
+	snprintf(dir, sizeof(dir), "%s", want);
+	sl = strrchr(dir, '/');
+	if (sl)
+		*sl = '\0';
+	snprintf(path, sizeof(path), "/nonexistent:%s", dir);
+	r = kprof_cuda_find_lib(0, path, got, sizeof(got), &err);
+	CHECK(!r && !strcmp(got, want), "LD_LIBRARY_PATH %s: %d '%s' (%s)", path, r, got,
+	      err.msg);
+	/* a process that has not loaded it: said, with what to do */
+	p = fork();
+	if (p == 0) {
+		execl("/bin/sleep", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	usleep(200 * 1000);
+	memset(&err, 0, sizeof(err));
+	r = kprof_cuda_find_lib(p, NULL, got, sizeof(got), &err);
+	CHECK(r == -ENOENT && strstr(err.msg, "has not loaded libcuda.so.1") &&
+	      strstr(err.msg, "--libcuda"), "a process without it: %d %s", r, err.msg);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	passed += failures == f0;
+	printf("%s find_lib\n", failures == f0 ? "ok" : "not ok");
+}
+
 int main(int argc, char **argv)
 {
 	const struct {
@@ -442,7 +481,9 @@ int main(int argc, char **argv)
 	test_pid_filter(argv[1]);
 	test_follow_forks(argv[1]);
 	test_ring_full(argv[1]);
+	/* before test_symbols maps a second libcuda.so.1 */
+	test_find_lib(argv[1]);
 	test_symbols(argv[2], argv[3]);
-	printf("%d passed, %d failed\n", passed, 7 - passed);
-	return passed == 7 && !failures ? 0 : 1;
+	printf("%d passed, %d failed\n", passed, 8 - passed);
+	return passed == 8 && !failures ? 0 : 1;
 }
