@@ -78,8 +78,8 @@ check:
 check-unit: bpf
 	$(MAKE) -C user check
 
-# Loads the BPF programs on this host against a pty (needs root and
-# tracefs). Skips loudly where BPF is not permitted; CI (CI=true) runs as
+# Loads the BPF programs on this host against a pty and a stand-in
+# libcuda.so.1 (needs root and tracefs). Skips loudly where BPF is not permitted; CI (CI=true) runs as
 # root, so there a skip is a failure.
 check-bpf: bpf
 	KPROF_REQUIRE_BPF=$(if $(filter true,$(CI)),1,$${KPROF_REQUIRE_BPF:-0}) $(MAKE) -C bpf check

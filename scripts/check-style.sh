@@ -68,7 +68,7 @@ user_extra_ignore() {
 	user/lib/kprof_nvml_api.h) \
 		echo ,NEW_TYPEDEFS,MULTISTATEMENT_MACRO_USE_DO_WHILE,TRAILING_SEMICOLON,COMPLEX_MACRO,MACRO_ARG_REUSE,SPACING ;;
 	# libbpf's read-only config: const volatile globals set before load.
-	bpf/kprof_ioctl.bpf.c) echo ,VOLATILE ;;
+	bpf/kprof_ioctl.bpf.c | bpf/kprof_cuda.bpf.c) echo ,VOLATILE ;;
 	# The mmapped ring's control page, which the kernel writes under us.
 	user/lib/kprof_dev.[ch] | bench/drain_bench.c | \
 	tests/kselftest/kprof_mmap_test.c | tests/kselftest/kprof_security_test.c | \

@@ -51,6 +51,10 @@
 #define KPROF_GHOST_API		1
 #define KPROF_GHOST_QUEUED	2
 #define KPROF_GHOST_CALLBACK	3
+/* not an agent's: the report's name for host times from kprofctl's libcuda
+ * uprobes (raw/cuda-uprobes.kspool), the agent then recording kernels only
+ */
+#define KPROF_GHOST_UPROBE	4
 
 /* kprof_grec_agent.clock: what CUPTI timestamps are */
 #define KPROF_GCLOCK_MONOTONIC	1	/* host CLOCK_MONOTONIC ns */

@@ -370,6 +370,7 @@ static void test_force(void)
 	write_file("cap/raw/device.kspool", "old spool\n");
 	write_file("cap/raw/config.json", "{}");
 	write_file("cap/raw/peaks.json", "{}");
+	write_file("cap/raw/cuda-uprobes.kspool", "uprobe calls\n");
 	link_to("../../victim", "cap/raw/host.kspool");
 
 	/* without FORCE_RAW (a report): raw/ stays */

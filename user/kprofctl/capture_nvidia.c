@@ -13,6 +13,7 @@
 #include "capture_child.h"
 #include "capture_nvidia.h"
 #include "kprof_agg.h"
+#include "kprof_bpf_cuda.h"
 #include "kprof_device.h"
 #include "kprof_err.h"
 #include "kprof_fs.h"
@@ -50,6 +51,7 @@ struct nv_opts {
 	const char *cupti;
 	const char *api;
 	const char *host_times;
+	const char *libcuda;		/* --libcuda */
 	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
@@ -85,9 +87,15 @@ static void print_help(FILE *f)
 		"      --host-times SRC  host times of the launch and sync calls: api (default:\n"
 		"                        CUPTI's API activity records, entry and exit),\n"
 		"                        callback (CUPTI's API callbacks, timestamped by the\n"
-		"                        agent: the same columns, no cheaper), or queued\n"
+		"                        agent: the same columns, no cheaper), queued\n"
 		"                        (CUPTI's latency timestamps on the kernel records:\n"
-		"                        when the launch left the queue, not the call)\n"
+		"                        when the launch left the queue, not the call), or\n"
+		"                        uprobe (BPF uprobes on libcuda's launch and sync\n"
+		"                        functions, root only, dearer than api; the agent then\n"
+		"                        records kernels only: --api is none; copies get no\n"
+		"                        host times)\n"
+		"      --libcuda PATH    uprobe: the libcuda.so.1 CMD loads (default: found\n"
+		"                        by LD_LIBRARY_PATH and the driver's usual places)\n"
 		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
 		"                        the sudo user); by default as kprofctl capture does:\n"
 		"                        the sudo user under sudo, else kprofctl's own user\n"
@@ -98,7 +106,7 @@ static void print_help(FILE *f)
 
 enum {
 	OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
-	OPT_CUPTI, OPT_API, OPT_HOST_TIMES
+	OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA
 };
 
 int capture_nvidia_wanted(int argc, char **argv)
@@ -119,6 +127,11 @@ int capture_nvidia_wanted(int argc, char **argv)
 	return 0;
 }
 
+static int uprobe_mode(const struct nv_opts *o)
+{
+	return o->host_times && !strcmp(o->host_times, "uprobe");
+}
+
 static int parse(int argc, char **argv, struct nv_opts *o)
 {
 	static const struct option lo[] = {
@@ -133,6 +146,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		{ "cupti", required_argument, NULL, OPT_CUPTI },
 		{ "api", required_argument, NULL, OPT_API },
 		{ "host-times", required_argument, NULL, OPT_HOST_TIMES },
+		{ "libcuda", required_argument, NULL, OPT_LIBCUDA },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -191,11 +205,14 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 			break;
 		case OPT_HOST_TIMES:
 			if (strcmp(optarg, "callback") && strcmp(optarg, "api") &&
-			    strcmp(optarg, "queued"))
+			    strcmp(optarg, "queued") && strcmp(optarg, "uprobe"))
 				return kprofctl_usage_error("capture",
-							    "bad --host-times '%s' (callback, api, queued)",
+							    "bad --host-times '%s' (callback, api, queued, uprobe)",
 							    optarg);
 			o->host_times = optarg;
+			break;
+		case OPT_LIBCUDA:
+			o->libcuda = optarg;
 			break;
 		case 'u':
 			o->user = optarg;
@@ -210,6 +227,12 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 	}
 	if (!have_dev)
 		return kprofctl_usage_error("capture", "--device nvidia:N is required");
+	if (o->libcuda && !uprobe_mode(o))
+		return kprofctl_usage_error("capture", "--libcuda is for --host-times uprobe");
+	if (uprobe_mode(o) && o->api && strcmp(o->api, "none"))
+		return kprofctl_usage_error("capture",
+					    "--host-times uprobe takes the calls from the uprobes: --api %s cannot go with it",
+					    o->api);
 	if (optind >= argc)
 		return kprofctl_usage_error("capture",
 					    "no command: kprofctl capture --device %s -- CMD [ARGS]",
@@ -251,7 +274,88 @@ static int find_agent(const struct nv_opts *o, char *out, size_t len)
 	return -1;
 }
 
-static char *config_json(const struct nv_opts *o, const char *agent,
+/*
+ * --host-times uprobe: libcuda's calls of CMD and the processes it
+ * forks, from the BPF uprobes, into raw/cuda-uprobes.kspool as they come
+ * (kprof_gpu.h: the report joins them to the agent's kernel records).
+ */
+struct uprobe_cap {
+	char lib[PATH_MAX];
+	char missing[512];		/* functions the library lacks */
+	struct kprof_cuda_uprobes *u;
+	struct kprof_spool_writer *w;
+	int werr;			/* a write failed: said once */
+};
+
+static int uprobe_event(const struct kprof_cuda_event *ev, void *ctx)
+{
+	struct uprobe_cap *up = ctx;
+	struct kprof_err err = { 0 };
+
+	if (!up->werr && kprof_spool_append(up->w, ev, sizeof(*ev), &err)) {
+		kprofctl_err("writing the uprobe calls: %s; the capture goes on without them",
+			     err.msg);
+		up->werr = 1;
+	}
+	return 0;
+}
+
+/* Attach to CMD's process (held, not yet exec'd) and its children. */
+static int uprobe_start(struct uprobe_cap *up, struct kprof_outdir *od, pid_t pid)
+{
+	struct kprof_cuda_target t = { .lib = up->lib, .tgid = pid, .follow_forks = 1 };
+	struct kprof_err err = { 0 };
+	struct kprof_outdir *raw = kprof_outdir_sub(od, KPROF_SPOOL_DIR, &err);
+
+	if (raw)
+		up->w = kprof_spool_create_in(raw, KPROF_SPOOL_CUDA_NAME, KPROF_SPOOL_HOST, NULL,
+					      NULL, &err);
+	if (!up->w) {
+		kprofctl_err("cannot create %s: %s", KPROF_SPOOL_CUDA_FILE, err.msg);
+		return -1;
+	}
+	if (kprof_cuda_bpf_open(&t, uprobe_event, up, &up->u, &err)) {
+		kprofctl_err("--host-times uprobe: %s", err.msg);
+		return -1;
+	}
+	snprintf(up->missing, sizeof(up->missing), "%s", kprof_cuda_bpf_missing(up->u));
+	return 0;
+}
+
+static void uprobe_drain(void *ctx)
+{
+	struct uprobe_cap *up = ctx;
+
+	if (up && up->u)
+		kprof_cuda_bpf_consume(up->u);
+}
+
+/* The last calls, the counters, and the spool closed: 0 or -1. */
+static int uprobe_end(struct uprobe_cap *up)
+{
+	struct kprof_cuda_bpf_stats st;
+	struct kprof_err err = { 0 };
+	int ret = 0;
+
+	if (up->u) {
+		kprof_cuda_bpf_consume(up->u);
+		if (!kprof_cuda_bpf_stats(up->u, &st) && !up->werr &&
+		    kprof_spool_append(up->w, &st, sizeof(st), &err)) {
+			kprofctl_err("writing the uprobe counters: %s", err.msg);
+			ret = -1;
+		}
+		kprof_cuda_bpf_close(up->u);
+		up->u = NULL;
+	}
+	if (up->w && kprof_spool_close(up->w, &err)) {
+		kprofctl_err("closing %s: %s", KPROF_SPOOL_CUDA_FILE, err.msg);
+		ret = -1;
+	}
+	up->w = NULL;
+	return ret;
+}
+
+static char *config_json(const struct nv_opts *o, const char *agent, const struct uprobe_cap *up,
 			 const struct kprof_user *as, int status, double wall_s, int exec_errno)
 {
 	json_object *j = json_object_new_object(), *a = json_object_new_array(), *r;
@@ -270,6 +374,11 @@ static char *config_json(const struct nv_opts *o, const char *agent,
 	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
 	json_object_object_add(j, "host_times", json_object_new_string(o->host_times ?
 							o->host_times : "api"));
+	if (up) {
+		json_object_object_add(j, "libcuda", json_object_new_string(up->lib));
+		json_object_object_add(j, "libcuda_missing",
+				       json_object_new_string(up->missing));
+	}
 	r = json_object_new_object();
 	json_object_object_add(r, "uid", json_object_new_int64(as->uid));
 	if (exec_errno)
@@ -329,8 +438,10 @@ static void describe(const struct nv_opts *o, struct kprof_device_info *info,
  * running in its group is stopped. 0 with ch's status, or -1.
  */
 static int run_cmd(const struct nv_opts *o, const struct kprof_user *as,
-		   struct capture_child *ch)
+		   struct capture_child *ch, struct kprof_outdir *od, struct uprobe_cap *up)
 {
+	/* with uprobes, the ring is read between signals */
+	const struct timespec tick = { 0, 50 * 1000 * 1000 };
 	sigset_t mask, old;
 	int sig;
 
@@ -344,16 +455,23 @@ static int run_cmd(const struct nv_opts *o, const struct kprof_user *as,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
+	if (up && uprobe_start(up, od, ch->pid)) {
+		capture_child_abandon(ch);
+		uprobe_end(up);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
 	if (!capture_child_release(ch, o->cmd[0])) {
 		capture_child_reap(ch);
 		while (!ch->exited) {
-			sig = sigwaitinfo(&mask, NULL);
+			sig = up ? sigtimedwait(&mask, NULL, &tick) : sigwaitinfo(&mask, NULL);
 			if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 				capture_child_signal(ch, sig);
+			uprobe_drain(up);
 			capture_child_reap(ch);
 		}
 	}
-	capture_child_stop(ch, "the workload's main process ended", NULL, NULL);
+	capture_child_stop(ch, "the workload's main process ended", up ? uprobe_drain : NULL, up);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
@@ -370,6 +488,7 @@ int capture_nvidia(int argc, char **argv)
 	struct kprof_err err = { 0 };
 	struct kprof_user as;
 	struct capture_child ch = { .pid = -1, .go_fd = -1, .ex_fd = -1 };
+	struct uprobe_cap ucap = { .lib = "" }, *up = NULL;
 	struct timespec t0, t1;
 	struct nv_opts o;
 	char dir[PATH_MAX], agent_dir[PATH_MAX + 8], rawdir[PATH_MAX], agent[PATH_MAX + 32];
@@ -382,6 +501,19 @@ int capture_nvidia(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (find_agent(&o, agent, sizeof(agent)))
 		return KPROFCTL_EXIT_FAIL;
+	if (uprobe_mode(&o)) {
+		/* before anything is made: a failure here loses nothing */
+		up = &ucap;
+		if (o.libcuda && (!realpath(o.libcuda, up->lib) || access(up->lib, R_OK))) {
+			kprofctl_err("--libcuda %s: %s", o.libcuda, strerror(errno));
+			return KPROFCTL_EXIT_FAIL;
+		}
+		if (!o.libcuda && kprof_cuda_find_lib(0, getenv("LD_LIBRARY_PATH"), up->lib,
+						      sizeof(up->lib), &err)) {
+			kprofctl_err("--host-times uprobe: %s", err.msg);
+			return KPROFCTL_EXIT_FAIL;
+		}
+	}
 	if (o.outdir) {
 		snprintf(dir, sizeof(dir), "%s", o.outdir);
 	} else {
@@ -424,19 +556,23 @@ int capture_nvidia(int argc, char **argv)
 	/* the agent's environment, for CMD and every CUDA process it starts */
 	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
 	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
-	    (o.api && setenv("KPROF_AGENT_API", o.api, 1)) ||
-	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times ? o.host_times : "api", 1)) {
+	    ((o.api || up) && setenv("KPROF_AGENT_API", up ? "none" : o.api, 1)) ||
+	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times && !up ? o.host_times : "api", 1)) {
 		kprofctl_err("setenv: %s", strerror(errno));
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (run_cmd(&o, &as, &ch))
+	if (run_cmd(&o, &as, &ch, od, up))
 		goto out;
+	/* the calls are written before the report reads them */
+	if (up && uprobe_end(up))
+		kprofctl_warn("the uprobe calls may be incomplete (%s): see summary.txt",
+			      KPROF_SPOOL_CUDA_FILE);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	st = ch.status;
 	exec_errno = ch.exec_errno ? ch.exec_errno : ch.setup_errno;
 
-	cfg = config_json(&o, agent, &as, st, (double)(t1.tv_sec - t0.tv_sec) +
+	cfg = config_json(&o, agent, up, &as, st, (double)(t1.tv_sec - t0.tv_sec) +
 			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, exec_errno);
 	ro.config_json = cfg;
 	ro.op_filter = o.op_filter;

@@ -11,6 +11,7 @@
  */
 #include "kprof_bpf.h"
 #include "kprof_array_size.h"
+#include "kprof_bpf_priv.h"
 #include "kprof_env.h"
 
 #include <errno.h>
@@ -47,9 +48,9 @@ struct kprof_bpf {
  * that a failed attempt can say why, instead of spraying stderr;
  * KPROF_BPF_DEBUG=1 shows everything.
  */
-static char libbpf_last[512];
+char kprof_bpf_libbpf_last[512];
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+int kprof_bpf_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char line[256];
 	size_t n;
@@ -62,8 +63,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	n = strcspn(line, "\n");
 	line[n] = '\0';
 	/* The first warning of an attempt is the cause; later ones echo it. */
-	if (n && !libbpf_last[0])
-		snprintf(libbpf_last, sizeof(libbpf_last), "%s", line);
+	if (n && !kprof_bpf_libbpf_last[0])
+		snprintf(kprof_bpf_libbpf_last, sizeof(kprof_bpf_libbpf_last), "%s", line);
 	return 0;
 }
 
@@ -113,12 +114,12 @@ static int has_cap(int cap)
 }
 
 /* True when EPERM cannot be for lack of capabilities. */
-static int bpf_capable_now(void)
+int kprof_bpf_capable_now(void)
 {
 	return has_cap(CAP_SYS_ADMIN) || (has_cap(CAP_BPF) && has_cap(CAP_PERFMON));
 }
 
-static int eperm_error(struct kprof_err *err)
+int kprof_bpf_eperm_error(struct kprof_err *err)
 {
 	char missing[96] = "";
 
@@ -182,10 +183,10 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 {
 	struct bpf_program *progs[2], *p;
 	struct kprof_ioctl_bpf *s;
-	const char *stage = "open";
+	const char *stage = "open", *last = kprof_bpf_libbpf_last;
 	int ret;
 
-	libbpf_last[0] = '\0';
+	kprof_bpf_libbpf_last[0] = '\0';
 	s = kprof_ioctl_bpf__open();
 	if (!s) {
 		ret = -errno;
@@ -267,8 +268,8 @@ fail:
 	if (!ret)
 		ret = -EINVAL;
 	snprintf(why, whylen, "%s failed: %s%s%s", stage, strerror(-ret),
-		 libbpf_last[0] ? " (" : "", libbpf_last[0] ? libbpf_last : "");
-	if (libbpf_last[0])
+		 last[0] ? " (" : "", last);
+	if (last[0])
 		strncat(why, ")", whylen - strlen(why) - 1);
 	if (ret == -ENOENT && hook == KPROF_BPF_HOOK_TP && !strcmp(stage, "attach"))
 		strncat(why, "; is tracefs mounted? mount -t tracefs nodev /sys/kernel/tracing",
@@ -303,14 +304,14 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 				     "BPF ring size %u is not a power of two >= the page size",
 				     t->ring_bytes);
 	/* Tracing programs need these whatever the hook: say so up front. */
-	if (!bpf_capable_now())
-		return eperm_error(err);
+	if (!kprof_bpf_capable_now())
+		return kprof_bpf_eperm_error(err);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	b->cb = cb;
 	b->ctx = ctx;
-	libbpf_set_print(libbpf_print);
+	libbpf_set_print(kprof_bpf_libbpf_print);
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (t->hook != KPROF_BPF_HOOK_AUTO && t->hook != order[i])
@@ -323,9 +324,9 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 		 * With them, EPERM is kernel policy for this hook kind (e.g. a
 		 * kernel that refuses fentry trampolines): try the next one.
 		 */
-		if ((ret == -EPERM || ret == -EACCES) && !bpf_capable_now()) {
+		if ((ret == -EPERM || ret == -EACCES) && !kprof_bpf_capable_now()) {
 			kprof_bpf_close(b);
-			return eperm_error(err);
+			return kprof_bpf_eperm_error(err);
 		}
 		if (ret == -EPERM)
 			strncat(why,

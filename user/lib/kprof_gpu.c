@@ -4,6 +4,7 @@
  */
 #include "kprof_gpu.h"
 #include "kprof_array_size.h"
+#include "kprof_bpf_cuda.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +41,12 @@ struct kprof_gpu_src {
 	struct track tracks[KPROF_GPU_MAX_TRACKS];
 	uint32_t ntracks;
 	struct launch *launches;	/* LAUNCH_RING, device view */
+	/* host view with the uprobes' calls: their spool, the joined events */
+	struct kprof_spool_reader *ur;
+	struct kprof_host_event *uev;
+	size_t nuev, uidx;
+	int uready;
+	struct kprof_gpu_uprobes us;
 	size_t qlen, qoff;
 	uint64_t q[QBUF / 8];		/* 8-byte aligned records */
 };
@@ -86,6 +93,8 @@ void kprof_gpu_free(struct kprof_gpu_src *s)
 	if (!s)
 		return;
 	kprof_spool_free(s->r);
+	kprof_spool_free(s->ur);
+	free(s->uev);
 	for (uint32_t i = 0; i < KPROF_GNAME_SLOTS; i++)
 		free(s->names[i]);
 	free(s->launches);
@@ -108,6 +117,7 @@ int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err)
 	s->qoff = 0;
 	if (s->launches)
 		memset(s->launches, 0, LAUNCH_RING * sizeof(*s->launches));
+	s->uidx = 0;
 	return kprof_spool_rewind(s->r, err);
 }
 
@@ -146,6 +156,8 @@ void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *b
 
 const char *kprof_gpu_host_times_name(uint32_t host_times)
 {
+	if (host_times == KPROF_GHOST_UPROBE)
+		return "uprobe";
 	return host_times == KPROF_GHOST_QUEUED ? "queued" :
 	       host_times == KPROF_GHOST_CALLBACK ? "callback" : "api";
 }
@@ -154,8 +166,12 @@ const char *kprof_gpu_host_times_name(uint32_t host_times)
 #define HOST_TIMES_API_DESC "CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)"
 #define HOST_TIMES_CALLBACK_DESC "CUPTI API callbacks of the launch and sync calls (entry and exit timestamps taken by the agent on the calling thread)"
 
+#define HOST_TIMES_UPROBE_DESC "BPF uprobes on libcuda's launch and sync functions (entry and return on the calling thread), joined to the kernel records by call order (docs/architecture.md)"
+
 const char *kprof_gpu_host_times_desc(uint32_t host_times)
 {
+	if (host_times == KPROF_GHOST_UPROBE)
+		return HOST_TIMES_UPROBE_DESC;
 	return host_times == KPROF_GHOST_QUEUED ? HOST_TIMES_QUEUED_DESC :
 	       host_times == KPROF_GHOST_CALLBACK ? HOST_TIMES_CALLBACK_DESC : HOST_TIMES_API_DESC;
 }
@@ -457,9 +473,198 @@ static void host_queued(struct kprof_gpu_src *s, const struct kprof_grec_kernel 
 	memcpy(ev->comm, s->st.comm, sizeof(ev->comm));
 }
 
+/* ---- host view from the libcuda uprobes ---- */
+
+int kprof_gpu_use_uprobes(struct kprof_gpu_src *s, int dirfd, const char *rel,
+			  const char *shown, struct kprof_err *err)
+{
+	if (s->view != KPROF_GPU_VIEW_HOST)
+		return kprof_err_set(err, EINVAL, "uprobe calls are for the host view");
+	s->ur = kprof_spool_openat(dirfd, rel, shown, err);
+	if (!s->ur)
+		return -(err->code ? err->code : EIO);
+	if (kprof_spool_header(s->ur)->kind != KPROF_SPOOL_HOST)
+		return kprof_err_set(err, EBADMSG, "%s is not a host spool", shown ? shown : rel);
+	s->us.used = 1;
+	return 0;
+}
+
+const struct kprof_gpu_uprobes *kprof_gpu_uprobe_stats(const struct kprof_gpu_src *s)
+{
+	return &s->us;
+}
+
+/* grows *arr (of elem bytes) to hold n + 1; 0 or -ENOMEM */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 4096;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+/* The process's kernels (correlation id, GPU start on the host clock). */
+static int uprobe_kernels(struct kprof_gpu_src *s, struct kprof_cj_kernel **out, size_t *n,
+			  struct kprof_err *err)
+{
+	const struct kprof_rec_hdr *r;
+	size_t cap = 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	while ((ret = kprof_spool_next(s->r, &r, err)) == KPROF_REC_OK) {
+		const struct kprof_grec_kernel *k = (const void *)r;
+
+		if (r->type == KPROF_GREC_AGENT) {
+			agent_rec(s, (const void *)r);
+			continue;
+		}
+		if (r->type != KPROF_GREC_KERNEL)
+			continue;
+		if (grow((void **)out, &cap, *n, sizeof(**out)))
+			return kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
+		(*out)[(*n)++] = (struct kprof_cj_kernel){ k->correlation,
+							    host_ns(s, k->start_ns) };
+	}
+	if (ret != KPROF_REC_END)
+		return -(err->code ? err->code : EBADMSG);
+	return kprof_spool_rewind(s->r, err);
+}
+
+/* The process's calls from the uprobe spool, and the capture's counters. */
+static int uprobe_calls(struct kprof_gpu_src *s, struct kprof_cuda_event **out, size_t *n,
+			struct kprof_err *err)
+{
+	const struct kprof_rec_hdr *r;
+	size_t cap = 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	while ((ret = kprof_spool_next(s->ur, &r, err)) == KPROF_REC_OK) {
+		const struct kprof_cuda_event *e = (const void *)r;
+
+		if (r->type == KPROF_HREC_CUDA_STATS) {
+			memcpy(&s->us.bpf, r, sizeof(s->us.bpf));
+			s->us.have_bpf_stats = 1;
+			continue;
+		}
+		if (r->type != KPROF_HREC_CUDA)
+			continue;
+		if (e->pid != s->st.pid) {
+			s->us.other_pids++;
+			continue;
+		}
+		if (grow((void **)out, &cap, *n, sizeof(**out)))
+			return kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
+		(*out)[(*n)++] = *e;
+	}
+	return ret == KPROF_REC_END ? 0 : -(err->code ? err->code : EBADMSG);
+}
+
+static int cmp_host_enter(const void *a, const void *b)
+{
+	const struct kprof_host_event *x = a, *y = b;
+
+	return (x->enter_ns > y->enter_ns) - (x->enter_ns < y->enter_ns);
+}
+
+/*
+ * The join (kprof_cudajoin.h), then one host event per call: a launch
+ * with the correlation id it was joined to (a failed one with its error
+ * and no op; an unjoined one is left out, counted), a sync with seq 0
+ * (it covers the ops launched before it entered). Sorted by entry.
+ */
+static int uprobe_prepare(struct kprof_gpu_src *s, struct kprof_err *err)
+{
+	struct kprof_cj_kernel *k = NULL;
+	struct kprof_cuda_event *ev = NULL;
+	struct kprof_cj_call *calls = NULL;
+	uint32_t *corr = NULL;
+	size_t nk, ne, nc = 0;
+	int ret;
+
+	ret = uprobe_kernels(s, &k, &nk, err);
+	if (!ret)
+		ret = uprobe_calls(s, &ev, &ne, err);
+	if (ret)
+		goto out;
+	s->us.calls = ne;
+	calls = calloc(ne ? ne : 1, sizeof(*calls));
+	corr = calloc(ne ? ne : 1, sizeof(*corr));
+	s->uev = calloc(ne ? ne : 1, sizeof(*s->uev));
+	if (!calls || !corr || !s->uev) {
+		ret = kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
+		goto out;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		int role = kprof_cuda_fn_role(ev[i].fn);
+
+		if (role == 1)
+			s->us.launches++;
+		else if (role == 2)
+			s->us.syncs++;
+		if (role == 1 && ev[i].ret)
+			s->us.failed_launches++;
+		if (role == 1 && !ev[i].ret)
+			calls[nc++] = (struct kprof_cj_call){ .enter_ns = ev[i].enter_ns,
+				.exit_ns = ev[i].exit_ns, .tid = ev[i].tid, .index = (uint32_t)i };
+	}
+	kprof_cudajoin(calls, nc, k, nk, &s->us.join);
+	for (size_t i = 0; i < nc; i++)
+		corr[calls[i].index] = calls[i].corr;
+	s->nuev = 0;
+	for (size_t i = 0; i < ne; i++) {
+		int role = kprof_cuda_fn_role(ev[i].fn);
+		struct kprof_host_event *h = &s->uev[s->nuev];
+
+		if (!role || (role == 1 && !ev[i].ret && !corr[i]))
+			continue;
+		memset(h, 0, sizeof(*h));
+		h->type = KPROF_HREC_IOCTL;
+		h->size = sizeof(*h);
+		h->enter_ns = ev[i].enter_ns;
+		h->exit_ns = ev[i].exit_ns;
+		h->pid = ev[i].pid;
+		h->tid = ev[i].tid;
+		h->cmd = (uint32_t)KPROF_GDOMAIN_UPROBE << 16 | (ev[i].fn & 0xffff);
+		h->role = role == 1 ? KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
+		/* kprof's rule: ret < 0 is a failed call (no op) */
+		h->ret = ev[i].ret ? -(int64_t)(uint32_t)ev[i].ret : 0;
+		h->seq = role == 1 && !ev[i].ret ? corr[i] : 0;
+		memcpy(h->comm, s->st.comm, sizeof(h->comm));
+		s->nuev++;
+	}
+	qsort(s->uev, s->nuev, sizeof(*s->uev), cmp_host_enter);
+out:
+	free(k);
+	free(ev);
+	free(calls);
+	free(corr);
+	return ret;
+}
+
 int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 		   struct kprof_err *err)
 {
+	if (s->ur) {
+		if (!s->uready && uprobe_prepare(s, err))
+			return KPROF_REC_BAD;
+		s->uready = 1;
+		if (s->uidx >= s->nuev)
+			return KPROF_REC_END;
+		*rec = (const void *)&s->uev[s->uidx++];
+		return KPROF_REC_OK;
+	}
 	for (;;) {
 		const struct kprof_rec_hdr *r;
 		int ret;

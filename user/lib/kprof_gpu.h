@@ -27,6 +27,7 @@
 #include <linux/kprof.h>
 #include <kprof/gpu_rec.h>
 
+#include "kprof_cudajoin.h"
 #include "kprof_err.h"
 #include "kprof_spool.h"
 #include "kprof_timesync.h"
@@ -83,6 +84,27 @@ struct kprof_gpu_stats {
 	} errors[KPROF_GPU_MAX_ERRORS];
 };
 
+/*
+ * Host times from the libcuda uprobes (capture --host-times uprobe):
+ * kprofctl writes every traced call to raw/cuda-uprobes.kspool
+ * (KPROF_SPOOL_CUDA_FILE, kprof_spool.h: KPROF_HREC_CUDA records, then one
+ * KPROF_HREC_CUDA_STATS), the agent
+ * records kernels only, and the host view joins the two
+ * (kprof_cudajoin.h) in place of the agent's API records.
+ */
+/* kprof_host_event.cmd of a call seen by the uprobes: domain << 16 | fn */
+#define KPROF_GDOMAIN_UPROBE	4
+
+struct kprof_gpu_uprobes {
+	int used;			/* the host view's calls are the uprobes' */
+	uint64_t calls;			/* calls of the process read */
+	uint64_t other_pids;		/* calls of other processes (not joined) */
+	uint64_t launches, failed_launches, syncs;
+	int have_bpf_stats;		/* the capture's closing record was there */
+	struct kprof_cuda_bpf_stats bpf;
+	struct kprof_cj_stats join;
+};
+
 struct kprof_gpu_src;
 
 /* The spool at rel in dirfd (kprof_spool_openat rules: no links, a regular
@@ -107,11 +129,22 @@ const struct kprof_gpu_stats *kprof_gpu_stats(const struct kprof_gpu_src *s);
  * host CLOCK_MONOTONIC already).
  */
 void kprof_gpu_set_fit(struct kprof_gpu_src *s, const struct kprof_tsfit *fit);
+/*
+ * Host view: take the launch and sync calls from the uprobe spool rel
+ * (in dirfd; shown names it in messages) instead of the agent's API
+ * records. The join is made on the first kprof_gpu_next() (after
+ * kprof_gpu_set_fit), and holds every call and kernel of the process in
+ * memory until kprof_gpu_free (about 70 bytes a kernel).
+ */
+int kprof_gpu_use_uprobes(struct kprof_gpu_src *s, int dirfd, const char *rel,
+			  const char *shown, struct kprof_err *err);
+/* What the uprobe source gave (used = 0 when it is not in use). */
+const struct kprof_gpu_uprobes *kprof_gpu_uprobe_stats(const struct kprof_gpu_src *s);
 /* Tracks seen so far and the name of one: "GPU D stream S". */
 uint32_t kprof_gpu_ntracks(const struct kprof_gpu_src *s);
 void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *buf,
 			  size_t len);
-/* "api", "callback" or "queued": the host_times of kprof_gpu_stats, for the outputs */
+/* "api", "callback", "queued" or "uprobe" (KPROF_GHOST_UPROBE): for the outputs */
 const char *kprof_gpu_host_times_name(uint32_t host_times);
 /* ... and what that means, in a phrase */
 const char *kprof_gpu_host_times_desc(uint32_t host_times);

@@ -30,6 +30,10 @@ static inline size_t min_size(unsigned int type)
 		return sizeof(struct kprof_host_event);
 	if (type == KPROF_HREC_BPF_STATS)
 		return sizeof(struct kprof_host_bpf_stats);
+	if (type == KPROF_HREC_CUDA)
+		return sizeof(struct kprof_cuda_event);
+	if (type == KPROF_HREC_CUDA_STATS)
+		return sizeof(struct kprof_cuda_bpf_stats);
 	switch (type) {
 	case KPROF_GREC_AGENT:		return sizeof(struct kprof_grec_agent);
 	/* older agents' kernel records lack the latency timestamps */
@@ -60,6 +64,8 @@ const char *kprof_rec_type_name(unsigned int type)
 	case KPROF_REC_STATE:		return "STATE";
 	case KPROF_HREC_IOCTL:		return "IOCTL";
 	case KPROF_HREC_BPF_STATS:	return "BPF_STATS";
+	case KPROF_HREC_CUDA:		return "CUDA_CALL";
+	case KPROF_HREC_CUDA_STATS:	return "CUDA_BPF_STATS";
 	case KPROF_GREC_AGENT:		return "GPU_AGENT";
 	case KPROF_GREC_KERNEL:		return "GPU_KERNEL";
 	case KPROF_GREC_COPY:		return "GPU_COPY";

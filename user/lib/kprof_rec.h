@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <linux/kprof.h>
 #include <kprof/host_event.h>
+#include <kprof/cuda_event.h>
 #include <kprof/gpu_rec.h>
 
 #include "kprof_err.h"

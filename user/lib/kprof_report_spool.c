@@ -441,6 +441,55 @@ static int64_t config_ring_lost(const char *config)
 }
 
 /* NVIDIA: where the data came from and what the agent could not do. */
+/* KPROF_GHOST_* of the host times the outputs use */
+static uint32_t gpu_host_times(const struct spool_report *c)
+{
+	if (c->ghost && kprof_gpu_uprobe_stats(c->ghost)->used)
+		return KPROF_GHOST_UPROBE;
+	return kprof_gpu_stats(c->gdev)->host_times;
+}
+
+/* --host-times uprobe: the calls, the join and the BPF counters */
+static void summary_uprobes(FILE *f, const struct spool_report *c)
+{
+	const struct kprof_gpu_uprobes *u = c->ghost ? kprof_gpu_uprobe_stats(c->ghost) : NULL;
+	const struct kprof_cj_stats *j;
+	const struct kprof_cuda_bpf_stats *b;
+
+	if (!u || !u->used)
+		return;
+	j = &u->join;
+	b = &u->bpf;
+	fprintf(f, "  uprobe calls of this process: %" PRIu64 " (launches %" PRIu64
+		", failed %" PRIu64 ", syncs %" PRIu64 "); of other processes: %" PRIu64 "\n",
+		u->calls, u->launches, u->failed_launches, u->syncs, u->other_pids);
+	fprintf(f, "  launches joined to kernels: %" PRIu64 " of %" PRIu64
+		" (ambiguous: %" PRIu64 ", calls that overlapped another thread's)\n",
+		j->matched, j->launches, j->ambiguous);
+	fprintf(f, "  kernel launches without a launch call: %" PRIu64
+		" (started before the next call: %" PRIu64 ")%s\n",
+		j->kernels_unmatched, j->causal_skips, j->kernels_unmatched ?
+		"  <-- these ops have no host times: launched by a function kprof does not probe, or calls lost"
+		: "");
+	fprintf(f, "  launch calls without a kernel: %" PRIu64 "%s\n", j->calls_unmatched,
+		j->calls_unmatched ?
+		"  <-- kernel records missing (CUPTI drops?): the join after the first is not exact"
+		: "");
+	if (!u->have_bpf_stats) {
+		fprintf(f, "%s\n",
+			"  BPF counters: missing (kprofctl did not end the capture)  <-- calls may be lost");
+		return;
+	}
+	fprintf(f, "  BPF: %llu calls delivered, lost %llu (ring full), returns without entry %llu",
+		(unsigned long long)b->events, (unsigned long long)b->reserve_failed,
+		(unsigned long long)b->unmatched_exit);
+	fprintf(f, ", nested %llu, entries not stored %llu, processes not followed %llu%s\n",
+		(unsigned long long)b->nested, (unsigned long long)b->inflight_full,
+		(unsigned long long)b->tgid_full,
+		b->reserve_failed || b->unmatched_exit || b->nested || b->inflight_full ||
+		b->tgid_full ? "  <-- calls are missing" : "");
+}
+
 static void summary_gpu(FILE *f, const struct spool_report *c)
 {
 	const struct kprof_gpu_stats *g;
@@ -455,8 +504,10 @@ static void summary_gpu(FILE *f, const struct spool_report *c)
 	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool\n", g->pid,
 		g->comm[0] ? g->comm : "?", g->ppid, g->cupti_version,
 		c->gspools[c->gpick].pid);
-	fprintf(f, "  host timestamps (%s): %s\n", kprof_gpu_host_times_name(g->host_times),
-		kprof_gpu_host_times_desc(g->host_times));
+	fprintf(f, "  host timestamps (%s): %s\n",
+		kprof_gpu_host_times_name(gpu_host_times(c)),
+		kprof_gpu_host_times_desc(gpu_host_times(c)));
+	summary_uprobes(f, c);
 	if (g->clock == KPROF_GCLOCK_MONOTONIC)
 		fprintf(f,
 			"  clock: CUPTI timestamps are host CLOCK_MONOTONIC (the agent's timestamp callback); no conversion\n");
@@ -693,11 +744,40 @@ static json_object *fit_json(const struct kprof_tsfit *f)
 	return o;
 }
 
+/* params.json "gpu"."uprobes": the calls, the join, the BPF counters */
+static json_object *uprobes_json(const struct kprof_gpu_uprobes *u)
+{
+	json_object *o = json_object_new_object();
+
+#define ADD(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+	ADD("calls", u->calls);
+	ADD("launches", u->launches);
+	ADD("failed_launches", u->failed_launches);
+	ADD("syncs", u->syncs);
+	ADD("other_process_calls", u->other_pids);
+	ADD("kernel_launches", u->join.launches);
+	ADD("joined", u->join.matched);
+	ADD("joined_ambiguous", u->join.ambiguous);
+	ADD("kernels_without_launch", u->join.kernels_unmatched);
+	ADD("kernels_without_launch_causal", u->join.causal_skips);
+	ADD("calls_without_kernel", u->join.calls_unmatched);
+	json_object_object_add(o, "bpf_stats", json_object_new_boolean(u->have_bpf_stats));
+	ADD("bpf_events", u->bpf.events);
+	ADD("bpf_lost", u->bpf.reserve_failed);
+	ADD("bpf_unmatched_exit", u->bpf.unmatched_exit);
+	ADD("bpf_nested", u->bpf.nested);
+	ADD("bpf_inflight_full", u->bpf.inflight_full);
+	ADD("bpf_tgid_full", u->bpf.tgid_full);
+#undef ADD
+	return o;
+}
+
 /* params.json "gpu": the agent's account of itself (NVIDIA captures) */
 static json_object *gpu_json(const struct spool_report *c)
 {
 	json_object *o = json_object_new_object(), *e, *sp = json_object_new_array();
 	const struct kprof_gpu_stats *g;
+	uint32_t ht;
 
 #define ADD(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
 	for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++) {
@@ -712,10 +792,14 @@ static json_object *gpu_json(const struct spool_report *c)
 	if (!c->gdev)
 		return o;
 	g = kprof_gpu_stats(c->gdev);
+	ht = gpu_host_times(c);
 	json_object_object_add(o, "host_times",
-			       json_object_new_string(kprof_gpu_host_times_name(g->host_times)));
+			       json_object_new_string(kprof_gpu_host_times_name(ht)));
 	json_object_object_add(o, "host_timestamps",
-			       json_object_new_string(kprof_gpu_host_times_desc(g->host_times)));
+			       json_object_new_string(kprof_gpu_host_times_desc(ht)));
+	if (ht == KPROF_GHOST_UPROBE)
+		json_object_object_add(o, "uprobes",
+				       uprobes_json(kprof_gpu_uprobe_stats(c->ghost)));
 	ADD("queued_launches", g->queued_launches);
 	json_object_object_add(o, "clock",
 			       json_object_new_string(g->clock == KPROF_GCLOCK_MONOTONIC ?
@@ -957,7 +1041,13 @@ static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir,
 	if (!c->gdev)
 		return -(err ? err->code : EIO);
 	c->ghost = kprof_gpu_openat(capfd, rel, path, KPROF_GPU_VIEW_HOST, err);
-	return c->ghost ? 0 : -(err ? err->code : EIO);
+	if (!c->ghost)
+		return -(err ? err->code : EIO);
+	/* capture --host-times uprobe: the launch and sync calls are there */
+	if (faccessat(capfd, KPROF_SPOOL_CUDA_FILE, F_OK, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_CUDA_FILE);
+	return kprof_gpu_use_uprobes(c->ghost, capfd, KPROF_SPOOL_CUDA_FILE, path, err);
 }
 
 static void gpu_track_label(const void *ctx, uint32_t core, char *buf, size_t len)

@@ -45,6 +45,9 @@
 #define KPROF_SPOOL_HOST_NAME	"host.kspool"
 #define KPROF_SPOOL_DEVICE_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_DEVICE_NAME
 #define KPROF_SPOOL_HOST_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_HOST_NAME
+/* NVIDIA, capture --host-times uprobe: libcuda calls (<kprof/cuda_event.h>) */
+#define KPROF_SPOOL_CUDA_NAME	"cuda-uprobes.kspool"
+#define KPROF_SPOOL_CUDA_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_CUDA_NAME
 /* one per CUDA process of an NVIDIA capture: raw/gpu-PID.kspool */
 #define KPROF_SPOOL_GPU_PREFIX	"gpu-"
 #define KPROF_SPOOL_GPU_SUFFIX	".kspool"

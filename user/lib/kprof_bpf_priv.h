@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What kprof's two BPF loaders (kprof_bpf.c: ioctls; kprof_bpf_cuda.c:
+ * libcuda uprobes) share: the capability check and its message, and
+ * libbpf's print callback, which keeps the first warning of an attempt.
+ */
+#ifndef KPROF_BPF_PRIV_H
+#define KPROF_BPF_PRIV_H
+
+#include <stdarg.h>
+#include <bpf/libbpf.h>
+#include "kprof_err.h"
+
+/* First libbpf warning since it was last cleared ("" if none). */
+extern char kprof_bpf_libbpf_last[512];
+
+/* For libbpf_set_print(): keeps warnings; KPROF_BPF_DEBUG=1 prints all. */
+int kprof_bpf_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap);
+
+/* True when EPERM cannot be for lack of capabilities. */
+int kprof_bpf_capable_now(void);
+
+/* -EPERM with a message naming the missing capabilities. */
+int kprof_bpf_eperm_error(struct kprof_err *err);
+
+#endif /* KPROF_BPF_PRIV_H */
