@@ -258,9 +258,9 @@ for mode in monotonic cupti; do
 done
 # causality over 200k kernels, syncs interleaved (the default host times:
 # the launch calls' activity records), the same with the launch calls'
-# callbacks; --host-times queued on 20k (200k hung with CUPTI's latency
-# timestamps on: docs/performance.md)
-for c in api:200000 callback:200000 queued:20000; do
+# callbacks and with BPF uprobes on libcuda; --host-times queued on 20k
+# (200k hung with CUPTI's latency timestamps on: docs/performance.md)
+for c in api:200000 callback:200000 uprobe:200000 queued:20000; do
 	ht=${c%%:*}
 	nk=${c#*:}
 	check "capture --host-times $ht -- spin: $nk tiny kernels, a sync every 100" \
