@@ -355,6 +355,31 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 	return 0;
 }
 
+int kprof_bpf_percpu_sum(int map_fd, uint64_t *sum, uint32_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		if (bpf_map_lookup_elem(map_fd, &k, vals)) {
+			int ret = -errno;
+
+			free(vals);
+			return ret;
+		}
+		sum[k] = 0;
+		for (int c = 0; c < ncpu; c++)
+			sum[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
 int kprof_bpf_fd(const struct kprof_bpf *b)
 {
 	return ring_buffer__epoll_fd(b->rb);
@@ -367,27 +392,12 @@ int kprof_bpf_consume(struct kprof_bpf *b)
 
 int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum[KPROF_BPF_STAT_NR] = { 0 };
-	uint64_t *vals;
 	int fd = bpf_map__fd(b->skel->maps.stats);
+	uint64_t sum[KPROF_BPF_STAT_NR];
+	int ret = kprof_bpf_percpu_sum(fd, sum, KPROF_BPF_STAT_NR);
 
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < KPROF_BPF_STAT_NR; k++) {
-		if (bpf_map_lookup_elem(fd, &k, vals)) {
-			int ret = -errno;
-
-			free(vals);
-			return ret;
-		}
-		for (int c = 0; c < ncpu; c++)
-			sum[k] += vals[c];
-	}
-	free(vals);
+	if (ret)
+		return ret;
 	memset(st, 0, sizeof(*st));
 	st->type = KPROF_HREC_BPF_STATS;
 	st->size = sizeof(*st);

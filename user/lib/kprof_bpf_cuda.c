@@ -194,27 +194,12 @@ int kprof_cuda_bpf_consume(struct kprof_cuda_uprobes *b)
 
 int kprof_cuda_bpf_stats(const struct kprof_cuda_uprobes *b, struct kprof_cuda_bpf_stats *st)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum[KPROF_CUDA_STAT_NR] = { 0 };
-	uint64_t *vals;
 	int fd = bpf_map__fd(b->skel->maps.stats);
+	uint64_t sum[KPROF_CUDA_STAT_NR];
+	int ret = kprof_bpf_percpu_sum(fd, sum, KPROF_CUDA_STAT_NR);
 
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < KPROF_CUDA_STAT_NR; k++) {
-		if (bpf_map_lookup_elem(fd, &k, vals)) {
-			int ret = -errno;
-
-			free(vals);
-			return ret;
-		}
-		for (int c = 0; c < ncpu; c++)
-			sum[k] += vals[c];
-	}
-	free(vals);
+	if (ret)
+		return ret;
 	memset(st, 0, sizeof(*st));
 	st->type = KPROF_HREC_CUDA_STATS;
 	st->size = sizeof(*st);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What kprof's two BPF loaders (kprof_bpf.c: ioctls; kprof_bpf_cuda.c:
- * libcuda uprobes) share: the capability check and its message, and
- * libbpf's print callback, which keeps the first warning of an attempt.
+ * libcuda uprobes) share: the capability check and its message,
+ * libbpf's print callback, which keeps the first warning of an attempt,
+ * and the sum over CPUs of a per-CPU counter array.
  */
 #ifndef KPROF_BPF_PRIV_H
 #define KPROF_BPF_PRIV_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <bpf/libbpf.h>
 #include "kprof_err.h"
 
@@ -22,5 +24,10 @@ int kprof_bpf_capable_now(void);
 
 /* -EPERM with a message naming the missing capabilities. */
 int kprof_bpf_eperm_error(struct kprof_err *err);
+
+/* sum[k] = counter k of the per-CPU array map_fd over every CPU, k < n;
+ * 0 or -errno.
+ */
+int kprof_bpf_percpu_sum(int map_fd, uint64_t *sum, uint32_t n);
 
 #endif /* KPROF_BPF_PRIV_H */
