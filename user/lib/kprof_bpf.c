@@ -290,7 +290,7 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 	struct kprof_bpf *b;
 	char why[384];
 	size_t len;
-	int ret = -ENOENT;
+	int ret;
 
 	*out = NULL;
 	if (!t->launch_cmd)
@@ -298,14 +298,10 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 	if ((t->launch_seq_size && t->launch_seq_size != 4 && t->launch_seq_size != 8) ||
 	    (t->sync_seq_size && t->sync_seq_size != 4 && t->sync_seq_size != 8))
 		return kprof_err_set(err, EINVAL, "seq field size must be 0, 4 or 8 bytes");
-	if (t->ring_bytes && (t->ring_bytes & (t->ring_bytes - 1) ||
-			      t->ring_bytes < (uint32_t)getpagesize()))
-		return kprof_err_set(err, EINVAL,
-				     "BPF ring size %u is not a power of two >= the page size",
-				     t->ring_bytes);
-	/* Tracing programs need these whatever the hook: say so up front. */
-	if (!kprof_bpf_capable_now())
-		return kprof_bpf_eperm_error(err);
+	ret = kprof_bpf_precheck(t->ring_bytes, err);
+	if (ret)
+		return ret;
+	ret = -ENOENT;	/* what the hook loop returns if no hook is tried */
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -352,6 +348,18 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 				     strerror(-ret));
 	}
 	*out = b;
+	return 0;
+}
+
+int kprof_bpf_precheck(uint32_t ring_bytes, struct kprof_err *err)
+{
+	if (ring_bytes && (ring_bytes & (ring_bytes - 1) || ring_bytes < (uint32_t)getpagesize()))
+		return kprof_err_set(err, EINVAL,
+				     "BPF ring size %u is not a power of two >= the page size",
+				     ring_bytes);
+	/* Tracing programs need these whatever the hook: say so up front. */
+	if (!kprof_bpf_capable_now())
+		return kprof_bpf_eperm_error(err);
 	return 0;
 }
 

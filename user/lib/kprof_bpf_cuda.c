@@ -110,13 +110,9 @@ int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_cuda_cb cb, voi
 	if (!t->lib || access(t->lib, R_OK))
 		return kprof_err_set(err, ENOENT, "libcuda %s: %s", t->lib ? t->lib : "(none)",
 				     t->lib ? strerror(errno) : "no path given");
-	if (t->ring_bytes && (t->ring_bytes & (t->ring_bytes - 1) ||
-			      t->ring_bytes < (uint32_t)getpagesize()))
-		return kprof_err_set(err, EINVAL,
-				     "BPF ring size %u is not a power of two >= the page size",
-				     t->ring_bytes);
-	if (!kprof_bpf_capable_now())
-		return kprof_bpf_eperm_error(err);
+	ret = kprof_bpf_precheck(t->ring_bytes, err);
+	if (ret)
+		return ret;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return kprof_err_set(err, ENOMEM, "out of memory");

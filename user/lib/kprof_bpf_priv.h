@@ -25,6 +25,12 @@ int kprof_bpf_capable_now(void);
 /* -EPERM with a message naming the missing capabilities. */
 int kprof_bpf_eperm_error(struct kprof_err *err);
 
+/* What both loaders check before loading anything: a ring size of 0
+ * (libbpf's default) or a power of two >= the page size, and the
+ * capabilities tracing programs need. 0 or -errno with err set.
+ */
+int kprof_bpf_precheck(uint32_t ring_bytes, struct kprof_err *err);
+
 /* sum[k] = counter k of the per-CPU array map_fd over every CPU, k < n;
  * 0 or -errno.
  */
