@@ -143,6 +143,54 @@ static inline int kt_clock_set(int fd, uint32_t op, uint32_t mhz)
 	return kt_ioctl(fd, KPROF_IOC_CLOCK_SET, &r);
 }
 
+/*
+ * One sample whose host bracket is as tight as a few tries give: the
+ * bracket, not the clock, is what limits how well a rate is known.
+ */
+static inline int kt_tight_sample(int fd, struct kprof_sync_sample *best)
+{
+	struct kprof_sync_sample s;
+	int i;
+
+	memset(best, 0, sizeof(*best));
+	best->host_after_ns = ~0ULL;
+	for (i = 0; i < 64; i++) {
+		memset(&s, 0, sizeof(s));
+		s.size = sizeof(s);
+		if (kt_ioctl(fd, KPROF_IOC_SYNC_SAMPLE, &s))
+			return -1;
+		if (s.host_after_ns - s.host_before_ns <
+		    best->host_after_ns - best->host_before_ns)
+			*best = s;
+		if (best->host_after_ns - best->host_before_ns <= 20000)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The device rate over interval_ms as a range that must hold it: each
+ * sample's device time lies between its host_before and host_after, so
+ * the elapsed host time lies between the inner and the outer bracket.
+ * No scheduling delay can push the true rate outside [*lo, *hi].
+ */
+static inline int kt_ref_rate_range(int fd, unsigned int interval_ms,
+				    double *lo, double *hi)
+{
+	struct kprof_sync_sample a, b;
+	double cycles;
+
+	if (kt_tight_sample(fd, &a))
+		return -1;
+	kt_sleep_ms(interval_ms);
+	if (kt_tight_sample(fd, &b))
+		return -1;
+	cycles = (double)(b.device_cycles - a.device_cycles) * 1e9;
+	*lo = cycles / (double)(b.host_after_ns - a.host_before_ns);
+	*hi = cycles / (double)(b.host_before_ns - a.host_after_ns);
+	return 0;
+}
+
 /* True if every byte of [p, p+len) is zero. */
 static inline bool kt_all_zero(const void *p, size_t len)
 {
