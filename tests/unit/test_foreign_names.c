@@ -235,8 +235,8 @@ static void test_cells(void)
 
 /*
  * device_log.csv rows: each text field as kprof_csv_field writes it,
- * whether it fits the row's buffer as it is or needs quotes or is long;
- * all rows to one stream, in order, across the writer's blocks of rows
+ * whether it fits the row's buffer as it is or needs quotes or is long,
+ * given as text or checked once (kprof_devlog_text); all rows to one stream, in order, across the writer's blocks of rows
  * (a quoted field writes the block so far).
  */
 static void test_devlog_cells(void)
@@ -263,8 +263,18 @@ static void test_devlog_cells(void)
 		const char *b = i < n * n ? txt[i / n] : "BRISC-FW";
 		const char *c = i < n * n ? txt[(i + 3) % n] : "ZONE_START";
 
-		kprof_out_devlog_row(&o, 1, 22, 333, a, 4444, 18446744073709551615ULL - i, 0,
-				     7, b, c);
+		struct kprof_devlog_text ta, tb, tc;
+
+		/* every other row with fields checked once (kprof_devlog_text) */
+		kprof_devlog_text_init(&ta, a);
+		kprof_devlog_text_init(&tb, b);
+		kprof_devlog_text_init(&tc, c);
+		if (i % 2)
+			kprof_out_devlog_row_t(&o, 1, 22, 333, &ta, 4444,
+					       18446744073709551615ULL - i, 0, 7, &tb, &tc);
+		else
+			kprof_out_devlog_row(&o, 1, 22, 333, a, 4444,
+					     18446744073709551615ULL - i, 0, 7, b, c);
 		fprintf(w, "1,22,333,");
 		kprof_csv_field(w, a);
 		fprintf(w, ",4444,%llu,0,7,,,", 18446744073709551615ULL - i);

@@ -458,10 +458,38 @@ int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 	return ferror(o->devlog) ? -EIO : 0;
 }
 
+void kprof_devlog_text_init(struct kprof_devlog_text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	t->s = s;
+	t->n = n <= DEVLOG_FIELD && csv_plain(s, n) ? (int)n : -1;
+}
+
+/* t as the row's next text field (devlog_text when not known plain) */
+static inline char *devlog_cell(FILE *f, char *blk, char *p, const struct kprof_devlog_text *t)
+{
+	if (t->n < 0)
+		return devlog_text(f, blk, p, t->s);
+	memcpy(p, t->s, (size_t)t->n);
+	return p + t->n;
+}
+
 int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 unsigned int y, const char *risc, uint64_t timer_id,
 			 uint64_t time, uint64_t data, uint64_t run_id,
 			 const char *zone, const char *type)
+{
+	const struct kprof_devlog_text r = { risc, -1 }, z = { zone, -1 }, t = { type, -1 };
+
+	return kprof_out_devlog_row_t(o, slot, x, y, &r, timer_id, time, data, run_id, &z, &t);
+}
+
+int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int x,
+			   unsigned int y, const struct kprof_devlog_text *risc,
+			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
+			   const struct kprof_devlog_text *zone,
+			   const struct kprof_devlog_text *type)
 {
 	FILE *f = o->devlog;
 	char first[24], *blk = o->dl_buf, *p;
@@ -482,13 +510,13 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 	p += n;
 	p = devlog_num(devlog_num(p, x), y);
 	*p++ = ',';
-	p = devlog_text(f, blk, p, risc);
+	p = devlog_cell(f, blk, p, risc);
 	p = devlog_num(devlog_num(p, timer_id), time);
 	p = devlog_num(devlog_num(p, data), run_id);
 	memcpy(p, ",,,", 3);
-	p = devlog_text(f, blk, p + 3, zone);
+	p = devlog_cell(f, blk, p + 3, zone);
 	*p++ = ',';
-	p = devlog_text(f, blk, p, type);
+	p = devlog_cell(f, blk, p, type);
 	memcpy(p, ",0,,\n", 5);
 	o->dl_len = (size_t)(p + 5 - blk);
 	return 0;

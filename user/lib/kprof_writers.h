@@ -80,6 +80,23 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 unsigned int y, const char *risc, uint64_t timer_id,
 			 uint64_t time, uint64_t data, uint64_t run_id,
 			 const char *zone, const char *type);
+/*
+ * A device_log.csv text field checked once for the rows that repeat it
+ * (RISC and zone names): n is its length when it goes into a row as it
+ * is, -1 when each row checks it (kprof_csv_field's rules).
+ */
+struct kprof_devlog_text {
+	const char *s;
+	int n;
+};
+
+void kprof_devlog_text_init(struct kprof_devlog_text *t, const char *s);
+/* kprof_out_devlog_row() with checked text fields */
+int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int x,
+			   unsigned int y, const struct kprof_devlog_text *risc,
+			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
+			   const struct kprof_devlog_text *zone,
+			   const struct kprof_devlog_text *type);
 /* The rows kprof_out_devlog_row() gathered to the stream (kprof_out_close does it). */
 void kprof_out_devlog_flush(struct kprof_out *o);
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev);
