@@ -97,20 +97,41 @@ static void put_uint(FILE *f, uint64_t v)
 	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
 }
 
-/* microseconds, as the format wants, with ns resolution: "us.nnn" */
+/*
+ * microseconds, as the format wants, with ns resolution: "us.nnn";
+ * assembled from the end in one buffer, one write (twice a slice)
+ */
 static void put_ts(FILE *f, const char *key, double ns)
 {
 	int64_t v = (int64_t)llround(ns);
 	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;	/* INT64_MIN too */
+	size_t klen = strlen(key);
+	char b[64];
+	int i = sizeof(b);
 
-	fputs_unlocked(",\"", f);
-	fputs_unlocked(key, f);
-	fputs_unlocked(v < 0 ? "\":-" : "\":", f);
-	put_uint(f, a / 1000);
-	putc_unlocked('.', f);
-	putc_unlocked((char)('0' + a % 1000 / 100), f);
-	putc_unlocked((char)('0' + a % 100 / 10), f);
-	putc_unlocked((char)('0' + a % 10), f);
+	if (klen > sizeof(b) - 32) {	/* no key is this long: kept correct */
+		fputs_unlocked(",\"", f);
+		fputs_unlocked(key, f);
+		klen = 0;
+	}
+	for (int k = 0; k < 3; k++, a /= 10)
+		b[--i] = (char)('0' + a % 10);
+	b[--i] = '.';
+	do {
+		b[--i] = (char)('0' + a % 10);
+		a /= 10;
+	} while (a);
+	if (v < 0)
+		b[--i] = '-';
+	b[--i] = ':';
+	b[--i] = '"';
+	if (klen) {
+		i -= (int)klen;
+		memcpy(b + i, key, klen);
+		b[--i] = '"';
+		b[--i] = ',';
+	}
+	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
 }
 
 static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
