@@ -464,6 +464,9 @@ void kprof_devlog_text_init(struct kprof_devlog_text *t, const char *s)
 
 	t->s = s;
 	t->n = n <= DEVLOG_FIELD && csv_plain(s, n) ? (int)n : -1;
+	memset(t->pad, 0, sizeof(t->pad));
+	if (t->n >= 0 && (size_t)t->n <= sizeof(t->pad))
+		memcpy(t->pad, s, n);
 }
 
 /* t as the row's next text field (devlog_text when not known plain) */
@@ -471,7 +474,13 @@ static inline char *devlog_cell(FILE *f, char *blk, char *p, const struct kprof_
 {
 	if (t->n < 0)
 		return devlog_text(f, blk, p, t->s);
-	memcpy(p, t->s, (size_t)t->n);
+	/* a short one by a fixed-size copy (the row has room for a whole
+	 * field; what follows it is written over)
+	 */
+	if ((size_t)t->n <= sizeof(t->pad))
+		memcpy(p, t->pad, sizeof(t->pad));
+	else
+		memcpy(p, t->s, (size_t)t->n);
 	return p + t->n;
 }
 
@@ -480,7 +489,8 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 uint64_t time, uint64_t data, uint64_t run_id,
 			 const char *zone, const char *type)
 {
-	const struct kprof_devlog_text r = { risc, -1 }, z = { zone, -1 }, t = { type, -1 };
+	const struct kprof_devlog_text r = { .s = risc, .n = -1 }, z = { .s = zone, .n = -1 },
+				       t = { .s = type, .n = -1 };
 
 	return kprof_out_devlog_row_t(o, slot, x, y, &r, timer_id, time, data, run_id, &z, &t);
 }

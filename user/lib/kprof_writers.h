@@ -88,6 +88,7 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 struct kprof_devlog_text {
 	const char *s;
 	int n;
+	char pad[32];	/* s when n <= 32, zero-filled: copied 32 bytes at once */
 };
 
 void kprof_devlog_text_init(struct kprof_devlog_text *t, const char *s);
