@@ -6,6 +6,8 @@
 # $KPROF_BENCH_DIR, default /tmp/kprof-collector-bench.PID; removed afterwards).
 # The machine's limit beside it: `collector limit`, a minimal loop over
 # the same spool. Usage: bench/collector.sh [MARKERS]   Results: docs/performance.md.
+# With BASE=path/to/another/build/bench/collector that build's reports
+# alternate with this one's on the same spool (lines prefixed "base:").
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -36,6 +38,11 @@ for run in 1 2 3; do
 	ls -l "$dir/out/trace.json" | awk '{print "trace.json bytes", $5}'
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" devlog
 	ls -l "$dir/out/device_log.csv" | awk '{print "device_log.csv bytes", $5}'
+	if [ -n "${BASE:-}" ]; then
+		for m in "" trace devlog; do
+			taskset -c "$cpu" "$BASE" run "$dir" "$dir/out" $m | sed 's/^/base: /'
+		done
+	fi
 	# a plain write of the same bytes (page cache to page cache), in
 	# CPU seconds (user + sys) as the report's figures are, and wall
 	for f in device_log.csv report.html; do

@@ -235,7 +235,9 @@ static void test_cells(void)
 
 /*
  * device_log.csv rows: each text field as kprof_csv_field writes it,
- * whether it fits the row's buffer as it is or needs quotes or is long.
+ * whether it fits the row's buffer as it is or needs quotes or is long,
+ * given as text or checked once (kprof_devlog_text); all rows to one stream, in order, across the writer's blocks of rows
+ * (a quoted field writes the block so far).
  */
 static void test_devlog_cells(void)
 {
@@ -243,38 +245,54 @@ static void test_devlog_cells(void)
 	const char *const txt[] = {
 		"BRISC", "=1+2", "a,b", "say \"hi\"", " lead", "", "TRISC-KERNEL", long1, long2,
 	};
-	size_t n = ARRAY_SIZE(txt);
+	size_t n = ARRAY_SIZE(txt), gl, wl, at = 0;
+	char *got = NULL, *want = NULL;
+	FILE *w = open_memstream(&want, &wl);
+	static struct kprof_out o;	/* static: it holds a block of rows */
 
 	/* past the row buffer's field size: plain, and with a ',' at the end */
 	memset(long1, 'z', sizeof(long1) - 1);
 	long1[sizeof(long1) - 1] = '\0';
 	memcpy(long2, long1, sizeof(long2));
 	long2[sizeof(long2) - 2] = ',';
-	for (size_t i = 0; i < n * n; i++) {
-		const char *a = txt[i % n], *b = txt[i / n], *c = txt[(i + 3) % n];
-		char *got = NULL, *want = NULL;
-		size_t gl, wl;
-		struct kprof_out o;
-		FILE *w = open_memstream(&want, &wl);
+	memset(&o, 0, sizeof(o));
+	o.devlog = open_memstream(&got, &gl);
+	/* every pair, then plain rows only: several blocks' worth */
+	for (size_t i = 0; i < n * n + 400; i++) {
+		const char *a = i < n * n ? txt[i % n] : "BRISC";
+		const char *b = i < n * n ? txt[i / n] : "BRISC-FW";
+		const char *c = i < n * n ? txt[(i + 3) % n] : "ZONE_START";
 
-		memset(&o, 0, sizeof(o));
-		o.devlog = open_memstream(&got, &gl);
-		kprof_out_devlog_row(&o, 1, 22, 333, a, 4444, 18446744073709551615ULL, 0,
-				     7, b, c);
-		fclose(o.devlog);
-		fputs("1,22,333,", w);
+		struct kprof_devlog_text ta, tb, tc;
+
+		/* every other row with fields checked once (kprof_devlog_text) */
+		kprof_devlog_text_init(&ta, a);
+		kprof_devlog_text_init(&tb, b);
+		kprof_devlog_text_init(&tc, c);
+		if (i % 2)
+			kprof_out_devlog_row_t(&o, 1, 22, 333, &ta, 4444,
+					       18446744073709551615ULL - i, 0, 7, &tb, &tc);
+		else
+			kprof_out_devlog_row(&o, 1, 22, 333, a, 4444,
+					     18446744073709551615ULL - i, 0, 7, b, c);
+		fprintf(w, "1,22,333,");
 		kprof_csv_field(w, a);
-		fputs(",4444,18446744073709551615,0,7,,,", w);
+		fprintf(w, ",4444,%llu,0,7,,,", 18446744073709551615ULL - i);
 		kprof_csv_field(w, b);
 		fputc(',', w);
 		kprof_csv_field(w, c);
 		fputs(",0,,\n", w);
-		fclose(w);
-		KT_CHECK(got && want && !strcmp(got, want), "row %zu: '%s', want '%s'", i, got,
-			 want);
-		free(got);
-		free(want);
 	}
+	kprof_out_devlog_flush(&o);
+	fclose(o.devlog);
+	fclose(w);
+	while (got && want && got[at] && got[at] == want[at])
+		at++;
+	KT_CHECK(got && want && gl == wl && !strcmp(got, want),
+		 "rows differ at byte %zu of %zu (want %zu): '%.60s', want '%.60s'", at, gl, wl,
+		 got ? got + at : "", want ? want + at : "");
+	free(got);
+	free(want);
 }
 
 /* Numbers that are negative stay numbers in ops.csv. */

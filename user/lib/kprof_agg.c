@@ -325,9 +325,9 @@ static void unlink_skip(struct kprof_agg *a, struct op *o)
 	}
 }
 
-/* Op for seq, created if new; NULL with *late set if already written. */
-static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
-			 struct kprof_err *err)
+/* get_op() past its inline check of the last op used. */
+static __attribute__((noinline)) struct op *get_op_slow(struct kprof_agg *a, uint64_t seq,
+						       int *late, struct kprof_err *err)
 {
 	struct op *o = find(a, seq);
 	size_t h;
@@ -377,6 +377,20 @@ static struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
 		a->max_seq = seq;
 	a->have_seq = 1;
 	return a->last_op = o;
+}
+
+/*
+ * Op for seq, created if new; NULL with *late set if already written.
+ * Inline: once per marker, and nearly always the op of the one before.
+ */
+static inline struct op *get_op(struct kprof_agg *a, uint64_t seq, int *late,
+				struct kprof_err *err)
+{
+	if (a->last_op && a->last_op->seq == seq) {
+		*late = 0;
+		return a->last_op;
+	}
+	return get_op_slow(a, seq, late, err);
 }
 
 static void unlink_op(struct kprof_agg *a, struct op *o)
@@ -708,7 +722,15 @@ static int retire(struct kprof_agg *a, int all, struct kprof_err *err)
 	return 0;
 }
 
-static int tick(struct kprof_agg *a, double t, struct kprof_err *err)
+static __attribute__((noinline)) int retire_check(struct kprof_agg *a, struct kprof_err *err)
+{
+	a->since_check = 0;
+	a->next_check_wm = a->wm + (double)a->cfg.slack_ns / 2;
+	return retire(a, 0, err);
+}
+
+/* inline: once per input; the retirement check is the rare part */
+static inline int tick(struct kprof_agg *a, double t, struct kprof_err *err)
 {
 	if (t > a->wm)
 		a->wm = t;
@@ -718,9 +740,7 @@ static int tick(struct kprof_agg *a, double t, struct kprof_err *err)
 	if (++a->since_check < CHECK_EVERY &&
 	    !(a->wm > a->next_check_wm))
 		return 0;
-	a->since_check = 0;
-	a->next_check_wm = a->wm + (double)a->cfg.slack_ns / 2;
-	return retire(a, 0, err);
+	return retire_check(a, err);
 }
 
 /* Full op seq from the low 32 bits a marker carries: the value nearest
@@ -840,8 +860,8 @@ static int grow_cr(struct kprof_agg *a, uint32_t core, struct kprof_err *err)
 	return 0;
 }
 
-static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
-		     struct kprof_err *err);
+static inline int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
+			    struct kprof_err *err);
 
 int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
 		     struct kprof_err *err)
@@ -849,8 +869,10 @@ int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
 	return marker_at(a, m, kprof_tsfit_to_host(a->cfg.fit, m->timestamp), err);
 }
 
-static int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
-		     struct kprof_err *err)
+/* always inline: the body of the per-marker path of both callers */
+static inline __attribute__((always_inline))
+int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
+	      struct kprof_err *err)
 {
 	struct op *o;
 	struct core_span *cs;

@@ -147,12 +147,67 @@ void kprof_html_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* a byte json_num's numbers are made of */
+static int json_num_byte(char c)
+{
+	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' ||
+	       c == '-';
+}
+
+/*
+ * json_num() and num() for the numbers kprof writes in trace.json and the
+ * CSVs ([-]digits[.digits], at most 15 digits): 1 with *d or *i set, 0
+ * for their full path. strtod was most of report.html's reading of
+ * trace.json. The value is
+ * the same: the digits as an integer below 2^53 and 10^k (k <= 15) are
+ * exact doubles, and one IEEE division rounds their quotient to the
+ * nearest double, as strtod rounds the decimal.
+ */
+static int json_num_short(char *p, char **end, double *d, int64_t *i)
+{
+	static const double p10[16] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+		1e14, 1e15,
+	};
+	char *q = p + (*p == '-');
+	uint64_t m = 0;
+	int nd = 0, k = -1;
+
+	for (;; q++) {
+		if (*q >= '0' && *q <= '9') {
+			if (++nd > 15)
+				return 0;
+			m = m * 10 + (uint64_t)(*q - '0');
+			if (k >= 0)
+				k++;
+		} else if (*q == '.' && k < 0 && nd && d) {
+			k = 0;
+		} else {
+			break;
+		}
+	}
+	if (!nd || k == 0 || json_num_byte(*q))
+		return 0;
+	if (d) {
+		double v = k > 0 ? (double)m / p10[k] : (double)m;
+
+		*d = *p == '-' ? -v : v;
+	} else {
+		*i = *p == '-' ? -(int64_t)m : (int64_t)m;
+	}
+	*end = q;
+	return 1;
+}
+
 static int num(const char *s, double *v)
 {
 	char *end;
 
 	if (!s || !*s)
 		return -1;
+	/* the numbers kprof writes, without strtod (the same value) */
+	if (json_num_short((char *)s, &end, v, NULL))
+		return *end ? -1 : 0;
 	errno = 0;
 	*v = strtod(s, &end);
 	return (errno || *end || !isfinite(*v)) ? -1 : 0;
@@ -793,7 +848,11 @@ static int slice_event(struct html *h, json_object *e, struct kprof_err *err)
  */
 static int json_num(char *p, char **end, double *d, int64_t *i)
 {
-	size_t n = strspn(p, "0123456789.eE+-");
+	size_t n;
+
+	if (json_num_short(p, end, d, i))
+		return 1;
+	n = strspn(p, "0123456789.eE+-");
 
 	if (!n || !(*p == '-' || (*p >= '0' && *p <= '9')))
 		return 0;

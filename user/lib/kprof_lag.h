@@ -20,6 +20,7 @@
 #ifndef KPROF_LAG_H
 #define KPROF_LAG_H
 
+#include <math.h>
 #include <stdint.h>
 #include <linux/kprof.h>
 
@@ -45,8 +46,65 @@ struct kprof_lag {
 
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err);
 void kprof_lag_free(struct kprof_lag *l);
+#define KPROF_LAG_NO_SEQ	UINT64_MAX	/* an empty slot of ops[] */
+
+/*
+ * The per-marker part, inline: pass 1 of a report runs it once per marker
+ * of the capture. kprof_lag_rec() is the interface; these are its parts.
+ */
+
+/* cycles -> host ns through the latest SYNC triple; NAN before one */
+static inline double kprof_lag_to_host(const struct kprof_lag *l, uint64_t cycles)
+{
+	if (!l->have_sync)
+		return NAN;
+	/* the difference first: one signed conversion, exact below 2^53 */
+	return (double)l->sync_host_ns +
+	       (double)(int64_t)(cycles - l->sync_cycles) * l->ns_per_cycle;
+}
+
+static inline void kprof_lag_see(struct kprof_lag *l, double t)
+{
+	if (t > l->wm)
+		l->wm = t;
+}
+
+/* A record for op seq arrived (lo32: only its low 32 bits are known). */
+static inline void kprof_lag_late(struct kprof_lag *l, uint64_t seq, int lo32)
+{
+	/* the op's dispatch, found by seq */
+	const struct kprof_lag_op *o = &l->ops[seq & (KPROF_LAG_OPS - 1)];
+	double d;
+
+	if (o->seq == KPROF_LAG_NO_SEQ ||
+	    (lo32 ? (uint32_t)o->seq != (uint32_t)seq : o->seq != seq)) {
+		l->unknown++;
+		return;
+	}
+	d = l->wm - kprof_lag_to_host(l, o->cycles);
+	if (d > l->max_lag_ns) {	/* false for NAN */
+		l->max_lag_ns = d;
+		l->max_lag_seq = o->seq;
+	}
+}
+
+static inline void kprof_lag_marker(struct kprof_lag *l, const struct kprof_rec_marker *r)
+{
+	kprof_lag_see(l, kprof_lag_to_host(l, r->timestamp));
+	kprof_lag_late(l, r->op_seq, 1);
+}
+
+/* kprof_lag_rec() for every type */
+void kprof_lag_rec_slow(struct kprof_lag *l, const struct kprof_rec_hdr *rec);
+
 /* Every non-corrupt device record, in spool order. */
-void kprof_lag_rec(struct kprof_lag *l, const struct kprof_rec_hdr *rec);
+static inline void kprof_lag_rec(struct kprof_lag *l, const struct kprof_rec_hdr *rec)
+{
+	if (rec->type == KPROF_REC_MARKER)
+		kprof_lag_marker(l, (const struct kprof_rec_marker *)rec);
+	else
+		kprof_lag_rec_slow(l, rec);
+}
 /*
  * The slack for pass 2: max(floor_ns, worst lateness x 1.25 + 50 ms),
  * at most cap_ns (*capped set when the lateness needed more).

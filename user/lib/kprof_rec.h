@@ -56,28 +56,42 @@ int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **
 /* minimum size of each device type (0: none such): kprof_rec_min_size() */
 extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
 
-static inline int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
-				 struct kprof_err *err)
+/*
+ * kprof_rec_next()'s hot path, inline (the report's loops call it once per
+ * record): the next record when it is a whole device record of a known
+ * size and type, with the same checks as kprof_rec_next_slow() (size >=
+ * the type's minimum >= 8, a multiple of 8, within the buffer), for the
+ * types that need no more (not PAD, not COUNTERS); NULL for every other
+ * case, it->off unchanged, for the slow path to do.
+ */
+static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_iter *it)
 {
 	size_t left = it->len - it->off;
 	struct kprof_rec_hdr h;
 
-	/*
-	 * The hot path, inline (the report's loops call it once per record):
-	 * a whole device record of a known size and type, with the same
-	 * checks as kprof_rec_next_slow() (size >= the type's minimum >= 8,
-	 * a multiple of 8, within the buffer), for the types that need no
-	 * more (not PAD, not COUNTERS). The slow path does every case.
-	 */
 	if (left >= sizeof(h)) {
 		__builtin_memcpy(&h, it->buf + it->off, sizeof(h));
 		if (h.type <= KPROF_REC_MAX && h.type != KPROF_REC_PAD &&
 		    h.type != KPROF_REC_COUNTERS && kprof_rec_dev_min[h.type] &&
 		    h.size >= kprof_rec_dev_min[h.type] && !(h.size % 8) && h.size <= left) {
-			*rec = (const struct kprof_rec_hdr *)(it->buf + it->off);
+			const struct kprof_rec_hdr *r =
+				(const struct kprof_rec_hdr *)(it->buf + it->off);
+
 			it->off += h.size;
-			return KPROF_REC_OK;
+			return r;
 		}
+	}
+	return NULL;
+}
+
+static inline int kprof_rec_next(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
+				 struct kprof_err *err)
+{
+	const struct kprof_rec_hdr *r = kprof_rec_next_fast(it);
+
+	if (r) {
+		*rec = r;
+		return KPROF_REC_OK;
 	}
 	return kprof_rec_next_slow(it, rec, err);
 }

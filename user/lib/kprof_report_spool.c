@@ -88,12 +88,12 @@ struct spool_report {
 };
 
 /* The device and host record streams, whichever spools hold them. */
-static int dev_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+static inline int dev_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
 {
 	return c->gdev ? kprof_gpu_next(c->gdev, r, err) : kprof_spool_next(c->dev, r, err);
 }
 
-static int host_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+static inline int host_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
 {
 	return c->ghost ? kprof_gpu_next(c->ghost, r, err) : kprof_spool_next(c->host, r, err);
 }
@@ -207,9 +207,12 @@ struct feed {
 	struct kprof_out *out;
 	const struct kprof_report_opts *opts;
 	double last_dev_key;
-	/* device_log.csv's RISC names and FW / KERNEL zone names, by RISC */
+	/* device_log.csv's RISC names and FW / KERNEL zone names, by RISC,
+	 * and the types, each checked once (kprof_devlog_text)
+	 */
 	char risc[KPROF_MAX_RISCS][16];
 	char zone[KPROF_MAX_RISCS][2][48];
+	struct kprof_devlog_text trisc[KPROF_MAX_RISCS], tzone[KPROF_MAX_RISCS][2], ttype[2];
 };
 
 static void risc_label(const struct kprof_spool_hdr *h, unsigned int r, char *out,
@@ -237,7 +240,12 @@ static void devlog_names(struct feed *fd)
 			 strncmp(n, "TRISC", 5) ? n : "TRISC");
 		snprintf(fd->zone[r][1], sizeof(fd->zone[r][1]), "%s-KERNEL",
 			 strncmp(n, "TRISC", 5) ? n : "TRISC");
+		kprof_devlog_text_init(&fd->trisc[r], fd->risc[r]);
+		kprof_devlog_text_init(&fd->tzone[r][0], fd->zone[r][0]);
+		kprof_devlog_text_init(&fd->tzone[r][1], fd->zone[r][1]);
 	}
+	kprof_devlog_text_init(&fd->ttype[0], "ZONE_END");
+	kprof_devlog_text_init(&fd->ttype[1], "ZONE_START");
 }
 
 static int devlog_marker(struct feed *fd, const struct kprof_rec_marker *m)
@@ -246,24 +254,26 @@ static int devlog_marker(struct feed *fd, const struct kprof_rec_marker *m)
 	unsigned int gx = d->grid_x ? d->grid_x : 1;
 	unsigned int r = m->risc < KPROF_MAX_RISCS ? m->risc : 0;
 	char zbuf[48];
-	const char *zone, *type;
+	struct kprof_devlog_text zt;
+	const struct kprof_devlog_text *zone;
 
 	switch (m->kind) {
 	case KPROF_MARK_FW_START:
 	case KPROF_MARK_FW_END:
 	case KPROF_MARK_KERNEL_START:
 	case KPROF_MARK_KERNEL_END:
-		zone = fd->zone[r][m->kind > KPROF_MARK_FW_END];
+		zone = &fd->tzone[r][m->kind > KPROF_MARK_FW_END];
 		break;
 	default:
 		snprintf(zbuf, sizeof(zbuf), "ZONE-%u", m->zone_id);
-		zone = zbuf;
+		kprof_devlog_text_init(&zt, zbuf);
+		zone = &zt;
 		break;
 	}
-	type = (m->kind % 2) ? "ZONE_START" : "ZONE_END";
-	return kprof_out_devlog_row(fd->out, d->device_id, m->core % gx, m->core / gx,
-				    fd->risc[r], m->kind >= KPROF_MARK_ZONE_START ? m->zone_id : 0,
-				    m->timestamp, 0, m->op_seq, zone, type);
+	return kprof_out_devlog_row_t(fd->out, d->device_id, m->core % gx, m->core / gx,
+				      &fd->trisc[r],
+				      m->kind >= KPROF_MARK_ZONE_START ? m->zone_id : 0,
+				      m->timestamp, 0, m->op_seq, zone, &fd->ttype[m->kind % 2]);
 }
 
 static double dev_key(struct feed *fd, const struct kprof_rec_hdr *r)

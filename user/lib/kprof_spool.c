@@ -184,6 +184,7 @@ int kprof_spool_close(struct kprof_spool_writer *w, struct kprof_err *err)
 /* ------------------------------------------------------------------ */
 
 struct kprof_spool_reader {
+	struct kprof_spool_cursor cur;	/* first: kprof_spool_next() inline */
 	int fd;
 	char *path;
 	struct kprof_spool_hdr hdr;
@@ -191,8 +192,6 @@ struct kprof_spool_reader {
 	uint64_t file_off;	/* file offset of buf[0] */
 	size_t len;		/* valid bytes in buf */
 	int eof;
-	struct kprof_rec_iter it;
-	struct kprof_spool_stats st;
 	uint8_t *buf;
 	uint8_t *rbuf;		/* read() buffer, when not mapped */
 	int mapped;		/* regular file: sliding mmap window */
@@ -295,7 +294,7 @@ const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader
 
 const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r)
 {
-	return &r->st;
+	return &r->cur.st;
 }
 
 static void unmap(struct kprof_spool_reader *r)
@@ -311,11 +310,11 @@ static int refill(struct kprof_spool_reader *r, struct kprof_err *err);
 /* Maps the window that starts at the next unconsumed byte. */
 static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 {
-	uint64_t at = r->file_off + r->it.off, base;
+	uint64_t at = r->file_off + r->cur.it.off, base;
 	long page = sysconf(_SC_PAGESIZE);
 	size_t skip;
 
-	r->st.skipped += r->it.skipped;
+	r->cur.st.skipped += r->cur.it.skipped;
 	unmap(r);
 	r->file_off = at;
 	base = at & ~(uint64_t)(page - 1);
@@ -323,7 +322,7 @@ static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 	if (at >= r->fsize) {
 		r->len = 0;
 		r->eof = 1;
-		kprof_rec_iter_init(&r->it, NULL, 0, at);
+		kprof_rec_iter_init(&r->cur.it, NULL, 0, at);
 		return 0;
 	}
 	r->map_len = r->fsize - base < MAP_WINDOW ? (size_t)(r->fsize - base) : MAP_WINDOW;
@@ -346,14 +345,14 @@ static int remap(struct kprof_spool_reader *r, struct kprof_err *err)
 		r->buf = r->rbuf;
 		r->len = 0;
 		r->eof = 0;
-		kprof_rec_iter_init(&r->it, r->buf, 0, at);
+		kprof_rec_iter_init(&r->cur.it, r->buf, 0, at);
 		return refill(r, err);
 	}
 	madvise(r->map, r->map_len, MADV_SEQUENTIAL);
 	r->buf = (uint8_t *)r->map + skip;
 	r->len = r->map_len - skip;
 	r->eof = base + r->map_len >= r->fsize;
-	kprof_rec_iter_init(&r->it, r->buf, r->len, at);
+	kprof_rec_iter_init(&r->cur.it, r->buf, r->len, at);
 	return 0;
 }
 
@@ -364,8 +363,8 @@ int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err)
 		r->file_off = r->data_start;
 		r->len = 0;
 		r->eof = 0;
-		memset(&r->st, 0, sizeof(r->st));
-		kprof_rec_iter_init(&r->it, NULL, 0, r->file_off);
+		memset(&r->cur.st, 0, sizeof(r->cur.st));
+		kprof_rec_iter_init(&r->cur.it, NULL, 0, r->file_off);
 		return 0;
 	}
 	if (lseek(r->fd, (off_t)r->data_start, SEEK_SET) < 0)
@@ -375,19 +374,19 @@ int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err)
 	r->file_off = r->data_start;
 	r->len = 0;
 	r->eof = 0;
-	memset(&r->st, 0, sizeof(r->st));
-	kprof_rec_iter_init(&r->it, r->buf, 0, r->file_off);
+	memset(&r->cur.st, 0, sizeof(r->cur.st));
+	kprof_rec_iter_init(&r->cur.it, r->buf, 0, r->file_off);
 	return 0;
 }
 
 /* Keeps the unconsumed tail, reads more after it. */
 static int refill(struct kprof_spool_reader *r, struct kprof_err *err)
 {
-	size_t keep = r->len - r->it.off;
+	size_t keep = r->len - r->cur.it.off;
 	ssize_t n;
 
-	memmove(r->buf, r->buf + r->it.off, keep);
-	r->file_off += r->it.off;
+	memmove(r->buf, r->buf + r->cur.it.off, keep);
+	r->file_off += r->cur.it.off;
 	n = read_full(r->fd, r->buf + keep, RBUF_SIZE - keep);
 	if (n < 0)
 		return kprof_err_set(err, errno, "reading %s: %s", r->path,
@@ -395,8 +394,8 @@ static int refill(struct kprof_spool_reader *r, struct kprof_err *err)
 	if ((size_t)n < RBUF_SIZE - keep)
 		r->eof = 1;
 	r->len = keep + (size_t)n;
-	r->st.skipped += r->it.skipped;
-	kprof_rec_iter_init(&r->it, r->buf, r->len, r->file_off);
+	r->cur.st.skipped += r->cur.it.skipped;
+	kprof_rec_iter_init(&r->cur.it, r->buf, r->len, r->file_off);
 	return 0;
 }
 
@@ -410,8 +409,8 @@ static __attribute__((noinline)) int spool_next_slow(struct kprof_spool_reader *
 {
 	for (;;) {
 		if (ret == KPROF_REC_OK) {
-			r->st.records++;
-			r->st.bytes += r->it.off - before;
+			r->cur.st.records++;
+			r->cur.st.bytes += r->cur.it.off - before;
 			return ret;
 		}
 		if (ret == KPROF_REC_BAD) {
@@ -421,34 +420,27 @@ static __attribute__((noinline)) int spool_next_slow(struct kprof_spool_reader *
 		if (r->eof) {
 			if (ret == KPROF_REC_PARTIAL) {
 				/* a crash mid-write: keep what came before */
-				r->st.truncated_at = r->file_off + r->it.off;
-				r->st.truncated_bytes = r->len - r->it.off;
-				r->it.off = r->len;
+				r->cur.st.truncated_at = r->file_off + r->cur.it.off;
+				r->cur.st.truncated_bytes = r->len - r->cur.it.off;
+				r->cur.it.off = r->len;
 			}
-			r->st.skipped += r->it.skipped;
-			r->it.skipped = 0;
+			r->cur.st.skipped += r->cur.it.skipped;
+			r->cur.it.skipped = 0;
 			return KPROF_REC_END;
 		}
 		if (r->mapped ? remap(r, err) : refill(r, err))
 			return KPROF_REC_BAD;
-		before = r->it.off;
-		ret = kprof_rec_next(&r->it, rec, err);
+		before = r->cur.it.off;
+		ret = kprof_rec_next(&r->cur.it, rec, err);
 	}
 }
 
-int kprof_spool_next(struct kprof_spool_reader *r,
-		     const struct kprof_rec_hdr **rec, struct kprof_err *err)
+int kprof_spool_next_slow(struct kprof_spool_reader *r,
+			  const struct kprof_rec_hdr **rec, struct kprof_err *err)
 {
-	size_t before = r->it.off;
-	int ret = kprof_rec_next(&r->it, rec, err);
+	size_t before = r->cur.it.off;
 
-	/* the hot path: the next record is in the window */
-	if (ret == KPROF_REC_OK) {
-		r->st.records++;
-		r->st.bytes += r->it.off - before;
-		return ret;
-	}
-	return spool_next_slow(r, rec, err, ret, before);
+	return spool_next_slow(r, rec, err, kprof_rec_next(&r->cur.it, rec, err), before);
 }
 
 void kprof_spool_free(struct kprof_spool_reader *r)

@@ -128,8 +128,34 @@ const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader
  * see kprof_spool_stats.truncated_bytes), KPROF_REC_BAD (-1) with err set
  * (malformed record, with its file offset, or an I/O error).
  */
-int kprof_spool_next(struct kprof_spool_reader *r,
-		     const struct kprof_rec_hdr **rec, struct kprof_err *err);
+int kprof_spool_next_slow(struct kprof_spool_reader *r,
+			  const struct kprof_rec_hdr **rec, struct kprof_err *err);
+
+/*
+ * The reader's first member: what kprof_spool_next()'s inline hot path
+ * (a whole record in the mapped window) reads and advances.
+ */
+struct kprof_spool_cursor {
+	struct kprof_rec_iter it;
+	struct kprof_spool_stats st;
+};
+
+static inline int kprof_spool_next(struct kprof_spool_reader *r,
+				   const struct kprof_rec_hdr **rec, struct kprof_err *err)
+{
+	struct kprof_spool_cursor *c = (struct kprof_spool_cursor *)(void *)r;
+	size_t before = c->it.off;
+	const struct kprof_rec_hdr *h = kprof_rec_next_fast(&c->it);
+
+	if (h) {
+		*rec = h;
+		c->st.records++;
+		c->st.bytes += c->it.off - before;
+		return KPROF_REC_OK;
+	}
+	return kprof_spool_next_slow(r, rec, err);
+}
+
 const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r);
 /* Back to the first record (for a second pass). */
 int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err);

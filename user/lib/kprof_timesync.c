@@ -318,17 +318,9 @@ static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
 	return &fit->seg[lo];
 }
 
-static double seg_eval(const struct kprof_ts_seg *s, uint64_t cycles)
+double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles)
 {
-	/* one signed conversion (distances below 2^63 cycles) */
-	double d = (double)(int64_t)(cycles - s->dev0);
-
-	return s->host0 + d * s->ns_per_cycle;
-}
-
-double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t cycles)
-{
-	return seg_eval(find_seg(fit, cycles), cycles);
+	return kprof_ts_seg_eval(find_seg(fit, cycles), cycles);
 }
 
 double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,

@@ -85,8 +85,28 @@ void kprof_tsfit_linear(struct kprof_tsfit *fit, double ns_per_cycle,
 			double offset_ns);
 void kprof_tsfit_free(struct kprof_tsfit *fit);
 
-/* Device cycles -> host ns (double, so sub-ns and pre-epoch values survive). */
-double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t cycles);
+/* A segment's host ns at cycles (one signed conversion: distances < 2^63). */
+static inline double kprof_ts_seg_eval(const struct kprof_ts_seg *s, uint64_t cycles)
+{
+	return s->host0 + (double)(int64_t)(cycles - s->dev0) * s->ns_per_cycle;
+}
+
+/* kprof_tsfit_to_host() past its inline check of the last segment used */
+double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles);
+
+/*
+ * Device cycles -> host ns (double, so sub-ns and pre-epoch values survive).
+ * Inline: once per marker, and nearly always in the segment of the one before.
+ */
+static inline double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t cycles)
+{
+	size_t h = fit->hint;
+
+	if (h < fit->nseg && fit->seg[h].dev0 <= cycles &&
+	    (h + 1 == fit->nseg || cycles < fit->seg[h + 1].dev0))
+		return kprof_ts_seg_eval(&fit->seg[h], cycles);
+	return kprof_tsfit_to_host_slow(fit, cycles);
+}
 /* A device duration in cycles starting at `at` -> ns. */
 double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,
 			   uint64_t cycles);

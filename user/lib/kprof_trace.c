@@ -97,20 +97,41 @@ static void put_uint(FILE *f, uint64_t v)
 	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
 }
 
-/* microseconds, as the format wants, with ns resolution: "us.nnn" */
+/*
+ * microseconds, as the format wants, with ns resolution: "us.nnn";
+ * assembled from the end in one buffer, one write (twice a slice)
+ */
 static void put_ts(FILE *f, const char *key, double ns)
 {
 	int64_t v = (int64_t)llround(ns);
 	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;	/* INT64_MIN too */
+	size_t klen = strlen(key);
+	char b[64];
+	int i = sizeof(b);
 
-	fputs_unlocked(",\"", f);
-	fputs_unlocked(key, f);
-	fputs_unlocked(v < 0 ? "\":-" : "\":", f);
-	put_uint(f, a / 1000);
-	putc_unlocked('.', f);
-	putc_unlocked((char)('0' + a % 1000 / 100), f);
-	putc_unlocked((char)('0' + a % 100 / 10), f);
-	putc_unlocked((char)('0' + a % 10), f);
+	if (klen > sizeof(b) - 32) {	/* no key is this long: kept correct */
+		fputs_unlocked(",\"", f);
+		fputs_unlocked(key, f);
+		klen = 0;
+	}
+	for (int k = 0; k < 3; k++, a /= 10)
+		b[--i] = (char)('0' + a % 10);
+	b[--i] = '.';
+	do {
+		b[--i] = (char)('0' + a % 10);
+		a /= 10;
+	} while (a);
+	if (v < 0)
+		b[--i] = '-';
+	b[--i] = ':';
+	b[--i] = '"';
+	if (klen) {
+		i -= (int)klen;
+		memcpy(b + i, key, klen);
+		b[--i] = '"';
+		b[--i] = ',';
+	}
+	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
 }
 
 static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
@@ -512,12 +533,22 @@ static unsigned int busy_of(int64_t run, uint32_t group)
  * the cores of its running slices, at most its group size (one core per
  * track without grouping), so ops overlapping on a core count it once.
  */
+/* the busy counter's values, formatted once each (%.6g was most of its cost) */
+#define BUSY_MEMO	4096
+
+struct busy_memo {
+	uint8_t len;		/* 0: not formatted yet */
+	char s[31];
+};
+
 static int busy_counter(struct kprof_trace *t)
 {
 	int64_t *run;
 	uint64_t busy = 0;
 	double last = -1, den = t->num_cores > t->nseen ? t->num_cores : t->nseen;
 	const void *p;
+	char head[96], val[32];
+	struct busy_memo *memo;
 	int r;
 
 	if (t->busy_nomem)
@@ -525,8 +556,14 @@ static int busy_counter(struct kprof_trace *t)
 	if (!t->nbev || !t->nseen)
 		return 0;
 	run = calloc(t->ntracks, sizeof(*run));
-	if (!run)
+	memo = calloc(BUSY_MEMO, sizeof(*memo));
+	if (!run || !memo) {
+		free(run);
+		free(memo);
 		return kprof_err_set(&t->bev_err, ENOMEM, "out of memory");
+	}
+	snprintf(head, sizeof(head), "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"busy\"",
+		 PID_DEVICE);
 	r = kprof_xsort_next(t->bev, &p, &t->bev_err);
 	while (r == 1) {
 		int64_t ns = ((const struct busy_ev *)p)->ns;
@@ -548,11 +585,24 @@ static int busy_counter(struct kprof_trace *t)
 			continue;
 		last = v;
 		sep(t);
-		fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"busy\"", PID_DEVICE);
+		fputs_unlocked(head, t->f);
 		put_ts(t->f, "ts", (double)ns);
-		fprintf(t->f, ",\"args\":{\"%%\":%.6g}}", v);
+		fputs_unlocked(",\"args\":{\"%\":", t->f);
+		if (busy < BUSY_MEMO) {
+			struct busy_memo *m = &memo[busy];
+
+			/* the same v for the same busy: den does not change */
+			if (!m->len)
+				m->len = (uint8_t)snprintf(m->s, sizeof(m->s), "%.6g", v);
+			fwrite_unlocked(m->s, 1, m->len, t->f);
+		} else {
+			fwrite_unlocked(val, 1, (size_t)snprintf(val, sizeof(val), "%.6g", v),
+					t->f);
+		}
+		fputs_unlocked("}}", t->f);
 	}
 	free(run);
+	free(memo);
 	return r < 0 ? r : 0;
 }
 

@@ -21,6 +21,11 @@ static FILE *open_out(struct kprof_out *o, struct kprof_outdir *od, int i, const
 	return kprof_outfile_create(od, name, &o->files[i], err) ? NULL : o->files[i].f;
 }
 
+/* longest plain text field put in a device_log.csv row's buffer */
+#define DEVLOG_FIELD	128
+/* the most one row puts in it: 7 numbers, 3 text fields, the fixed parts */
+#define DEVLOG_ROW	(7 * 21 + 3 * (DEVLOG_FIELD + 1) + 16)
+
 int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int which,
 		   unsigned int top_n, struct kprof_err *err)
 {
@@ -91,8 +96,14 @@ static const unsigned char csv_special[256] = {
  */
 static int csv_plain_ends(const char *s, size_t n)
 {
-	return !(n && (strchr("=+-@\t\r", s[0]) || s[0] == ' ' || s[n - 1] == ' ' ||
-		       s[n - 1] == '\t'));
+	if (!n)
+		return 1;
+	switch (s[0]) {
+	case '=': case '+': case '-': case '@': case '\t': case '\r': case ' ':
+		return 0;
+	default:
+		return s[n - 1] != ' ' && s[n - 1] != '\t';
+	}
 }
 
 static int csv_plain(const char *s, size_t n)
@@ -132,23 +143,45 @@ void kprof_csv_field(FILE *f, const char *s)
  */
 static char *devlog_num(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned int t;
+	char *e;
 
 	*p++ = ',';
-	/* two digits per division: the timestamps have a dozen or more */
-	while (v >= 10) {
+	if (v < 10) {
+		*p++ = (char)('0' + v);
+		return p;
+	}
+	/* digits: log10 from the bit length (1233 / 4096 ~ log10(2)), then
+	 * two per division from the end (the timestamps have a dozen or more)
+	 */
+	t = (unsigned int)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	e = p + t + 1 - (v < pow10[t]);
+	p = e;
+	while (v >= 100) {
 		unsigned int r = (unsigned int)(v % 100);
 
 		v /= 100;
-		tmp[n++] = (char)('0' + r % 10);
-		tmp[n++] = (char)('0' + r / 10);
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
 	}
-	if (v || !n)
-		tmp[n++] = (char)('0' + v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return e;
 }
 
 static void put_u64(FILE *f, uint64_t v)
@@ -377,6 +410,34 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 	return 0;
 }
 
+/*
+ * s as the row's next text field: copied into the row at p when plain,
+ * else the block of rows from blk up to p and s (kprof_csv_field) go to
+ * f. Returns where the row goes on.
+ */
+static char *devlog_text(FILE *f, char *blk, char *p, const char *s)
+{
+	size_t n = 0;
+
+	/* copied while it is looked at: one pass over the bytes */
+	while (n <= DEVLOG_FIELD && s[n] && !csv_special[(unsigned char)s[n]]) {
+		p[n] = s[n];
+		n++;
+	}
+	if (!s[n] && csv_plain_ends(s, n))
+		return p + n;
+	fwrite(blk, 1, (size_t)(p - blk), f);
+	kprof_csv_field(f, s);
+	return blk;
+}
+
+void kprof_out_devlog_flush(struct kprof_out *o)
+{
+	if (o->dl_len)
+		fwrite(o->dl_buf, 1, o->dl_len, o->devlog);
+	o->dl_len = 0;
+}
+
 int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 			    const char *freq_mhz, unsigned int max_cores)
 {
@@ -384,6 +445,7 @@ int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 
 	if (!o->devlog)
 		return 0;
+	kprof_out_devlog_flush(o);	/* (no rows come before it) */
 	/* arch comes from a tt-metal log: a cell like any name */
 	snprintf(cell, sizeof(cell), "ARCH: %s", arch);
 	kprof_csv_field(o->devlog, cell);
@@ -396,28 +458,30 @@ int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
 	return ferror(o->devlog) ? -EIO : 0;
 }
 
-/* longest plain text field put in a device_log.csv row's buffer */
-#define DEVLOG_FIELD	128
-
-/*
- * s as the row's next text field: copied into the row at p when plain,
- * else the row so far and s (kprof_csv_field) go to f. Returns where the
- * row goes on.
- */
-static char *devlog_text(FILE *f, char *row, char *p, const char *s)
+void kprof_devlog_text_init(struct kprof_devlog_text *t, const char *s)
 {
-	size_t n = 0;
+	size_t n = strlen(s);
 
-	/* copied while it is looked at: one pass over the bytes */
-	while (n <= DEVLOG_FIELD && s[n] && !csv_special[(unsigned char)s[n]]) {
-		p[n] = s[n];
-		n++;
-	}
-	if (!s[n] && csv_plain_ends(s, n))
-		return p + n;
-	fwrite(row, 1, (size_t)(p - row), f);
-	kprof_csv_field(f, s);
-	return row;
+	t->s = s;
+	t->n = n <= DEVLOG_FIELD && csv_plain(s, n) ? (int)n : -1;
+	memset(t->pad, 0, sizeof(t->pad));
+	if (t->n >= 0 && (size_t)t->n <= sizeof(t->pad))
+		memcpy(t->pad, s, n);
+}
+
+/* t as the row's next text field (devlog_text when not known plain) */
+static inline char *devlog_cell(FILE *f, char *blk, char *p, const struct kprof_devlog_text *t)
+{
+	if (t->n < 0)
+		return devlog_text(f, blk, p, t->s);
+	/* a short one by a fixed-size copy (the row has room for a whole
+	 * field; what follows it is written over)
+	 */
+	if ((size_t)t->n <= sizeof(t->pad))
+		memcpy(p, t->pad, sizeof(t->pad));
+	else
+		memcpy(p, t->s, (size_t)t->n);
+	return p + t->n;
 }
 
 int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
@@ -425,25 +489,46 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 uint64_t time, uint64_t data, uint64_t run_id,
 			 const char *zone, const char *type)
 {
+	const struct kprof_devlog_text r = { .s = risc, .n = -1 }, z = { .s = zone, .n = -1 },
+				       t = { .s = type, .n = -1 };
+
+	return kprof_out_devlog_row_t(o, slot, x, y, &r, timer_id, time, data, run_id, &z, &t);
+}
+
+int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int x,
+			   unsigned int y, const struct kprof_devlog_text *risc,
+			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
+			   const struct kprof_devlog_text *zone,
+			   const struct kprof_devlog_text *type)
+{
 	FILE *f = o->devlog;
-	/* 7 numbers, 3 text fields, the fixed parts: one fwrite per row */
-	char buf[7 * 21 + 3 * (DEVLOG_FIELD + 1) + 16], *row = buf + 1, *p;
+	char first[24], *blk = o->dl_buf, *p;
+	size_t n;
 
 	if (!f)
 		return 0;
-	/* the row starts after the first number's comma */
-	p = devlog_num(buf, slot);
+	if (KPROF_OUT_DEVLOG_BUF - o->dl_len < DEVLOG_ROW)
+		kprof_out_devlog_flush(o);
+	/*
+	 * the row goes after the rows the block holds (a text field that
+	 * needs quotes writes the block so far and the row goes on from the
+	 * block's start); the first number without its comma
+	 */
+	n = (size_t)(devlog_num(first, slot) - first) - 1;
+	p = blk + o->dl_len;
+	memcpy(p, first + 1, n);
+	p += n;
 	p = devlog_num(devlog_num(p, x), y);
 	*p++ = ',';
-	p = devlog_text(f, row, p, risc);
+	p = devlog_cell(f, blk, p, risc);
 	p = devlog_num(devlog_num(p, timer_id), time);
 	p = devlog_num(devlog_num(p, data), run_id);
 	memcpy(p, ",,,", 3);
-	p = devlog_text(f, row, p + 3, zone);
+	p = devlog_cell(f, blk, p + 3, zone);
 	*p++ = ',';
-	p = devlog_text(f, row, p, type);
+	p = devlog_cell(f, blk, p, type);
 	memcpy(p, ",0,,\n", 5);
-	fwrite(row, 1, (size_t)(p + 5 - row), f);
+	o->dl_len = (size_t)(p + 5 - blk);
 	return 0;
 }
 
@@ -490,6 +575,8 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 	/* an ops.csv with no op still gets its header */
 	if (o->ops && ftell(o->ops) == 0)
 		ops_header(o);
+	if (o->devlog)
+		kprof_out_devlog_flush(o);
 	for (int i = 0; i < 4; i++)
 		if (o->files[i].f) {
 			int r = kprof_outfile_commit(&o->files[i], 0, ret ? NULL : err);
@@ -507,6 +594,7 @@ void kprof_out_discard(struct kprof_out *o)
 {
 	for (int i = 0; i < 4; i++)
 		kprof_outfile_discard(&o->files[i]);
+	o->dl_len = 0;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;

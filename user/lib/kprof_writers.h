@@ -35,6 +35,8 @@ struct kprof_out_code {
 	double fw_sum_ns, fw_min_ns, fw_max_ns, kernel_sum_ns;
 };
 
+#define KPROF_OUT_DEVLOG_BUF	(16 * 1024)
+
 struct kprof_out {
 	FILE *ops, *counters, *devlog, *host;	/* the files' streams, or NULL */
 	struct kprof_outfile files[4];		/* in that order */
@@ -59,6 +61,12 @@ struct kprof_out {
 	unsigned int ncodes;
 	uint64_t other_codes;		/* ops beyond KPROF_OUT_MAX_CODES codes */
 	struct kprof_out_code *codes;
+	/* device_log.csv rows gathered here, written a block at a time
+	 * (kprof_out_devlog_flush): one fwrite per row was a tenth of that
+	 * output's cost
+	 */
+	size_t dl_len;
+	char dl_buf[KPROF_OUT_DEVLOG_BUF];
 };
 
 /* Starts the files of which in od (kprof_outfile_create). */
@@ -72,6 +80,26 @@ int kprof_out_devlog_row(struct kprof_out *o, unsigned int slot, unsigned int x,
 			 unsigned int y, const char *risc, uint64_t timer_id,
 			 uint64_t time, uint64_t data, uint64_t run_id,
 			 const char *zone, const char *type);
+/*
+ * A device_log.csv text field checked once for the rows that repeat it
+ * (RISC and zone names): n is its length when it goes into a row as it
+ * is, -1 when each row checks it (kprof_csv_field's rules).
+ */
+struct kprof_devlog_text {
+	const char *s;
+	int n;
+	char pad[32];	/* s when n <= 32, zero-filled: copied 32 bytes at once */
+};
+
+void kprof_devlog_text_init(struct kprof_devlog_text *t, const char *s);
+/* kprof_out_devlog_row() with checked text fields */
+int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int x,
+			   unsigned int y, const struct kprof_devlog_text *risc,
+			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
+			   const struct kprof_devlog_text *zone,
+			   const struct kprof_devlog_text *type);
+/* The rows kprof_out_devlog_row() gathered to the stream (kprof_out_close does it). */
+void kprof_out_devlog_flush(struct kprof_out *o);
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev);
 /* Ops in the top list, sorted by FW (else kernel) duration, longest first. */
 void kprof_out_top_sorted(struct kprof_out *o);
