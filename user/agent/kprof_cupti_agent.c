@@ -46,9 +46,11 @@
 #include <linux/kprof.h>
 #include <kprof/gpu_rec.h>
 
+#include "kprof_agent.h"
 #include "kprof_array_size.h"
 #include "kprof_cupti.h"
 #include "kprof_cupti_conv.h"
+#include "kprof_cupti_counters.h"
 #include "kprof_cuptirec.h"
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
@@ -272,6 +274,35 @@ static void rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
 	}
 }
 
+/* ---- for the agent's other parts (kprof_agent.h) ---- */
+
+void kprof_agent_lock(void)
+{
+	pthread_mutex_lock(&A.lock);
+}
+
+void kprof_agent_unlock(void)
+{
+	pthread_mutex_unlock(&A.lock);
+}
+
+void kprof_agent_put(const void *rec, size_t len)
+{
+	put(rec, len);
+}
+
+void kprof_agent_event(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
+		       const char *text)
+{
+	put_agent(event, code, value, value2, text);
+}
+
+void kprof_agent_rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
+			   const void *payload, size_t len)
+{
+	rec_frame(type, a, b, c, payload, len);
+}
+
 static void rec_string(const char *p)
 {
 	size_t i;
@@ -487,6 +518,10 @@ static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
 	int role;
 
 	(void)userdata;
+	kprof_counters_cb(domain, cbid, data);
+	/* the launch callbacks the counters enabled are not host times */
+	if (A.host_times != KPROF_GHOST_CALLBACK)
+		return;
 	if ((domain != KPROF_CUPTI_DOMAIN_DRIVER_API && domain != KPROF_CUPTI_DOMAIN_RUNTIME_API) ||
 	    cbid >= KPROF_CONV_MAX_CBID || !d || !d->correlation_data)
 		return;
@@ -798,6 +833,7 @@ static void agent_exit(void)
 
 	if (!A.inited || getpid() != A.pid)
 		return;
+	kprof_counters_exit();
 	/* CUPTI hands over what it still holds: buffer_complete() runs */
 	A.f.ActivityFlushAll(KPROF_CUPTI_FLUSH_FORCED);
 	pthread_mutex_lock(&A.lock);
@@ -941,6 +977,10 @@ EXPORT int InitializeInjection(void)
 	if (r != KPROF_CUPTI_SUCCESS)
 		put_error("cuptiActivityEnable(MEMSET)", r);
 	enable_api();
+	if (sub_r == KPROF_CUPTI_SUCCESS)
+		kprof_counters_init(A.lib, A.sub, A.f.EnableCallback, A.f.GetCallbackName);
+	else if (getenv("KPROF_AGENT_COUNTERS"))
+		put_error("counters: no CUPTI subscriber", sub_r);
 	if (A.f.ActivityFlushPeriod)
 		A.f.ActivityFlushPeriod(FLUSH_PERIOD_MS);
 	flush_spool();
