@@ -163,7 +163,8 @@ SAME(KPROF_RP_DATA_INFO_SIZE, CUpti_RangeProfiler_GetCounterDataInfo_Params_STRU
  * CUptiResult out
  */
 #define FN(name, kt) _Static_assert(std::is_same<decltype(name(nullptr)), CUptiResult>::value && \
-				    std::is_same<CUptiResult, decltype(kt(nullptr)(nullptr))>::value, \
+				    std::is_same<std::underlying_type<CUptiResult>::type, \
+					 decltype(kt(nullptr)(nullptr))>::value, \
 				    #name)
 FN(cuptiProfilerInitialize, kprof_cuptiProfilerInitialize_fn);
 FN(cuptiDeviceGetChipName, kprof_cuptiDeviceGetChipName_fn);

@@ -18,7 +18,7 @@
 #include "kprof_cupti.h"
 
 /* CUptiResult values the counters name */
-#define KPROF_CUPTI_ERROR_INVALID_METRIC_NAME		21
+#define KPROF_CUPTI_ERROR_INVALID_METRIC_NAME		17
 #define KPROF_CUPTI_ERROR_INSUFFICIENT_PRIVILEGES	35
 
 /* CUpti_ProfilerType */
