@@ -79,7 +79,7 @@ static struct counters {
 	uint64_t profiled, not_profiled, bad_ranges;
 } C = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static __thread int held;
+static __thread int held;	/* launch calls in flight on this thread */
 
 static uint64_t mono_ns(void)
 {
@@ -492,22 +492,20 @@ void kprof_counters_cb(unsigned int domain, uint32_t cbid, const void *cbdata)
 	    !C.launch[cbid] || !d)
 		return;
 	if (d->callback_site == KPROF_CUPTI_API_ENTER) {
-		if (held)
+		if (held++)
 			return;	/* a launch inside a launch: the outer one's range */
 		pthread_mutex_lock(&C.lock);
-		held = 1;
 		if (!C.state)
 			C.state = setup(d->context) ? -1 : 1;
 		return;
 	}
-	if (!held)
+	if (!held || --held)
 		return;
 	if (C.state == 1 && d->context == C.ctx &&
 	    !(d->function_return_value && *(const int *)d->function_return_value))
 		take_range(d->correlation_id);
 	else if (!(d->function_return_value && *(const int *)d->function_return_value))
 		C.not_profiled++;
-	held = 0;
 	pthread_mutex_unlock(&C.lock);
 }
 
