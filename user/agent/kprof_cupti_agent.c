@@ -30,7 +30,8 @@
  * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock),
  * KPROF_AGENT_HOST_TIMES (api | callback | queued | both: where the launch
  * and sync calls' host times come from; default api, see
- * enable_host_times()).
+ * enable_host_times()), KPROF_AGENT_COUNTERS (metrics to read per kernel
+ * through CUPTI's range profiler: kprof_cupti_counters.c; unset: none).
  */
 #include <dlfcn.h>
 #include <errno.h>
