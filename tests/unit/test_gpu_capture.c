@@ -737,6 +737,22 @@ static void test_counters(void)
 	KT_EQ_U64(frames, 8);
 	kprof_crec_free(&r);
 	kprof_csv_free(&cnt);
+
+	/*
+	 * profiling restricted to admins (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+	 * from cuptiRangeProfilerEnable): the capture goes on and says what to
+	 * do; every kernel launch is counted as not profiled; no metric rows
+	 */
+	KT_EQ_U64((uint64_t)sh("rm -rf %s/cnt && export KPROF_STANDIN_RANGE_ENABLE=35 && "
+			       COUNTERS_CMD, tmp, tmp, srcdir, build, build, build, tmp, build,
+			       tmp), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'cuptiRangeProfilerEnable failed (CUPTI error 35).*ERR_NVGPUCTRPERM.*as root' %s/cnt.log",
+			       tmp), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'kernel launches not profiled 8,' %s/cnt/summary.txt", tmp),
+		  0);
+	KT_EQ_U64((uint64_t)sh("grep -Eq '\"launches_not_profiled\": *8,' %s/cnt/params.json",
+			       tmp), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'sm__' %s/cnt/counters.csv", tmp), 1);
 }
 
 int main(void)

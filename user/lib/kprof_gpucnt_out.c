@@ -115,12 +115,7 @@ int kprof_gpucnt_problem(const struct kprof_gpucnt_view *v, char *buf, size_t le
 
 	if (!v->nmetrics)
 		return 0;
-	if (g->cnt.nrefused) {
-		snprintf(buf, len, "--counters: metric %s refused (CUPTI error %d): %s",
-			 name_of(v, g->cnt.refused[0].index), g->cnt.refused[0].code,
-			 kprof_gpucnt_hint(g->cnt.refused[0].code, 1));
-		return 1;
-	}
+	/* a failed call first: it cost every value after it */
 	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++)
 		if (cnt_error(g, i)) {
 			snprintf(buf, len, "--counters: %s failed (CUPTI error %d): %s",
@@ -128,6 +123,12 @@ int kprof_gpucnt_problem(const struct kprof_gpucnt_view *v, char *buf, size_t le
 				 kprof_gpucnt_hint(g->errors[i].code, 0));
 			return 1;
 		}
+	if (g->cnt.nrefused) {
+		snprintf(buf, len, "--counters: metric %s refused (CUPTI error %d): %s",
+			 name_of(v, g->cnt.refused[0].index), g->cnt.refused[0].code,
+			 kprof_gpucnt_hint(g->cnt.refused[0].code, 1));
+		return 1;
+	}
 	if (g->cnt.not_profiled || g->cnt.bad_ranges) {
 		snprintf(buf, len,
 			 "--counters: %" PRIu64 " kernel launches not profiled, %" PRIu64

@@ -24,8 +24,9 @@ struct kprof_gpucnt_view {
 const char *kprof_gpucnt_hint(int32_t code, int refused_metric);
 void kprof_gpucnt_summary(FILE *f, const struct kprof_gpucnt_view *v);
 json_object *kprof_gpucnt_json(const struct kprof_gpucnt_view *v);
-/* The first thing that cost counters, as one line for the capture's
- * stderr; 0 when nothing did.
+/* What cost counters, as one line for the capture's stderr: a failed
+ * profiler call, else a refused metric, else unprofiled kernels; 0 when
+ * nothing did.
  */
 int kprof_gpucnt_problem(const struct kprof_gpucnt_view *v, char *buf, size_t len);
 
