@@ -737,6 +737,23 @@ static void test_counters(void)
 	KT_EQ_U64(frames, 8);
 	kprof_crec_free(&r);
 	kprof_csv_free(&cnt);
+	/* kprofctl report re-makes them from raw/ alone */
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/cnt -o %s/cnt2 >/dev/null && "
+			       "cmp -s %s/cnt/counters.csv %s/cnt2/counters.csv && "
+			       "cmp -s %s/cnt/summary.txt %s/cnt2/summary.txt",
+			       build, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+
+	/* no --counters: KPROF_AGENT_COUNTERS of the caller's environment
+	 * does not reach the agent (kprofctl unsets it): no counters
+	 */
+	KT_EQ_U64((uint64_t)sh("export KPROF_AGENT_COUNTERS=sm__cycles_elapsed.max && " CAPTURE_CMD,
+			       tmp, srcdir, "counters.cuptirec", "", build, build, host_times,
+			       build, tmp, "cnt0", build, "", tmp, "cnt0"), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'sm__' %s/cnt0/counters.csv", tmp), 1);
+	KT_EQ_U64((uint64_t)sh("grep -q counters %s/cnt0/summary.txt", tmp), 1);
+	/* params.json's gpu.counters (its "replay" key is nowhere else) */
+	KT_EQ_U64((uint64_t)sh("grep -q '\"replay\"' %s/cnt0/params.json", tmp), 1);
+	KT_EQ_U64((uint64_t)sh("grep -q '\"replay\"' %s/cnt/params.json", tmp), 0);
 
 	/*
 	 * profiling restricted to admins (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
