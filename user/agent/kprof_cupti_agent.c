@@ -173,8 +173,9 @@ static void put(const void *rec, size_t len)
 		A.records++;
 }
 
-static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
-		      const char *text)
+/* an AGENT record (no lock needed: what it reads is set before any use) */
+static void make_agent(struct kprof_grec_agent *rp, uint32_t event, int32_t code,
+		       uint64_t value, uint64_t value2, const char *text)
 {
 	struct kprof_grec_agent r;
 
@@ -203,6 +204,15 @@ static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t val
 	}
 	if (text)
 		snprintf(r.text, sizeof(r.text), "%s", text);
+	*rp = r;
+}
+
+static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
+		      const char *text)
+{
+	struct kprof_grec_agent r;
+
+	make_agent(&r, event, code, value, value2, text);
 	put(&r, sizeof(r));
 }
 
@@ -277,16 +287,6 @@ static void rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
 
 /* ---- for the agent's other parts (kprof_agent.h) ---- */
 
-void kprof_agent_lock(void)
-{
-	pthread_mutex_lock(&A.lock);
-}
-
-void kprof_agent_unlock(void)
-{
-	pthread_mutex_unlock(&A.lock);
-}
-
 void kprof_agent_put(const void *rec, size_t len)
 {
 	put(rec, len);
@@ -296,6 +296,12 @@ void kprof_agent_event(uint32_t event, int32_t code, uint64_t value, uint64_t va
 		       const char *text)
 {
 	put_agent(event, code, value, value2, text);
+}
+
+void kprof_agent_event_rec(struct kprof_grec_agent *r, uint32_t event, int32_t code,
+			   uint64_t value, uint64_t value2, const char *text)
+{
+	make_agent(r, event, code, value, value2, text);
 }
 
 void kprof_agent_rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
@@ -565,6 +571,7 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 		dropped = 0;
 	have_sync = !take_sync(&sync);
 	pthread_mutex_lock(&A.lock);
+	kprof_counters_drain();
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
 	/* the launches first, as CUPTI's API records mostly come: the report
 	 * joins a launch to its kernel as it streams (kprof_gpu.c), and the
@@ -840,6 +847,7 @@ static void agent_exit(void)
 	pthread_mutex_lock(&A.lock);
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
+	kprof_counters_drain();
 	cb_drain();
 	if (A.cb_lost)
 		put_agent(KPROF_GAGENT_ERROR, -ENOMEM, A.cb_lost, 0,

@@ -13,6 +13,14 @@
  * workload goes on. Only one context is profiled: kernels of other
  * contexts count as not profiled.
  *
+ * The launch callbacks never take the agent's lock: CUPTI may hold its
+ * own locks around them while its buffer-completion thread, holding the
+ * agent's lock, waits in CUPTI for those (the hang kprof_cupti_agent.c's
+ * buf_lock avoids). Their records wait in a queue of their own (a leaf
+ * lock, at most PEND_MAX bytes: a METRICS record that finds it full is
+ * counted as a kernel not profiled) that the agent writes out when a
+ * buffer completes and at exit (kprof_counters_drain).
+ *
  * Environment: KPROF_AGENT_COUNTERS (metric list, kprof_gpucnt_parse()).
  */
 #include <dlfcn.h>
@@ -31,6 +39,7 @@
 #include "kprof_gpucnt.h"
 
 #define MAX_CBID	1024
+#define PEND_MAX	(1U << 20)	/* bytes of records waiting for the spool */
 
 struct prof_fns {
 	kprof_cuptiProfilerInitialize_fn ProfilerInitialize;
@@ -81,6 +90,64 @@ static struct counters {
 
 static __thread int held;	/* launch calls in flight on this thread */
 
+static struct {
+	pthread_mutex_t lock;		/* a leaf */
+	uint64_t *buf;			/* records, each a multiple of 8 bytes */
+	size_t len, cap;		/* bytes */
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A record for the spool, from a launch callback: 0, or -1 (queue full). */
+static int push(const void *rec, size_t len)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&P.lock);
+	if (P.len + len > P.cap && P.cap < PEND_MAX) {
+		size_t cap = P.cap ? 2 * P.cap : 16384;
+		void *b = realloc(P.buf, cap);
+
+		if (b) {
+			P.buf = b;
+			P.cap = cap;
+		}
+	}
+	if (P.len + len > P.cap)
+		ret = -1;
+	else
+		memcpy((uint8_t *)P.buf + P.len, rec, len);
+	if (!ret)
+		P.len += len;
+	pthread_mutex_unlock(&P.lock);
+	return ret;
+}
+
+static void push_event(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
+		       const char *text)
+{
+	struct kprof_grec_agent r;
+
+	kprof_agent_event_rec(&r, event, code, value, value2, text);
+	push(&r, sizeof(r));
+}
+
+void kprof_counters_drain(void)
+{
+	size_t off = 0;
+
+	pthread_mutex_lock(&P.lock);
+	while (off < P.len) {
+		const struct kprof_grec_metrics *m = (const void *)((uint8_t *)P.buf + off);
+
+		kprof_agent_put(m, m->size);
+		if (m->type == KPROF_GREC_METRICS)
+			kprof_agent_rec_frame(KPROF_CREC_METRICS, m->correlation, m->count,
+					      m->cost_ns, m + 1, sizeof(double) * m->count);
+		off += m->size;
+	}
+	P.len = 0;
+	pthread_mutex_unlock(&P.lock);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -91,9 +158,7 @@ static uint64_t mono_ns(void)
 
 static void error(const char *what, kprof_cupti_result_t r)
 {
-	kprof_agent_lock();
-	kprof_agent_event(KPROF_GAGENT_ERROR, (int32_t)r, 0, 0, what);
-	kprof_agent_unlock();
+	push_event(KPROF_GAGENT_ERROR, (int32_t)r, 0, 0, what);
 }
 
 #define PSYM(name) (C.f.name = (__typeof__(C.f.name))dlsym(C.lib, "cupti" #name))
@@ -143,7 +208,7 @@ void kprof_counters_init(void *cupti_lib, struct CUpti_Subscriber_st *sub,
 		return;
 	n = kprof_gpucnt_parse(list, C.names, KPROF_GPU_MAX_METRICS, &err);
 	if (n < 0) {
-		kprof_agent_event(KPROF_GAGENT_ERROR, -22, 0, 0, "KPROF_AGENT_COUNTERS: bad list");
+		kprof_agent_event(KPROF_GAGENT_ERROR, -22, 0, 0, "counters: bad KPROF_AGENT_COUNTERS list");
 		return;
 	}
 	C.nmetrics = n;
@@ -278,10 +343,7 @@ static int choose_metrics(void)
 			C.uidx[C.nused++] = i;
 			continue;
 		}
-		kprof_agent_lock();
-		kprof_agent_event(KPROF_GAGENT_METRIC_REFUSED, (int32_t)r, (uint64_t)i, 0,
-				  C.all[i]);
-		kprof_agent_unlock();
+		push_event(KPROF_GAGENT_METRIC_REFUSED, (int32_t)r, (uint64_t)i, 0, C.all[i]);
 	}
 	if (!C.nused)
 		return -1;
@@ -396,10 +458,8 @@ static int setup(struct CUctx_st *ctx)
 	r = arm(&what);
 	if (r != KPROF_CUPTI_SUCCESS)
 		goto fail;
-	kprof_agent_lock();
-	kprof_agent_event(KPROF_GAGENT_COUNTERS, KPROF_GREPLAY_KERNEL, ps.num_passes,
-			  (uint64_t)C.nmetrics, NULL);
-	kprof_agent_unlock();
+	push_event(KPROF_GAGENT_COUNTERS, KPROF_GREPLAY_KERNEL, ps.num_passes,
+		   (uint64_t)C.nmetrics, NULL);
 	return 0;
 fail:
 	error(what, r);
@@ -469,12 +529,10 @@ static void take_range(uint32_t corr)
 		rec.h.correlation = corr;
 		rec.h.count = (uint32_t)C.nmetrics;
 		rec.h.cost_ns = mono_ns() - t0;
-		kprof_agent_lock();
-		kprof_agent_put(&rec, rec.h.size);
-		kprof_agent_rec_frame(KPROF_CREC_METRICS, corr, (uint32_t)C.nmetrics,
-				      rec.h.cost_ns, rec.v, sizeof(double) * (size_t)C.nmetrics);
-		kprof_agent_unlock();
-		C.profiled++;
+		if (push(&rec, rec.h.size))
+			C.not_profiled++;	/* the queue is full: its values are lost */
+		else
+			C.profiled++;
 	}
 	return;
 fail:
@@ -525,9 +583,7 @@ void kprof_counters_exit(void)
 		C.state = -1;
 	}
 	free_host();
-	kprof_agent_lock();
-	kprof_agent_event(KPROF_GAGENT_COUNTERS_END, (int32_t)C.bad_ranges, C.profiled,
-			  C.not_profiled, NULL);
-	kprof_agent_unlock();
+	push_event(KPROF_GAGENT_COUNTERS_END, (int32_t)C.bad_ranges, C.profiled, C.not_profiled,
+		   NULL);
 	pthread_mutex_unlock(&C.lock);
 }

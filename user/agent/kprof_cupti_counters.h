@@ -22,5 +22,7 @@ void kprof_counters_init(void *cupti_lib, struct CUpti_Subscriber_st *sub,
 void kprof_counters_cb(unsigned int domain, uint32_t cbid, const void *cbdata);
 /* At exit, before the agent's STOP (agent lock not held). */
 void kprof_counters_exit(void);
+/* Agent lock held: the records the callbacks queued, into the spool. */
+void kprof_counters_drain(void);
 
 #endif /* KPROF_CUPTI_COUNTERS_H */
