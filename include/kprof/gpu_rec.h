@@ -30,12 +30,16 @@
 #define KPROF_GREC_API		0x203	/* struct kprof_grec_api */
 #define KPROF_GREC_NAME		0x204	/* struct kprof_grec_name + text */
 #define KPROF_GREC_DROPPED	0x205	/* struct kprof_grec_dropped */
+#define KPROF_GREC_METRICS	0x206	/* struct kprof_grec_metrics + values */
 
 /* kprof_grec_agent.event */
 #define KPROF_GAGENT_START	1	/* first record: process, clock */
 #define KPROF_GAGENT_STOP	2	/* last record: counts; absent if killed */
 #define KPROF_GAGENT_ERROR	3	/* a CUPTI call failed: code, text */
 #define KPROF_GAGENT_NO_BUFFER	4	/* buffers refused (memory bound): value */
+#define KPROF_GAGENT_COUNTERS	5	/* counters set up: see below */
+#define KPROF_GAGENT_COUNTERS_END 6	/* counters' account at exit: see below */
+#define KPROF_GAGENT_METRIC_REFUSED 7	/* CUPTI refused metric #value: code */
 
 /*
  * kprof_grec_agent.host_times: where kernels' host launch times come from.
@@ -87,6 +91,20 @@ struct kprof_grec_agent {
 	char comm[16];
 	char text[64];			/* NUL-terminated */
 };
+
+/*
+ * Counters (KPROF_AGENT_COUNTERS, kprofctl capture --counters): CUPTI's
+ * range profiler, one range per kernel. COUNTERS (once, when the first
+ * kernel's context is set up): code = replay mode (KPROF_GREPLAY_*),
+ * value = passes per kernel, value2 = metrics. COUNTERS_END (at exit):
+ * value = kernels profiled (a METRICS record each), value2 = kernel
+ * launches not profiled (the profiler failed or was off for them: an
+ * ERROR says why), code = ranges CUPTI dropped or that could not be
+ * matched to a launch. METRIC_REFUSED: value = the metric's index, code
+ * = the CUptiResult. The metrics' names: KPROF_GREC_NAME records of kind
+ * KPROF_GNAME_METRIC, id = index, written at the agent's start.
+ */
+#define KPROF_GREPLAY_KERNEL	1	/* CUPTI_KernelReplay: each kernel re-run per pass */
 
 /* CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED */
 #define KPROF_GERR_MULTIPLE_SUBSCRIBERS	39
@@ -186,6 +204,7 @@ struct kprof_grec_api {
 /* kprof_grec_name.kind */
 #define KPROF_GNAME_KERNEL	1	/* id: slot kernel records name */
 #define KPROF_GNAME_API		2	/* id: domain << 16 | cbid */
+#define KPROF_GNAME_METRIC	3	/* id: the counter metric's index */
 
 /*
  * A name, before the first record that uses it. Kernel names live in
@@ -219,5 +238,24 @@ struct kprof_grec_dropped {
 	__u32 context;
 	__u32 stream;
 };
+
+/*
+ * One kernel's counter values (the range profiler's range of the kernel
+ * launched by the call with this correlation id): count doubles after
+ * the record, in metric index order, as CUPTI evaluated them. cost_ns:
+ * host time the agent spent in the profiler for this kernel (stop,
+ * decode, evaluate, restart), the kernel's replay passes not included.
+ */
+struct kprof_grec_metrics {
+	__u16 type;			/* KPROF_GREC_METRICS */
+	__u16 size;
+	__u32 flags;
+	__u32 correlation;
+	__u32 count;
+	__u64 cost_ns;
+	/* double values[count] */
+};
+
+#define KPROF_GPU_MAX_METRICS	27	/* KPROF_MAX_COUNTERS less the 5 of kprof_gpu.h */
 
 #endif /* _KPROF_GPU_REC_H */

@@ -23,7 +23,9 @@
 #     nothing dropped; the same through CUPTI's own clock and the fit;
 #     causality.py over 200k tiny kernels with a sync every 100 (default
 #     host times, api), over 200k with --host-times callback and over 20k
-#     with --host-times queued.
+#     with --host-times queued; --counters: each spin kernel's
+#     sm__cycles_elapsed.max within 0.5 % above the cycles it spun, every
+#     kernel's metrics joined, a refused metric named.
 # Needs no libbpf, json-c or libpfm there: KPROFCTL names a `make static`
 # kprofctl built elsewhere. The clock is reset when the script ends,
 # however it ends (trap). Prints TAP lines and "N passed, N failed".
@@ -240,6 +242,10 @@ fi
 check "kprof's CUPTI declarations match cupti.h (cupti_decl_check.c)" \
 	$CC -std=gnu11 -fsyntax-only -isystem "${CUDA_INC:-/nonexistent}" -I"$root/user/lib" \
 	-I"$root/include" -I"$root/include/uapi" "$here/cupti_decl_check.c"
+# C++: cupti_profiler_host.h includes <string>
+check "kprof's range profiler declarations match CUPTI's (cupti_prof_decl_check.c)" \
+	${CXX:-g++} -x c++ -std=c++17 -fsyntax-only -isystem "${CUDA_INC:-/nonexistent}" \
+	-I"$root/user/lib" "$here/cupti_prof_decl_check.c"
 check "the agent builds (make -C user agent)" \
 	sh -c "make -s -C '$root/user' agent BUILD='$tmp/build' >'$tmp/out' 2>&1"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -271,6 +277,27 @@ for c in api:200000 callback:200000 uprobe:200000 queued:20000; do
 	check "... no kernel before its launch, no sync before its kernels (causality.py)" \
 		python3 "$here/causality.py" "$tmp/cap-c-$ht" $nk
 done
+# counters (--counters): CUPTI's range profiler, a range per kernel,
+# kernel replay; sm__cycles_elapsed.max of each spin kernel against the
+# cycles it spun (counters_check.py); a metric CUPTI refuses is named
+M=sm__cycles_elapsed.max,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum
+check "capture --counters $M -- spin" \
+	run 0 "$K" capture --device nvidia:0 --agent "$tmp/build/libkprof_cupti.so" \
+	--counters "$M" -o "$tmp/cap-cnt" -- "$tmp/spin" "$cycles" 4 20 4096
+check "... every kernel's metrics joined to its op; spin sm__cycles_elapsed.max within 0.5 % above the cycles spun" \
+	python3 "$here/counters_check.py" "$tmp/cap-cnt" "$cycles" 4 20 "$M"
+check "... summary.txt says the replay mode and its cost" \
+	grep -q "replay: kernel: CUPTI runs each kernel" "$tmp/cap-cnt/summary.txt"
+check "capture --counters with a metric CUPTI does not know" \
+	run 0 "$K" capture --device nvidia:0 --agent "$tmp/build/libkprof_cupti.so" \
+	--counters sm__cycles_elapsed.max,kprof__no_such_metric.sum -o "$tmp/cap-cnt2" -- \
+	"$tmp/spin" 1000 1 1 4096
+check "... names it and says what to do" \
+	has "metric kprof__no_such_metric.sum refused (CUPTI error [0-9]*): CUPTI does not know this metric"
+check "... the other metric still has values (3 kernels: spin.cu's warm-up, 1 spin, 1 tiny)" \
+	eq "$(json 'j["gpu"]["counters"]["kernels_with_values"]' "$tmp/cap-cnt2/params.json")" 3
+check "... without --counters: no counters in params.json" \
+	eq "$(json '"counters" in j["gpu"]' "$tmp/cap-monotonic/params.json")" False
 check "reset-clock after the captures" run 0 "$K" reset-clock --device nvidia:0
 
 echo "1..$n"

@@ -34,7 +34,21 @@
  * it was in is completed; the record itself is left out of the buffer,
  * as CUPTI makes none for a call that only has a callback. So a
  * recording made with API records plays the callback path with the same
- * times.
+ * times. Unless the agent takes its host times from callbacks
+ * (KPROF_AGENT_HOST_TIMES=callback), the record is kept too: the counters'
+ * launch callbacks come beside the API records, as on a GPU.
+ *
+ * The range profiler (capture --counters, KPROF_AGENT_COUNTERS): every
+ * call succeeds; a kernel launch's range (the exit callback of its
+ * played launch record) evaluates to the values the recording's
+ * KPROF_CREC_METRICS frame of that correlation holds, mapped by metric
+ * name through KPROF_AGENT_COUNTERS (the list the recording was made
+ * with); a metric the recording has no value of (NaN in every frame: CUPTI
+ * refused it there) is refused by cuptiProfilerHostConfigAddMetrics with
+ * CUPTI_ERROR_INVALID_PARAMETER, as CUDA 13 did on the H100. Not
+ * recorded, so made up: the chip name, image sizes, 1 pass.
+ * KPROF_STANDIN_RANGE_ENABLE: a CUptiResult cuptiRangeProfilerEnable
+ * returns (e.g. 35: the driver lets only admins read counters).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -44,6 +58,7 @@
 #include <time.h>
 
 #include "kprof_cupti.h"
+#include "kprof_cupti_prof.h"
 #include "kprof_cuptirec.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -64,6 +79,7 @@ static struct {
 	void *cb_userdata;
 	uint8_t cb_on[2][4096];		/* [domain - 1][cbid]: callback enabled */
 	uint64_t cb_now;		/* during a played callback: its timestamp */
+	uint32_t cb_corr;		/* during a played callback: its correlation */
 } S;
 
 EXPORT kprof_cupti_result_t cuptiGetTimestamp(uint64_t *t)
@@ -146,11 +162,13 @@ static void play_callback(unsigned int domain, const struct kprof_cupti_api *a)
 	};
 
 	S.cb_now = a->start;
+	S.cb_corr = a->correlation_id;
 	S.cb(S.cb_userdata, domain, a->cbid, &d);
 	d.callback_site = KPROF_CUPTI_API_EXIT;
 	S.cb_now = a->end;
 	S.cb(S.cb_userdata, domain, a->cbid, &d);
 	S.cb_now = 0;
+	S.cb_corr = 0;
 }
 
 EXPORT kprof_cupti_result_t cuptiActivityEnable(unsigned int kind)
@@ -400,8 +418,11 @@ static void play_buffer(size_t *off, uint32_t stream)
 				dom = KPROF_CUPTI_DOMAIN_DRIVER_API;
 
 			if (a->cbid < 4096 && S.cb_on[dom - 1][a->cbid]) {
+				const char *ht = getenv("KPROF_AGENT_HOST_TIMES");
+
 				play_callback(dom, a);
-				continue;	/* no activity record of it */
+				if (ht && !strcmp(ht, "callback"))
+					continue;	/* no activity record of it */
 			}
 		}
 		if (f->a == KPROF_CUPTI_KIND_CONCURRENT_KERNEL &&
@@ -445,5 +466,160 @@ EXPORT kprof_cupti_result_t cuptiActivityFlushAll(uint32_t flag)
 {
 	(void)flag;
 	kprof_standin_play();
+	return KPROF_CUPTI_SUCCESS;
+}
+
+/* ---- the range profiler (capture --counters) ---- */
+
+#define MAX_METRICS	32
+
+/* index of a metric name in KPROF_AGENT_COUNTERS, or -1 */
+static int metric_index(const char *name)
+{
+	const char *l = getenv("KPROF_AGENT_COUNTERS"), *p = l;
+	size_t n = strlen(name);
+	int i = 0;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, name, n))
+			return i;
+		i++;
+		p += len + (p[len] == ',');
+	}
+	return -1;
+}
+
+/* the recorded values of correlation corr (NULL: none), and their count */
+static const double *recorded(uint32_t corr, uint32_t *count)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+
+	load();
+	while ((f = kprof_crec_next(&S.rec, &off, &pl)))
+		if (f->type == KPROF_CREC_METRICS && f->a == corr && f->len >= 8ULL * f->b) {
+			*count = f->b;
+			return pl;
+		}
+	return NULL;
+}
+
+/* a metric with no value in any recorded frame: CUPTI refused it there */
+static int refused(int idx)
+{
+	const struct kprof_crec_frame *f;
+	const void *pl;
+	size_t off = 0;
+
+	load();
+	while ((f = kprof_crec_next(&S.rec, &off, &pl)))
+		if (f->type == KPROF_CREC_METRICS && (uint32_t)idx < f->b &&
+		    f->len >= 8ULL * f->b && ((const double *)pl)[idx] == ((const double *)pl)[idx])
+			return 0;
+	return 1;
+}
+
+static uint8_t image[64];
+
+#define OK(name, type) EXPORT kprof_cupti_result_t name(type *p) { (void)p; return KPROF_CUPTI_SUCCESS; }
+OK(cuptiProfilerInitialize, struct kprof_prof_init)
+OK(cuptiProfilerHostDeinitialize, struct kprof_prof_host_deinit)
+OK(cuptiRangeProfilerDisable, struct kprof_rp_obj)
+OK(cuptiRangeProfilerStart, struct kprof_rp_obj)
+OK(cuptiRangeProfilerSetConfig, struct kprof_rp_set_config)
+OK(cuptiRangeProfilerCounterDataImageInitialize, struct kprof_rp_data_init)
+
+EXPORT kprof_cupti_result_t cuptiDeviceGetChipName(struct kprof_prof_chip *p)
+{
+	p->chip_name = "GH100";
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiProfilerHostInitialize(struct kprof_prof_host_init *p)
+{
+	p->host = (struct CUpti_Profiler_Host_Object *)image;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiProfilerHostConfigAddMetrics(struct kprof_prof_add_metrics *p)
+{
+	for (size_t i = 0; i < p->num_metrics; i++) {
+		int k = metric_index(p->metric_names[i]);
+
+		if (k < 0 || refused(k))
+			return KPROF_CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiProfilerHostGetConfigImageSize(struct kprof_prof_config_size *p)
+{
+	p->config_image_size = sizeof(image);
+	return KPROF_CUPTI_SUCCESS;
+}
+
+OK(cuptiProfilerHostGetConfigImage, struct kprof_prof_config)
+
+EXPORT kprof_cupti_result_t cuptiProfilerHostGetNumOfPasses(struct kprof_prof_passes *p)
+{
+	p->num_passes = 1;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiRangeProfilerEnable(struct kprof_rp_enable *p)
+{
+	const char *e = getenv("KPROF_STANDIN_RANGE_ENABLE");
+
+	if (e && *e)
+		return (kprof_cupti_result_t)strtoul(e, NULL, 10);
+	p->obj = (struct CUpti_RangeProfiler_Object *)image;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiRangeProfilerStop(struct kprof_rp_stop *p)
+{
+	p->all_passes_submitted = 1;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiRangeProfilerDecodeData(struct kprof_rp_decode *p)
+{
+	p->ranges_dropped = 0;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t cuptiRangeProfilerGetCounterDataSize(struct kprof_rp_data_size *p)
+{
+	p->counter_data_size = sizeof(image);
+	return KPROF_CUPTI_SUCCESS;
+}
+
+/* one range when the launch being played had one recorded */
+EXPORT kprof_cupti_result_t cuptiRangeProfilerGetCounterDataInfo(struct kprof_rp_data_info *p)
+{
+	uint32_t n;
+
+	p->num_ranges = S.cb_corr && recorded(S.cb_corr, &n) ? 1 : 0;
+	return KPROF_CUPTI_SUCCESS;
+}
+
+EXPORT kprof_cupti_result_t
+cuptiProfilerHostEvaluateToGpuValues(struct kprof_prof_evaluate *p)
+{
+	uint32_t n = 0;
+	const double *v = recorded(S.cb_corr, &n);
+
+	if (!v || p->range_index)
+		return KPROF_CUPTI_ERROR_INVALID_PARAMETER;
+	for (size_t i = 0; i < p->num_metrics; i++) {
+		int k = metric_index(p->metric_names[i]);
+
+		if (k < 0 || (uint32_t)k >= n)
+			return KPROF_CUPTI_ERROR_INVALID_PARAMETER;
+		p->values[i] = v[k];
+	}
 	return KPROF_CUPTI_SUCCESS;
 }

@@ -676,6 +676,102 @@ static void test_problems(void)
 			       build), 2);
 }
 
+/*
+ * --counters: the recording of a capture --counters on the H100
+ * (counters.cuptirec: its buffers and each kernel's METRICS frame) played
+ * through the real agent's range profiler path; counters.csv must hold,
+ * under each kernel's GLOBAL CALL COUNT, the values recorded for its
+ * correlation, and the metric CUPTI refused there is named, with no rows.
+ */
+#define COUNTERS_M "sm__cycles_elapsed.max,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,kprof__no_such_metric.sum"
+#define COUNTERS_CMD "cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/counters.cuptirec %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/tests/nvidia/libcupti_standin.so --counters " COUNTERS_M " -o %s/cnt -- %s/tests/nvidia/fake_cuda >%s/cnt.log 2>&1"
+
+static void test_counters(void)
+{
+	static const char *const m[] = { "sm__cycles_elapsed.max",
+		"sm__throughput.avg.pct_of_peak_sustained_elapsed", "dram__bytes.sum",
+		"kprof__no_such_metric.sum" };
+	const struct kprof_crec_frame *f;
+	struct kprof_csv_table cnt = { 0 };
+	struct kprof_err err = { 0 };
+	struct kprof_crec r;
+	char path[PATH_MAX + 64];
+	int frames = 0, c_seq, c_name, c_sum;
+	const void *pl;
+	size_t off = 0;
+
+	KT_EQ_U64((uint64_t)sh(COUNTERS_CMD, tmp, srcdir, build, build, build, tmp, build, tmp),
+		  0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'metric kprof__no_such_metric.sum refused' %s/cnt.log",
+			       tmp), 0);
+	snprintf(path, sizeof(path), "%s/cnt/counters.csv", tmp);
+	KT_CHECK(!kprof_csv_load(path, &cnt, &err), "%s", err.msg);
+	c_seq = kprof_csv_col(&cnt, "GLOBAL CALL COUNT");
+	c_name = kprof_csv_col(&cnt, "COUNTER");
+	c_sum = kprof_csv_col(&cnt, "SUM");
+	KT_CHECK(!kprof_crec_load(KPROF_SRC_DIR "/tests/nvidia/data/counters.cuptirec", &r, &err),
+		 "%s", err.msg);
+	while ((f = kprof_crec_next(&r, &off, &pl))) {
+		const double *v = pl;
+
+		if (f->type != KPROF_CREC_METRICS || f->b != 4)
+			continue;
+		frames++;
+		for (int i = 0; i < 4; i++) {
+			int rows = 0;
+
+			for (size_t k = 0; c_seq >= 0 && c_name >= 0 && c_sum >= 0 && k < cnt.nrows;
+			     k++) {
+				if (strtoul(cnt.rows[k][c_seq], NULL, 10) != f->a ||
+				    strcmp(cnt.rows[k][c_name], m[i]))
+					continue;
+				rows++;
+				KT_CHECK(strtod(cnt.rows[k][c_sum], NULL) == v[i],
+					 "corr %u %s: %s, recorded %.17g", f->a, m[i],
+					 cnt.rows[k][c_sum], v[i]);
+			}
+			/* the refused metric: NaN recorded, no row */
+			KT_EQ_U64(rows, isnan(v[i]) ? 0 : 1);
+		}
+	}
+	KT_EQ_U64(frames, 8);
+	kprof_crec_free(&r);
+	kprof_csv_free(&cnt);
+	/* kprofctl report re-makes them from raw/ alone */
+	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/cnt -o %s/cnt2 >/dev/null && "
+			       "cmp -s %s/cnt/counters.csv %s/cnt2/counters.csv && "
+			       "cmp -s %s/cnt/summary.txt %s/cnt2/summary.txt",
+			       build, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+
+	/* no --counters: KPROF_AGENT_COUNTERS of the caller's environment
+	 * does not reach the agent (kprofctl unsets it): no counters
+	 */
+	KT_EQ_U64((uint64_t)sh("export KPROF_AGENT_COUNTERS=sm__cycles_elapsed.max && " CAPTURE_CMD,
+			       tmp, srcdir, "counters.cuptirec", "", build, build, host_times,
+			       build, tmp, "cnt0", build, "", tmp, "cnt0"), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'sm__' %s/cnt0/counters.csv", tmp), 1);
+	KT_EQ_U64((uint64_t)sh("grep -q counters %s/cnt0/summary.txt", tmp), 1);
+	/* params.json's gpu.counters (its "replay" key is nowhere else) */
+	KT_EQ_U64((uint64_t)sh("grep -q '\"replay\"' %s/cnt0/params.json", tmp), 1);
+	KT_EQ_U64((uint64_t)sh("grep -q '\"replay\"' %s/cnt/params.json", tmp), 0);
+
+	/*
+	 * profiling restricted to admins (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+	 * from cuptiRangeProfilerEnable): the capture goes on and says what to
+	 * do; every kernel launch is counted as not profiled; no metric rows
+	 */
+	KT_EQ_U64((uint64_t)sh("rm -rf %s/cnt && export KPROF_STANDIN_RANGE_ENABLE=35 && "
+			       COUNTERS_CMD, tmp, tmp, srcdir, build, build, build, tmp, build,
+			       tmp), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'cuptiRangeProfilerEnable failed (CUPTI error 35).*ERR_NVGPUCTRPERM.*as root' %s/cnt.log",
+			       tmp), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'kernel launches not profiled 8,' %s/cnt/summary.txt", tmp),
+		  0);
+	KT_EQ_U64((uint64_t)sh("grep -Eq '\"launches_not_profiled\": *8,' %s/cnt/params.json",
+			       tmp), 0);
+	KT_EQ_U64((uint64_t)sh("grep -q 'sm__' %s/cnt/counters.csv", tmp), 1);
+}
+
 int main(void)
 {
 	char *d;
@@ -688,6 +784,7 @@ int main(void)
 	if (!d)
 		return kt_done("test_gpu_capture");
 	test_spin();
+	test_counters();
 	{
 		/* CUPTI dropped records: the agent had 2 buffers of 64 KiB for
 		 * 20000 launches

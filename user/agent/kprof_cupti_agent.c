@@ -30,7 +30,8 @@
  * KPROF_AGENT_CUPTI_CLOCK=1 (tests: leave CUPTI on its own clock),
  * KPROF_AGENT_HOST_TIMES (api | callback | queued | both: where the launch
  * and sync calls' host times come from; default api, see
- * enable_host_times()).
+ * enable_host_times()), KPROF_AGENT_COUNTERS (metrics to read per kernel
+ * through CUPTI's range profiler: kprof_cupti_counters.c; unset: none).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,9 +47,11 @@
 #include <linux/kprof.h>
 #include <kprof/gpu_rec.h>
 
+#include "kprof_agent.h"
 #include "kprof_array_size.h"
 #include "kprof_cupti.h"
 #include "kprof_cupti_conv.h"
+#include "kprof_cupti_counters.h"
 #include "kprof_cuptirec.h"
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
@@ -170,8 +173,9 @@ static void put(const void *rec, size_t len)
 		A.records++;
 }
 
-static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
-		      const char *text)
+/* an AGENT record (no lock needed: what it reads is set before any use) */
+static void make_agent(struct kprof_grec_agent *rp, uint32_t event, int32_t code,
+		       uint64_t value, uint64_t value2, const char *text)
 {
 	struct kprof_grec_agent r;
 
@@ -200,6 +204,15 @@ static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t val
 	}
 	if (text)
 		snprintf(r.text, sizeof(r.text), "%s", text);
+	*rp = r;
+}
+
+static void put_agent(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
+		      const char *text)
+{
+	struct kprof_grec_agent r;
+
+	make_agent(&r, event, code, value, value2, text);
 	put(&r, sizeof(r));
 }
 
@@ -270,6 +283,31 @@ static void rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
 		close(A.rec_fd);	/* test data only: give up quietly */
 		A.rec_fd = -1;
 	}
+}
+
+/* ---- for the agent's other parts (kprof_agent.h) ---- */
+
+void kprof_agent_put(const void *rec, size_t len)
+{
+	put(rec, len);
+}
+
+void kprof_agent_event(uint32_t event, int32_t code, uint64_t value, uint64_t value2,
+		       const char *text)
+{
+	put_agent(event, code, value, value2, text);
+}
+
+void kprof_agent_event_rec(struct kprof_grec_agent *r, uint32_t event, int32_t code,
+			   uint64_t value, uint64_t value2, const char *text)
+{
+	make_agent(r, event, code, value, value2, text);
+}
+
+void kprof_agent_rec_frame(uint16_t type, uint32_t a, uint32_t b, uint64_t c,
+			   const void *payload, size_t len)
+{
+	rec_frame(type, a, b, c, payload, len);
 }
 
 static void rec_string(const char *p)
@@ -487,6 +525,10 @@ static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
 	int role;
 
 	(void)userdata;
+	kprof_counters_cb(domain, cbid, data);
+	/* the launch callbacks the counters enabled are not host times */
+	if (A.host_times != KPROF_GHOST_CALLBACK)
+		return;
 	if ((domain != KPROF_CUPTI_DOMAIN_DRIVER_API && domain != KPROF_CUPTI_DOMAIN_RUNTIME_API) ||
 	    cbid >= KPROF_CONV_MAX_CBID || !d || !d->correlation_data)
 		return;
@@ -529,6 +571,7 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 		dropped = 0;
 	have_sync = !take_sync(&sync);
 	pthread_mutex_lock(&A.lock);
+	kprof_counters_drain();
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
 	/* the launches first, as CUPTI's API records mostly come: the report
 	 * joins a launch to its kernel as it streams (kprof_gpu.c), and the
@@ -798,11 +841,13 @@ static void agent_exit(void)
 
 	if (!A.inited || getpid() != A.pid)
 		return;
+	kprof_counters_exit();
 	/* CUPTI hands over what it still holds: buffer_complete() runs */
 	A.f.ActivityFlushAll(KPROF_CUPTI_FLUSH_FORCED);
 	pthread_mutex_lock(&A.lock);
 	if (A.f.GetVersion)
 		A.f.GetVersion(&version);
+	kprof_counters_drain();
 	cb_drain();
 	if (A.cb_lost)
 		put_agent(KPROF_GAGENT_ERROR, -ENOMEM, A.cb_lost, 0,
@@ -941,6 +986,10 @@ EXPORT int InitializeInjection(void)
 	if (r != KPROF_CUPTI_SUCCESS)
 		put_error("cuptiActivityEnable(MEMSET)", r);
 	enable_api();
+	if (sub_r == KPROF_CUPTI_SUCCESS)
+		kprof_counters_init(A.lib, A.sub, A.f.EnableCallback, A.f.GetCallbackName);
+	else if (getenv("KPROF_AGENT_COUNTERS"))
+		put_error("counters: no CUPTI subscriber", sub_r);
 	if (A.f.ActivityFlushPeriod)
 		A.f.ActivityFlushPeriod(FLUSH_PERIOD_MS);
 	flush_spool();

@@ -12,6 +12,7 @@
 #include "kprofctl.h"
 #include "capture_child.h"
 #include "capture_nvidia.h"
+#include "kprof_gpucnt.h"
 #include "kprof_agg.h"
 #include "kprof_bpf_cuda.h"
 #include "kprof_device.h"
@@ -52,6 +53,7 @@ struct nv_opts {
 	const char *api;
 	const char *host_times;
 	const char *libcuda;		/* --libcuda */
+	const char *counters;		/* --counters: CUPTI metric list */
 	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
@@ -96,6 +98,13 @@ static void print_help(FILE *f)
 		"                        host times)\n"
 		"      --libcuda PATH    uprobe: the libcuda.so.1 CMD loads (default: found\n"
 		"                        by LD_LIBRARY_PATH and the driver's usual places)\n"
+		"      --counters M,...  per-kernel values of these CUPTI metrics (e.g.\n"
+		"                        sm__cycles_elapsed.max,dram__bytes.sum) in counters.csv,\n"
+		"                        through CUPTI's range profiler with kernel replay:\n"
+		"                        each kernel re-runs once per pass its metrics need\n"
+		"                        and kernels run one at a time (slow: summary.txt\n"
+		"                        says what it cost); launch times and concurrency are\n"
+		"                        then not those of an unprofiled run\n"
 		"  -u, --user NAME|UID   run CMD as this user (root only; under sudo only\n"
 		"                        the sudo user); by default as kprofctl capture does:\n"
 		"                        the sudo user under sudo, else kprofctl's own user\n"
@@ -106,7 +115,7 @@ static void print_help(FILE *f)
 
 enum {
 	OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
-	OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA
+	OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA, OPT_COUNTERS
 };
 
 int capture_nvidia_wanted(int argc, char **argv)
@@ -147,6 +156,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		{ "api", required_argument, NULL, OPT_API },
 		{ "host-times", required_argument, NULL, OPT_HOST_TIMES },
 		{ "libcuda", required_argument, NULL, OPT_LIBCUDA },
+		{ "counters", required_argument, NULL, OPT_COUNTERS },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -214,6 +224,15 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		case OPT_LIBCUDA:
 			o->libcuda = optarg;
 			break;
+		case OPT_COUNTERS: {
+			char names[KPROF_GPU_MAX_METRICS][KPROF_GPUCNT_NAME_LEN];
+			struct kprof_err err = { 0 };
+
+			if (kprof_gpucnt_parse(optarg, names, KPROF_GPU_MAX_METRICS, &err) < 0)
+				return kprofctl_usage_error("capture", "%s", err.msg);
+			o->counters = optarg;
+			break;
+		}
 		case 'u':
 			o->user = optarg;
 			break;
@@ -374,6 +393,8 @@ static char *config_json(const struct nv_opts *o, const char *agent, const struc
 	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
 	json_object_object_add(j, "host_times", json_object_new_string(o->host_times ?
 							o->host_times : "api"));
+	if (o->counters)	/* absent without: the same config as before */
+		json_object_object_add(j, "counters", json_object_new_string(o->counters));
 	if (up) {
 		json_object_object_add(j, "libcuda", json_object_new_string(up->lib));
 		json_object_object_add(j, "libcuda_missing",
@@ -557,7 +578,9 @@ int capture_nvidia(int argc, char **argv)
 	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
 	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
 	    ((o.api || up) && setenv("KPROF_AGENT_API", up ? "none" : o.api, 1)) ||
-	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times && !up ? o.host_times : "api", 1)) {
+	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times && !up ? o.host_times : "api", 1) ||
+	    (o.counters ? setenv("KPROF_AGENT_COUNTERS", o.counters, 1) :
+			  unsetenv("KPROF_AGENT_COUNTERS"))) {
 		kprofctl_err("setenv: %s", strerror(errno));
 		goto out;
 	}
@@ -602,6 +625,8 @@ int capture_nvidia(int argc, char **argv)
 	if (res.gpu_dropped)
 		kprofctl_warn("CUPTI dropped %llu records (kernels, copies or API calls are missing): see summary.txt",
 			      (unsigned long long)res.gpu_dropped);
+	if (res.gpu_counters_problem[0])
+		kprofctl_warn("%s", res.gpu_counters_problem);
 	if (res.gpu_problems)
 		kprofctl_warn("the agent reported problems (agent errors, no clean stop): see summary.txt");
 	if (exec_errno)

@@ -23,6 +23,10 @@
 #define KPROF_CREC_STRING	4	/* c = pointer value; payload = text, NUL */
 #define KPROF_CREC_CBNAME	5	/* a = domain, b = cbid; payload = name, NUL */
 #define KPROF_CREC_CLOCK	6	/* a = 1: timestamp callback registered */
+/* a kernel's counter values: a = correlation, b = count, c = cost ns;
+ * payload = the doubles (NaN: metric refused)
+ */
+#define KPROF_CREC_METRICS	7
 
 struct kprof_crec_frame {
 	uint32_t magic;			/* KPROF_CREC_MAGIC */

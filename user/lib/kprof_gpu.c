@@ -5,6 +5,7 @@
 #include "kprof_gpu.h"
 #include "kprof_array_size.h"
 #include "kprof_bpf_cuda.h"
+#include "kprof_gpucnt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +48,11 @@ struct kprof_gpu_src {
 	size_t nuev, uidx;
 	int uready;
 	struct kprof_gpu_uprobes us;
+	/* counters (capture --counters): the metrics' names, the join */
+	char metric[KPROF_GPU_MAX_METRICS][KPROF_GPUCNT_NAME_LEN];
+	uint32_t nmetrics;
+	struct kprof_gpucnt_join join;
+	int join_ended;
 	size_t qlen, qoff;
 	uint64_t q[QBUF / 8];		/* 8-byte aligned records */
 };
@@ -69,7 +75,7 @@ struct kprof_gpu_src *kprof_gpu_openat(int dirfd, const char *rel, const char *s
 	s->view = view;
 	if (view == KPROF_GPU_VIEW_DEVICE)
 		s->launches = calloc(LAUNCH_RING, sizeof(*s->launches));
-	if (view == KPROF_GPU_VIEW_DEVICE && !s->launches) {
+	if (view == KPROF_GPU_VIEW_DEVICE && (!s->launches || kprof_gpucnt_join_init(&s->join))) {
 		free(s);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
@@ -98,6 +104,7 @@ void kprof_gpu_free(struct kprof_gpu_src *s)
 	for (uint32_t i = 0; i < KPROF_GNAME_SLOTS; i++)
 		free(s->names[i]);
 	free(s->launches);
+	kprof_gpucnt_join_free(&s->join);
 	free(s);
 }
 
@@ -117,6 +124,14 @@ int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err)
 	s->qoff = 0;
 	if (s->launches)
 		memset(s->launches, 0, LAUNCH_RING * sizeof(*s->launches));
+	if (s->join.slot) {
+		struct kprof_gpucnt_slot *slot = s->join.slot;
+
+		memset(slot, 0, KPROF_GPUCNT_RING * sizeof(*slot));
+		memset(&s->join, 0, sizeof(s->join));
+		s->join.slot = slot;
+	}
+	s->join_ended = 0;
 	s->uidx = 0;
 	return kprof_spool_rewind(s->r, err);
 }
@@ -242,14 +257,33 @@ static void q_marker(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, uin
 }
 
 /* OP, the four markers and the counters of one kernel / memcpy / memset */
+static void q_counters(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, uint64_t mask,
+		       const uint64_t *vals, uint32_t mmask, const double *mvals)
+{
+	int n = __builtin_popcountll(mask) + __builtin_popcount(mmask), k = 0;
+	struct kprof_rec_counters *c = qput(s, sizeof(*c) + 8 * (size_t)n);
+
+	c->hdr.type = KPROF_REC_COUNTERS;
+	c->hdr.size = (uint16_t)(sizeof(*c) + 8 * (size_t)n);
+	c->op_seq = corr;
+	c->counter_mask = mask | (uint64_t)mmask << KPROF_GPU_NCOUNTERS;
+	c->core = track;
+	for (int i = 0; i < KPROF_GPU_NCOUNTERS; i++)
+		if (mask & (1ULL << i))
+			c->values[k++] = vals[i];
+	/* metric values as their doubles' bits (kprof_gpucnt_to_u64) */
+	for (int i = 0; i < KPROF_GPU_MAX_METRICS; i++)
+		if (mmask & (1U << i))
+			c->values[k++] = kprof_gpucnt_to_u64(mvals[i]);
+}
+
 static void q_op(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, const char *name,
-		 uint64_t start, uint64_t end, uint64_t mask, const uint64_t *vals)
+		 uint64_t start, uint64_t end, uint64_t mask, const uint64_t *vals,
+		 uint32_t mmask, const double *mvals)
 {
 	size_t n = strlen(name), ext = n >= KPROF_NAME_LEN ? (n + 1 + 7) & ~(size_t)7 : 0;
 	const struct launch *l = &s->launches[corr & (LAUNCH_RING - 1)];
 	struct kprof_rec_op *op = qput(s, sizeof(*op) + ext);
-	struct kprof_rec_counters *c;
-	int k = 0;
 
 	op->hdr.type = KPROF_REC_OP;
 	op->hdr.size = (uint16_t)(sizeof(*op) + ext);
@@ -267,15 +301,7 @@ static void q_op(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, const c
 	q_marker(s, corr, track, KPROF_MARK_KERNEL_START, start);
 	q_marker(s, corr, track, KPROF_MARK_KERNEL_END, end);
 	q_marker(s, corr, track, KPROF_MARK_FW_END, end);
-	c = qput(s, sizeof(*c) + 8 * (size_t)__builtin_popcountll(mask));
-	c->hdr.type = KPROF_REC_COUNTERS;
-	c->hdr.size = (uint16_t)(sizeof(*c) + 8 * (size_t)__builtin_popcountll(mask));
-	c->op_seq = corr;
-	c->counter_mask = mask;
-	c->core = track;
-	for (int i = 0; i < KPROF_GPU_NCOUNTERS; i++)
-		if (mask & (1ULL << i))
-			c->values[k++] = vals[i];
+	q_counters(s, corr, track, mask, vals, mmask, mvals);
 }
 
 static uint64_t host_ns(const struct kprof_gpu_src *s, uint64_t t)
@@ -316,6 +342,22 @@ static void agent_rec(struct kprof_gpu_src *s, const struct kprof_grec_agent *a)
 	case KPROF_GAGENT_NO_BUFFER:
 		s->st.no_buffer += a->value;
 		return;
+	case KPROF_GAGENT_COUNTERS:
+		s->st.cnt.set_up = 1;
+		s->st.cnt.replay = a->code;
+		s->st.cnt.passes = a->value;
+		return;
+	case KPROF_GAGENT_COUNTERS_END:
+		s->st.cnt.ended = 1;
+		s->st.cnt.profiled = a->value;
+		s->st.cnt.not_profiled = a->value2;
+		s->st.cnt.bad_ranges = (uint64_t)(uint32_t)a->code;
+		return;
+	case KPROF_GAGENT_METRIC_REFUSED:
+		if (s->st.cnt.nrefused < KPROF_GPU_MAX_METRICS)
+			s->st.cnt.refused[s->st.cnt.nrefused++] =
+				(struct kprof_gpu_refused){ (uint32_t)a->value, a->code };
+		return;
 	default:
 		return;
 	}
@@ -335,6 +377,17 @@ static void name_rec(struct kprof_gpu_src *s, const struct kprof_grec_name *n)
 	size_t len = n->len;
 	char *t;
 
+	if (n->kind == KPROF_GNAME_METRIC) {
+		if (n->id >= KPROF_GPU_MAX_METRICS || len >= KPROF_GPUCNT_NAME_LEN ||
+		    sizeof(*n) + len + 1 > n->size || n->text[len] != '\0') {
+			s->st.bad_names++;
+			return;
+		}
+		memcpy(s->metric[n->id], n->text, len + 1);
+		if (n->id >= s->nmetrics)
+			s->nmetrics = n->id + 1;
+		return;
+	}
 	if (n->kind != KPROF_GNAME_KERNEL)
 		return;
 	if (n->id >= KPROF_GNAME_SLOTS || sizeof(*n) + len + 1 > n->size ||
@@ -360,6 +413,9 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 		const struct kprof_grec_kernel *k = (const void *)rec;
 		const char *name = k->name_id < KPROF_GNAME_SLOTS ? s->names[k->name_id] : NULL;
 		uint64_t v[KPROF_GPU_NCOUNTERS] = { 0 };
+		double mv[KPROF_GPU_MAX_METRICS];
+		uint32_t mmask = s->nmetrics ? kprof_gpucnt_join_kernel(&s->join, k->correlation,
+									 mv) : 0;
 
 		s->st.kernels++;
 		if (kernel_queued(s, k)) {
@@ -380,7 +436,24 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 		v[KPROF_GPU_CNT_SMEM] = (uint64_t)k->static_smem + k->dynamic_smem;
 		q_op(s, k->correlation, track_of(s, k->device, k->stream), name, k->start_ns,
 		     k->end_ns, 1ULL << KPROF_GPU_CNT_BLOCKS | 1ULL << KPROF_GPU_CNT_THREADS |
-		     1ULL << KPROF_GPU_CNT_REGS | 1ULL << KPROF_GPU_CNT_SMEM, v);
+		     1ULL << KPROF_GPU_CNT_REGS | 1ULL << KPROF_GPU_CNT_SMEM, v, mmask, mv);
+		return;
+	}
+	case KPROF_GREC_METRICS: {
+		const struct kprof_grec_metrics *m = (const void *)rec;
+		double mv[KPROF_GPU_MAX_METRICS], in[KPROF_GPU_MAX_METRICS];
+		uint32_t mmask, n = m->count;
+
+		if (n > KPROF_GPU_MAX_METRICS || sizeof(*m) + 8 * (size_t)n > m->size) {
+			s->st.cnt.bad_records++;
+			return;
+		}
+		s->st.cnt.records++;
+		s->st.cnt.cost_ns += m->cost_ns;
+		memcpy(in, m + 1, 8 * (size_t)n);
+		/* its kernel already went out: the values follow on their own */
+		if (kprof_gpucnt_join_metrics(&s->join, m->correlation, in, n, &mmask, mv))
+			q_counters(s, m->correlation, 0, 0, NULL, mmask, mv);
 		return;
 	}
 	case KPROF_GREC_COPY: {
@@ -393,7 +466,7 @@ static void device_rec(struct kprof_gpu_src *s, const struct kprof_rec_hdr *rec)
 			s->st.memcpys++;
 		q_op(s, c->correlation, track_of(s, c->device, c->stream),
 		     kprof_gpu_copy_name(c->kind, c->copy_kind), c->start_ns, c->end_ns,
-		     1ULL << KPROF_GPU_CNT_BYTES, v);
+		     1ULL << KPROF_GPU_CNT_BYTES, v, 0, NULL);
 		return;
 	}
 	case KPROF_GREC_API: {
@@ -677,6 +750,11 @@ int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 		s->qlen = 0;
 		s->qoff = 0;
 		ret = kprof_spool_next(s->r, &r, err);
+		if (ret == KPROF_REC_END && s->join.slot && !s->join_ended) {
+			/* values no kernel came for */
+			kprof_gpucnt_join_end(&s->join);
+			s->join_ended = 1;
+		}
 		if (ret != KPROF_REC_OK)
 			return ret;
 		switch (r->type) {
@@ -798,4 +876,19 @@ int kprof_gpu_pick(const struct kprof_gpu_spool *sp, int n)
 		if (best < 0 || sp[i].bytes > sp[best].bytes)
 			best = i;	/* sorted by pid: the first of equals stays */
 	return best;
+}
+
+uint32_t kprof_gpu_nmetrics(const struct kprof_gpu_src *s)
+{
+	return s->nmetrics;
+}
+
+const char *kprof_gpu_metric_name(const struct kprof_gpu_src *s, uint32_t i)
+{
+	return i < s->nmetrics && s->metric[i][0] ? s->metric[i] : NULL;
+}
+
+const struct kprof_gpucnt_join *kprof_gpu_metric_join(const struct kprof_gpu_src *s)
+{
+	return &s->join;
 }

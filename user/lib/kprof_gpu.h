@@ -59,6 +59,12 @@
 
 #define KPROF_GPU_MAX_ERRORS	16	/* agent ERROR records kept for the summary */
 
+/* a metric CUPTI refused (capture --counters) */
+struct kprof_gpu_refused {
+	uint32_t index;			/* the metric's */
+	int32_t code;			/* CUptiResult */
+};
+
 /* What the agent said about itself (either view collects it). */
 struct kprof_gpu_stats {
 	uint32_t pid, ppid;
@@ -77,6 +83,18 @@ struct kprof_gpu_stats {
 	uint64_t unnamed;		/* kernels whose name slot was empty */
 	uint64_t tracks_over;		/* ops on streams past KPROF_GPU_MAX_TRACKS */
 	uint64_t multiple_subscribers;	/* another CUPTI client held the process */
+	struct {			/* counters (capture --counters) */
+		int set_up;		/* the COUNTERS record: profiling began */
+		int ended;		/* COUNTERS_END seen */
+		int32_t replay;		/* KPROF_GREPLAY_* */
+		uint64_t passes;	/* per kernel */
+		uint64_t profiled, not_profiled, bad_ranges;	/* COUNTERS_END's */
+		uint64_t records;	/* METRICS records read (device view) */
+		uint64_t bad_records;	/* ... that do not hold their values */
+		uint64_t cost_ns;	/* their cost_ns, summed */
+		uint32_t nrefused;
+		struct kprof_gpu_refused refused[KPROF_GPU_MAX_METRICS];
+	} cnt;
 	uint32_t nerrors;		/* ERROR records, the first few kept: */
 	struct {
 		int32_t code;
@@ -142,6 +160,17 @@ int kprof_gpu_use_uprobes(struct kprof_gpu_src *s, int dirfd, const char *rel,
 const struct kprof_gpu_uprobes *kprof_gpu_uprobe_stats(const struct kprof_gpu_src *s);
 /* Tracks seen so far and the name of one: "GPU D stream S". */
 uint32_t kprof_gpu_ntracks(const struct kprof_gpu_src *s);
+/*
+ * Counters (capture --counters): how many metrics the agent named (0:
+ * none asked for), metric i's name (NULL if its NAME record was bad),
+ * and the join of their values to kernels (device view; after the last
+ * kprof_gpu_next, unjoined includes values no kernel came for). Metric i
+ * is counter KPROF_GPU_NCOUNTERS + i of the op rows.
+ */
+uint32_t kprof_gpu_nmetrics(const struct kprof_gpu_src *s);
+const char *kprof_gpu_metric_name(const struct kprof_gpu_src *s, uint32_t i);
+struct kprof_gpucnt_join;
+const struct kprof_gpucnt_join *kprof_gpu_metric_join(const struct kprof_gpu_src *s);
 void kprof_gpu_track_name(const struct kprof_gpu_src *s, uint32_t track, char *buf,
 			  size_t len);
 /* "api", "callback", "queued" or "uprobe" (KPROF_GHOST_UPROBE): for the outputs */

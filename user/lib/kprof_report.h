@@ -71,6 +71,7 @@ struct kprof_report_result {
 	uint32_t gpu_processes;		/* agent spools (CUDA processes) found */
 	uint64_t gpu_dropped;		/* records CUPTI dropped */
 	int gpu_problems;		/* agent errors or no clean stop */
+	char gpu_counters_problem[320];	/* capture --counters: what went wrong, or "" */
 };
 
 struct kprof_outdir;

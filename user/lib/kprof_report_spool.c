@@ -29,6 +29,7 @@
 #include "kprof_analysis.h"
 #include "kprof_fs.h"
 #include "kprof_gpu.h"
+#include "kprof_gpucnt_out.h"
 #include "kprof_lag.h"
 #include "kprof_outdir.h"
 #include "kprof_report_out.h"
@@ -500,8 +501,21 @@ static void summary_uprobes(FILE *f, const struct spool_report *c)
 		b->tgid_full ? "  <-- calls are missing" : "");
 }
 
+/* the counters of the aggregated agent spool (capture --counters) */
+static void gpucnt_view(const struct spool_report *c, struct kprof_gpucnt_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->g = kprof_gpu_stats(c->gdev);
+	v->join = kprof_gpu_metric_join(c->gdev);
+	v->nmetrics = kprof_gpu_nmetrics(c->gdev);
+	for (uint32_t i = 0; i < v->nmetrics; i++)
+		v->names[i] = kprof_gpu_metric_name(c->gdev, i);
+}
+
 static void summary_gpu(FILE *f, const struct spool_report *c)
 {
+	struct kprof_gpucnt_view cv;
+
 	const struct kprof_gpu_stats *g;
 
 	fprintf(f, "\nGPU capture (CUPTI agent in the workload):\n");
@@ -548,6 +562,8 @@ static void summary_gpu(FILE *f, const struct spool_report *c)
 	if (g->unnamed || g->bad_names)
 		fprintf(f, "  kernels without a name: %" PRIu64 ", bad name records: %" PRIu64 "\n",
 			g->unnamed, g->bad_names);
+	gpucnt_view(c, &cv);
+	kprof_gpucnt_summary(f, &cv);
 	if (g->tracks_over)
 		fprintf(f, "  ops on streams past the first %u tracks (drawn on the last one): %"
 			PRIu64 "\n",
@@ -835,6 +851,12 @@ static json_object *gpu_json(const struct spool_report *c)
 			       json_object_new_boolean(g->multiple_subscribers != 0));
 	ADD("unnamed_kernels", g->unnamed);
 	ADD("bad_name_records", g->bad_names);
+	if (kprof_gpu_nmetrics(c->gdev)) {
+		struct kprof_gpucnt_view cv;
+
+		gpucnt_view(c, &cv);
+		json_object_object_add(o, "counters", kprof_gpucnt_json(&cv));
+	}
 	e = json_object_new_array();
 	for (uint32_t i = 0; i < g->nerrors && i < KPROF_GPU_MAX_ERRORS; i++) {
 		json_object *x = json_object_new_object();
@@ -1132,6 +1154,18 @@ static int open_csvs(struct spool_report *c, struct kprof_out *out, struct kprof
 	if (out->ncounters > KPROF_MAX_COUNTERS)
 		out->ncounters = KPROF_MAX_COUNTERS;
 	memcpy(out->cdesc, c->dev_hdr.counters.desc, sizeof(out->cdesc));
+	if (c->gdev) {
+		/* capture --counters: metric i is counter KPROF_GPU_NCOUNTERS + i */
+		for (uint32_t i = 0; i < kprof_gpu_nmetrics(c->gdev); i++) {
+			unsigned int k = KPROF_GPU_NCOUNTERS + i;
+
+			out->cname[k] = kprof_gpu_metric_name(c->gdev, i);
+			out->real_mask |= 1ULL << k;
+			out->cdesc[k].unit[0] = '\0';
+			if (k + 1 > out->ncounters)
+				out->ncounters = k + 1;
+		}
+	}
 	ret = kprof_out_open(out, od, KPROF_OUT_OPS | KPROF_OUT_COUNTERS | KPROF_OUT_HOST |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
 			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
@@ -1252,8 +1286,13 @@ static void fill_result(struct kprof_report_result *res, struct spool_report *c,
 	if (c->gdev) {
 		const struct kprof_gpu_stats *g = kprof_gpu_stats(c->gdev);
 
+		struct kprof_gpucnt_view cv;
+
 		res->gpu_dropped = g->dropped;
 		res->gpu_problems = g->nerrors || !g->stopped;
+		gpucnt_view(c, &cv);
+		kprof_gpucnt_problem(&cv, res->gpu_counters_problem,
+				     sizeof(res->gpu_counters_problem));
 	}
 }
 

@@ -3,6 +3,7 @@
  * CSV writers: ops.csv, counters.csv, device_log.csv, host_events.csv.
  */
 #include "kprof_writers.h"
+#include "kprof_gpucnt.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -33,10 +34,13 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 	const char *filter = o->op_filter;
 	char names[KPROF_MAX_RISCS][16];
 	struct kprof_counter_desc cd[KPROF_MAX_COUNTERS];
+	const char *cname[KPROF_MAX_COUNTERS];
+	uint64_t real_mask = o->real_mask;
 
 	/* keep what the caller filled in: names of RISCs and counters */
 	memcpy(names, o->risc_names, sizeof(names));
 	memcpy(cd, o->cdesc, sizeof(cd));
+	memcpy(cname, o->cname, sizeof(cname));
 	memset(o, 0, sizeof(*o));
 	o->nriscs = nr;
 	o->ncounters = nc;
@@ -44,6 +48,8 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 	o->op_filter = filter;
 	memcpy(o->risc_names, names, sizeof(names));
 	memcpy(o->cdesc, cd, sizeof(cd));
+	memcpy(o->cname, cname, sizeof(cname));
+	o->real_mask = real_mask;
 	o->top_n = top_n ? top_n : 10;
 	o->top = calloc(o->top_n, sizeof(*o->top));
 	o->codes = calloc(KPROF_OUT_MAX_CODES, sizeof(*o->codes));
@@ -385,7 +391,8 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 	if (o->counters) {
 		for (unsigned int i = 0; i < KPROF_MAX_COUNTERS; i++) {
 			char unnamed[24];
-			const char *name = o->cdesc[i].name, *unit = o->cdesc[i].unit;
+			const char *name = o->cname[i] ? o->cname[i] : o->cdesc[i].name;
+			const char *unit = o->cdesc[i].unit;
 
 			if (!(row->counter_mask & (1ULL << i)))
 				continue;
@@ -400,6 +407,13 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 			kprof_csv_field(o->counters, name);
 			fputc(',', o->counters);
 			kprof_csv_field(o->counters, unit);
+			if (o->real_mask & (1ULL << i)) {
+				double v = kprof_gpucnt_from_u64(row->counter_sum[i]);
+
+				fprintf(o->counters, ",%u,%.17g,%.17g,%.17g\n",
+					row->counter_cores[i], v, v, v);
+				continue;
+			}
 			fprintf(o->counters, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 				row->counter_cores[i], row->counter_min[i],
 				row->counter_max[i], row->counter_sum[i]);

@@ -52,6 +52,12 @@ struct kprof_out {
 	int no_cycles;
 	unsigned int ncounters;
 	struct kprof_counter_desc cdesc[KPROF_MAX_COUNTERS];
+	/* a longer name than cdesc holds (CUPTI metrics), or NULL */
+	const char *cname[KPROF_MAX_COUNTERS];
+	/* counters whose values are doubles' bits (kprof_gpucnt_to_u64): one
+	 * value per op, written as a decimal in MIN, MAX and SUM
+	 */
+	uint64_t real_mask;
 	/* totals */
 	uint64_t nops, ops_with_fw, markers, markers_lost, host_events;
 	double fw_sum_ns, kernel_sum_ns;
