@@ -146,12 +146,13 @@ void capture_multi_refused(const struct capture_multi *m, unsigned int k)
 
 /* DIR's outputs from the devices' (devs), then what was made; 0 or -1. */
 static int write_across(struct kprof_outdir *top, const char *dir,
-			const struct kprof_multi_dev *devs, unsigned int n, const char *list)
+			const struct kprof_multi_dev *devs, unsigned int n, const char *list,
+			const char *step)
 {
 	struct kprof_multi_result res;
 	struct kprof_err err = { 0 };
 
-	if (kprof_multi_write(top, devs, n, &res, &err)) {
+	if (kprof_multi_write(top, devs, n, step, &res, &err)) {
 		kprofctl_err("the outputs across devices failed: %s; each device's own are in %s/dev*/ (kprofctl report %s retries)",
 			     err.msg, dir, dir);
 		return -1;
@@ -167,7 +168,8 @@ static int write_across(struct kprof_outdir *top, const char *dir,
 	return 0;
 }
 
-int capture_multi_finish(struct capture_multi *m, struct kprof_outdir *const *ods)
+int capture_multi_finish(struct capture_multi *m, struct kprof_outdir *const *ods,
+			 const char *step)
 {
 	struct kprof_multi_dev devs[KPROF_DEVICE_LIST_MAX];
 	char list[256];
@@ -175,7 +177,7 @@ int capture_multi_finish(struct capture_multi *m, struct kprof_outdir *const *od
 	for (unsigned int k = 0; k < m->n; k++)
 		devs[k] = (struct kprof_multi_dev){ m->names[k], ods[k] };
 	list_names(m, list, sizeof(list));
-	return write_across(m->top, m->dir, devs, m->n, list);
+	return write_across(m->top, m->dir, devs, m->n, list, step);
 }
 
 void capture_multi_close(struct capture_multi *m)
@@ -213,7 +215,7 @@ static int report_one(const char *in, struct kprof_outdir *od,
 }
 
 int capture_multi_report(const char *dir, const char *out, int force,
-			 const struct kprof_report_opts *ro, int progress)
+			 const struct kprof_report_opts *ro, int progress, const char *step)
 {
 	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
 	struct kprof_multi_dev devs[KPROF_DEVICE_LIST_MAX];
@@ -249,7 +251,7 @@ int capture_multi_report(const char *dir, const char *out, int force,
 			rc = KPROFCTL_EXIT_FAIL;
 		devs[k] = (struct kprof_multi_dev){ names[k], ods[k] };
 	}
-	if (!rc && write_across(top, out, devs, (unsigned int)n, list))
+	if (!rc && write_across(top, out, devs, (unsigned int)n, list, step))
 		rc = KPROFCTL_EXIT_FAIL;
 	for (k = 0; k < (unsigned int)n; k++)
 		kprof_outdir_close(ods[k]);

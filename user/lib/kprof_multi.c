@@ -8,6 +8,7 @@
 #include "kprof_mdhtml.h"
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
+#include "kprof_steps.h"
 #include "kprof_text.h"
 #include "kprof_trace_merge.h"
 #include "kprof_xsort.h"
@@ -175,7 +176,8 @@ static int sweep(struct kprof_xsort *x, double *busy, struct kprof_err *err)
 
 int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 			  unsigned int dev, struct kprof_multi_stats *st,
-			  struct kprof_multi_kinds *kinds, struct kprof_err *err)
+			  struct kprof_multi_kinds *kinds, struct kprof_steps *steps,
+			  struct kprof_err *err)
 {
 	struct kprof_csv_reader r;
 	struct kprof_xsort *x = NULL;
@@ -209,15 +211,23 @@ int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 	}
 	while ((ret = kprof_csv_next(&r, err)) == 1) {
 		struct span sp;
-		double v;
+		double v, start = NAN, kns = NAN;
 
 		st->ops++;
 		if (kinds && kind_add(kinds, r.row[co], dev)) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
-		if (num(r.row[ck], &v))
-			st->kernel_ns += v;
+		if (num(r.row[ck], &kns))
+			st->kernel_ns += kns;
+		else
+			kns = NAN;
+		if (!num(r.row[cs], &start))
+			start = NAN;
+		if (steps && kprof_steps_op(steps, dev, r.row[co], start, kns)) {
+			ret = kprof_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
 		if (cl >= 0 && num(r.row[cl], &v) && v > 0)
 			st->lost_markers += (uint64_t)v;
 		if (!num(r.row[cs], &sp.s) || !num(r.row[ce], &sp.e) || sp.e < sp.s)
@@ -337,7 +347,7 @@ static void kinds_md(FILE *f, const char *const *names, unsigned int n,
 
 void kprof_multi_report_md(FILE *f, const char *const *names,
 			   const struct kprof_multi_stats *st, unsigned int n,
-			   const struct kprof_multi_kinds *kinds)
+			   const struct kprof_multi_kinds *kinds, struct kprof_steps *steps)
 {
 	double t0 = NAN, t1 = NAN, fastest = NAN;
 	int slow = kprof_multi_slowest(st, n), fast = -1;
@@ -415,6 +425,8 @@ void kprof_multi_report_md(FILE *f, const char *const *names,
 			fprintf(f, " (device %s was not busy)", names[fast]);
 		fputs(st[slow].last_ns >= t1 ? "; it also finished last.\n" : ".\n", f);
 	}
+	if (steps)
+		kprof_steps_md(f, steps, names);
 	kinds_md(f, names, n, kinds);
 }
 
@@ -538,7 +550,8 @@ static int merge_traces(struct kprof_outdir *top, const struct kprof_multi_dev *
 
 static int compare(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		   unsigned int n, struct kprof_multi_stats *st,
-		   struct kprof_multi_kinds *kinds, struct kprof_err *err)
+		   struct kprof_multi_kinds *kinds, struct kprof_steps *steps,
+		   struct kprof_err *err)
 {
 	for (unsigned int k = 0; k < n; k++) {
 		char path[4200];
@@ -548,7 +561,7 @@ static int compare(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		if (fd < 0)
 			return fd == -ENOENT ? kprof_err_set(err, ENOENT, "%s: not written", path)
 					     : fd;
-		ret = kprof_multi_stats_csv(fd, path, top, k, &st[k], kinds, err);
+		ret = kprof_multi_stats_csv(fd, path, top, k, &st[k], kinds, steps, err);
 		if (ret)
 			return ret;
 		dev_label(devs[k].od, st[k].label, sizeof(st[k].label));
@@ -606,10 +619,12 @@ static int write_html(struct kprof_outdir *top, const struct kprof_multi_dev *de
 }
 
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
-		      unsigned int n, struct kprof_multi_result *res, struct kprof_err *err)
+		      unsigned int n, const char *step, struct kprof_multi_result *res,
+		      struct kprof_err *err)
 {
 	struct kprof_multi_stats *st = calloc(n ? n : 1, sizeof(*st));
 	struct kprof_multi_kinds *kinds = kprof_multi_kinds_new(n);
+	struct kprof_steps *steps = kprof_steps_new(n, step);
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	struct kprof_outfile of = { 0 };
 	char *md = NULL;
@@ -617,7 +632,7 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 	FILE *f = NULL;
 	int ret;
 
-	if (!st || !kinds || !names) {
+	if (!st || !kinds || !steps || !names) {
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -625,7 +640,7 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 		names[k] = devs[k].name;
 	ret = merge_traces(top, devs, n, err);
 	if (!ret)
-		ret = compare(top, devs, n, st, kinds, err);
+		ret = compare(top, devs, n, st, kinds, steps, err);
 	if (ret)
 		goto out;
 	f = open_memstream(&md, &mdlen);
@@ -633,7 +648,7 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	kprof_multi_report_md(f, names, st, n, kinds);
+	kprof_multi_report_md(f, names, st, n, kinds, steps);
 	if (res) {
 		res->slowest = kprof_multi_slowest(st, n);
 		res->slowest_busy_ns = res->slowest < 0 ? 0 : st[res->slowest].busy_ns;
@@ -657,5 +672,6 @@ out:
 	free(names);
 	free(st);
 	kprof_multi_kinds_free(kinds);
+	kprof_steps_free(steps);
 	return ret;
 }
