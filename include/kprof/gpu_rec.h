@@ -30,6 +30,7 @@
 #define KPROF_GREC_API		0x203	/* struct kprof_grec_api */
 #define KPROF_GREC_NAME		0x204	/* struct kprof_grec_name + text */
 #define KPROF_GREC_DROPPED	0x205	/* struct kprof_grec_dropped */
+#define KPROF_GREC_DEVICE	0x206	/* struct kprof_grec_device */
 
 /* kprof_grec_agent.event */
 #define KPROF_GAGENT_START	1	/* first record: process, clock */
@@ -218,6 +219,24 @@ struct kprof_grec_dropped {
 	__u64 count;
 	__u32 context;
 	__u32 stream;
+};
+
+/*
+ * A CUDA device the process sees (cuDeviceGetCount): its ordinal, the
+ * device field of KERNEL and COPY records (CUDA_VISIBLE_DEVICES renumbers
+ * them), and its UUID (cuDeviceGetUuid: the bytes nvidia-smi and NVML
+ * print as GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx). Written before the
+ * first converted buffer; a capture of several GPUs routes each op to
+ * its GPU by it (kprof_gpu_route.h). code: the CUresult of the query (0:
+ * uuid is valid).
+ */
+struct kprof_grec_device {
+	__u16 type;			/* KPROF_GREC_DEVICE */
+	__u16 size;
+	__u32 flags;
+	__u32 ordinal;
+	__s32 code;
+	__u8 uuid[16];
 };
 
 #endif /* _KPROF_GPU_REC_H */

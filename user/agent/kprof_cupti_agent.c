@@ -46,6 +46,7 @@
 #include <linux/kprof.h>
 #include <kprof/gpu_rec.h>
 
+#include "kprof_agent_devices.h"
 #include "kprof_array_size.h"
 #include "kprof_cupti.h"
 #include "kprof_cupti_conv.h"
@@ -140,6 +141,7 @@ static struct agent {
 	uint64_t records, forks;
 	struct kprof_conv conv;
 	int rec_fd;			/* KPROF_AGENT_RECORD, or -1 */
+	int devices_put;		/* KPROF_GREC_DEVICE records written */
 	const void **rec_strs;		/* name pointers already recorded */
 	size_t nrec_strs;
 	uint8_t out[2 * KPROF_CONV_MAX_BYTES];
@@ -511,6 +513,24 @@ static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
 	cb_put(&r);
 }
 
+/*
+ * Once, before the first ops: which GPU each device ordinal is, for a
+ * capture of several GPUs (kprof_gpu_route.h). Queried without A.lock
+ * (libcuda's locks), written under it.
+ */
+static void put_devices(void)
+{
+	struct kprof_grec_device d[KPROF_AGENT_MAX_DEVICES];
+	int n = A.devices_put ? 0 : kprof_agent_devices(d, KPROF_AGENT_MAX_DEVICES);
+
+	pthread_mutex_lock(&A.lock);
+	for (int i = 0; i < n && !A.devices_put; i++)
+		put(&d[i], sizeof(d[i]));
+	if (n > 0)
+		A.devices_put = 1;
+	pthread_mutex_unlock(&A.lock);
+}
+
 static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buffer,
 			    size_t size, size_t valid)
 {
@@ -528,6 +548,7 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 	    A.f.ActivityGetNumDroppedRecords(ctx, stream, &dropped) != KPROF_CUPTI_SUCCESS)
 		dropped = 0;
 	have_sync = !take_sync(&sync);
+	put_devices();
 	pthread_mutex_lock(&A.lock);
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);
 	/* the launches first, as CUPTI's API records mostly come: the report

@@ -690,6 +690,8 @@ int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 			s->st.dropped +=
 				((const struct kprof_grec_dropped *)(const void *)r)->count;
 			break;
+		case KPROF_GREC_DEVICE:
+			break;	/* for routing (kprof_gpu_route.h), not the report */
 		case KPROF_GREC_API: {
 			const struct kprof_grec_api *a = (const void *)r;
 

@@ -42,6 +42,7 @@ static inline size_t min_size(unsigned int type)
 	case KPROF_GREC_API:		return sizeof(struct kprof_grec_api);
 	case KPROF_GREC_NAME:		return sizeof(struct kprof_grec_name);
 	case KPROF_GREC_DROPPED:	return sizeof(struct kprof_grec_dropped);
+	case KPROF_GREC_DEVICE:		return sizeof(struct kprof_grec_device);
 	default:			return 0;
 	}
 }
@@ -72,6 +73,7 @@ const char *kprof_rec_type_name(unsigned int type)
 	case KPROF_GREC_API:		return "GPU_API";
 	case KPROF_GREC_NAME:		return "GPU_NAME";
 	case KPROF_GREC_DROPPED:	return "GPU_DROPPED";
+	case KPROF_GREC_DEVICE:		return "GPU_DEVICE";
 	default:			return "UNKNOWN";
 	}
 }
