@@ -65,6 +65,8 @@ static void default_dir(struct capture_multi *m)
 	for (char *p = list; *p; p++)
 		if (*p == ',')
 			*p = '+';
+		else if (*p == ':')
+			*p = '-';
 	snprintf(m->dir, sizeof(m->dir), "./kprof-%s-%s", list, stamp);
 }
 
@@ -81,16 +83,16 @@ static int check_others(const struct capture_multi *m, const struct kprof_device
 	}
 	for (int i = 0; i < nf; i++) {
 		unsigned int k;
-		char sub[KPROF_DEVICE_NAME_LEN + 8];
+		char sub[KPROF_DEVICE_NAME_LEN + 8], name[KPROF_DEVICE_NAME_LEN];
 
 		for (k = 0; k < m->n; k++)
 			if (ids[k].kind == found[i].kind && ids[k].index == found[i].index)
 				break;
 		if (k < m->n)
 			continue;
-		kprofctl_err("%s/%s holds a capture of device %u, which this capture does not take: remove it, or give another -o",
+		kprofctl_err("%s/%s holds a capture of device %s, which this capture does not take: remove it, or give another -o",
 			     m->dir, kprof_multi_subdir(&found[i], sub, sizeof(sub)),
-			     found[i].index);
+			     kprof_device_name(&found[i], name, sizeof(name)));
 		return -1;
 	}
 	return 0;
@@ -128,6 +130,11 @@ struct capture_multi *capture_multi_open(const char *outdir, int force,
 		return NULL;
 	}
 	return m;
+}
+
+struct kprof_outdir *capture_multi_top(const struct capture_multi *m)
+{
+	return m->top;
 }
 
 const char *capture_multi_devdir(const struct capture_multi *m, unsigned int k)

@@ -28,6 +28,8 @@ int capture_multi_parse(const char *arg, struct kprof_device_id *ids, unsigned i
 struct capture_multi *capture_multi_open(const char *outdir, int force,
 					 const struct kprof_device_id *ids, unsigned int n,
 					 uid_t uid, gid_t gid);
+/* DIR itself (kept until close). */
+struct kprof_outdir *capture_multi_top(const struct capture_multi *m);
 /* DIR/devN of device k (kept until close). */
 const char *capture_multi_devdir(const struct capture_multi *m, unsigned int k);
 /* Says that no device was captured because device k could not be. */

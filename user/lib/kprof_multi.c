@@ -450,7 +450,7 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	uint64_t seen = 0;
+	uint64_t seen[KPROF_DEVICE_NKINDS] = { 0 };
 	struct dirent *de;
 	int n = 0;
 
@@ -460,29 +460,37 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 		return kprof_err_set(err, errno, "%s: %s", dir, strerror(errno));
 	}
 	while ((de = readdir(d))) {
-		char path[300], why[8];
+		char path[300], why[8], name[32];
 		struct kprof_device_id id;
 		struct stat sb;
 
-		/* dev<N> only: N as --device takes it ("dev07" is not one) */
-		if (strncmp(de->d_name, "dev", 3) ||
-		    kprof_device_parse_name(de->d_name + 3, &id, why, sizeof(why)) ||
+		/* dev<N> and nvidia<N> only: N as --device takes it ("dev07" is not one) */
+		if (!strncmp(de->d_name, "dev", 3))
+			snprintf(name, sizeof(name), "%.20s", de->d_name + 3);
+		else if (!strncmp(de->d_name, "nvidia", 6) && de->d_name[6] != ':')
+			snprintf(name, sizeof(name), "nvidia:%.20s", de->d_name + 6);
+		else
+			continue;
+		if (kprof_device_parse_name(name, &id, why, sizeof(why)) || id.uuid[0] ||
 		    strcmp(kprof_multi_subdir(&id, path, sizeof(path)), de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/" KPROF_SPOOL_DEVICE_FILE, de->d_name);
 		if (fstatat(fd, path, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
 			continue;
-		seen |= 1ULL << id.index;
+		seen[id.kind] |= 1ULL << id.index;
 	}
 	closedir(d);
-	for (uint32_t i = 0; i <= KPROF_DEVICE_INDEX_MAX; i++) {
-		if (!(seen & (1ULL << i)))
-			continue;
-		if (n == max)
-			return kprof_err_set(err, E2BIG, "%s: more than %d device directories",
-					     dir, max);
-		ids[n] = (struct kprof_device_id){ .kind = KPROF_DEVICE_KPROF, .index = i };
-		n++;
+	for (int kind = 0; kind < KPROF_DEVICE_NKINDS; kind++) {
+		for (uint32_t i = 0; i <= KPROF_DEVICE_INDEX_MAX; i++) {
+			if (!(seen[kind] & (1ULL << i)))
+				continue;
+			if (n == max)
+				return kprof_err_set(err, E2BIG, "%s: more than %d device directories",
+						     dir, max);
+			ids[n] = (struct kprof_device_id){ .kind = (enum kprof_device_kind)kind,
+							   .index = i };
+			n++;
+		}
 	}
 	return n;
 }

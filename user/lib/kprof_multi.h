@@ -74,14 +74,15 @@ void kprof_multi_report_md(FILE *f, const char *const *names,
 
 /*
  * The sub-directory of a device in a multi-device capture: "dev3" for
- * /dev/kprof3 (an NVIDIA GPU, once captures of several take them:
- * "nvidia0").
+ * /dev/kprof3, "nvidia0" for nvidia:0 (apart, so that neither can be
+ * taken for the other).
  */
 const char *kprof_multi_subdir(const struct kprof_device_id *id, char *buf, size_t len);
 
 /*
- * The devices of a multi-device capture directory: its dev<N>/ holding
- * raw/device.kspool, ascending, at most max. The count (0: not a
+ * The devices of a multi-device capture directory: its dev<N>/ and
+ * nvidia<N>/ holding raw/device.kspool, kprof.ko devices first, each kind
+ * ascending, at most max. The count (0: not a
  * multi-device capture), or -errno with err set.
  */
 int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
