@@ -36,7 +36,7 @@ int capture_multi_parse(const char *arg, struct kprof_device_id *ids, unsigned i
 	for (int i = 0; i < r; i++)
 		if (ids[i].kind != KPROF_DEVICE_KPROF)
 			return kprofctl_usage_error("capture",
-				"--device %s: several NVIDIA GPUs in one capture are not supported yet; capture one GPU with --device nvidia:N, or kprof.ko devices with --device N,M",
+				"--device %s: NVIDIA GPUs and kprof.ko devices cannot be captured together; capture each kind on its own",
 				arg);
 	*n = (unsigned int)r;
 	return 0;

@@ -135,8 +135,8 @@ int capture_nvidia_wanted(int argc, char **argv)
 			v = argv[i] + 9;
 		else if (!strncmp(argv[i], "-d", 2) && argv[i][2])
 			v = argv[i] + 2;
-		/* a list of GPUs too (parse_devices); kprof.ko lists are capture_multi.h's */
-		if (v && !strncmp(v, "nvidia:", 7))
+		/* lists naming a GPU too (parse_devices); kprof.ko lists are capture_multi.h's */
+		if (v && strstr(v, "nvidia:"))
 			return 1;
 	}
 	return 0;
