@@ -129,6 +129,17 @@ KPROF_NVML_STANDIN_GPUS=2 cap 0 "$tmp/all" nvidia:all env KPROF_STANDIN_DATA="$D
 	[ -f "$tmp/all/nvidia0/ops.csv" ]
 tap $? "--device nvidia:all takes both GPUs"
 
+# One GPU, two processes on it (the case a one-GPU host can run for real):
+# nvidia:all still gives DIR/nvidia0/, both processes' ops routed there.
+KPROF_NVML_STANDIN_GPUS=1 cap 0 "$tmp/one" nvidia:all sh -c "
+	KPROF_STANDIN_DATA=$D/spin.cuptirec KPROF_STANDIN_GPUS=$U0 KPROF_STANDIN_DEVICE=0 $FAKE &
+	KPROF_STANDIN_DATA=$D/torch.cuptirec KPROF_STANDIN_GPUS=$U0 KPROF_STANDIN_DEVICE=0 $FAKE
+	wait" &&
+	[ "$(jget "$tmp/one/nvidia0/params.json" 'c["routing"]["ops_this_gpu"]')" = \
+	  $(($(rows "$tmp/one_spin/ops.csv") + $(rows "$tmp/one_torch/ops.csv"))) ] &&
+	[ "$(ls "$tmp/one/nvidia0/raw/"gpu-*.kspool | wc -l)" = 2 ]
+tap $? "nvidia:all on one GPU: DIR/nvidia0/, both processes' ops routed to it"
+
 # Holders: a capture waits on a FIFO while others try its GPUs.
 mkfifo "$tmp/go"
 "$B/kprofctl" capture --device nvidia:1 --agent "$B/libkprof_cupti.so" -o "$tmp/held" -- \
@@ -140,7 +151,7 @@ cap 1 "$tmp/busy" nvidia:0,nvidia:1 true
 grep -q "nvidia:1 is being captured by pid $holder (kprofctl)" "$tmp/busy.log" &&
 	grep -q "nothing captured" "$tmp/busy.log" && [ ! -e "$tmp/busy" ]
 tap $? "a GPU being captured: the multi-GPU capture refused, naming the holder, nothing made"
-echo >"$tmp/go"
+timeout 60 sh -c "echo >$tmp/go"	# no reader (a refused capture): no hang
 wait $holder
 tap $? "... the holding capture ends well"
 "$B/kprofctl" capture --device nvidia:0,nvidia:1 --agent "$B/libkprof_cupti.so" -o "$tmp/held2" -- \
@@ -151,7 +162,7 @@ while [ ! -f "$tmp/ready2" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 cap 1 "$tmp/busy2" nvidia:1 true
 grep -q "nvidia:1 is being captured by pid $holder (kprofctl)" "$tmp/busy2.log"
 tap $? "one GPU of a multi-GPU capture: a one-GPU capture of it refused, naming the holder"
-echo >"$tmp/go"
+timeout 60 sh -c "echo >$tmp/go"	# no reader (a refused capture): no hang
 wait $holder
 tap $? "... the multi-GPU capture ends well"
 

@@ -45,7 +45,8 @@
 struct nv_opts {
 	struct kprof_device_id id;		/* ids[0] */
 	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
-	unsigned int n;				/* several: capture_nvidia_multi() */
+	unsigned int n;
+	int multi;			/* several, or nvidia:all: capture_nvidia_multi() */
 	const char *step;			/* --step */
 	char name[KPROF_DEVICE_NAME_LEN];	/* canonical: nvidia:N */
 	const char *outdir;
@@ -81,7 +82,8 @@ static void print_help(FILE *f)
 		"A GPU already being captured is refused, naming the capture holding it.\n"
 		"\n"
 		"  -d, --device nvidia:N  the GPU: nvidia:N (NVML index) or nvidia:GPU-<uuid>;\n"
-		"                        a list of them, or nvidia:all (every GPU NVML sees)\n"
+		"                        a list of them, or nvidia:all (every GPU NVML sees,\n"
+		"                        DIR/nvidiaN/ each, also when there is one)\n"
 		"  -o, --output DIR      output directory (default ./kprof-nvidia-N-YYYYmmdd-HHMMSS);\n"
 		"                        a non-empty DIR is refused without --force\n"
 		"  -f, --force           write into a non-empty DIR\n"
@@ -167,6 +169,8 @@ static int parse_devices(const char *arg, struct nv_opts *o)
 						    "--device %s: NVIDIA GPUs and kprof.ko devices cannot be captured together; capture each kind on its own",
 						    arg);
 	o->n = (unsigned int)r;
+	/* nvidia:all: DIR/nvidiaN/ per GPU however many there are, for scripts */
+	o->multi = r > 1 || !strcmp(arg, "nvidia:all");
 	o->id = o->ids[0];
 	kprof_device_name(&o->id, o->name, sizeof(o->name));
 	return 0;
@@ -281,10 +285,10 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		return kprofctl_usage_error("capture",
 					    "--host-times uprobe takes the calls from the uprobes: --api %s cannot go with it",
 					    o->api);
-	if (o->n > 1 && uprobe_mode(o))
+	if (o->multi && uprobe_mode(o))
 		return kprofctl_usage_error("capture",
 					    "--host-times uprobe takes one GPU; with several, use the default (api)");
-	if (o->step && o->n < 2)
+	if (o->step && !o->multi)
 		return kprofctl_usage_error("capture", "--step compares several GPUs: give a list of them");
 	if (optind >= argc)
 		return kprofctl_usage_error("capture",
@@ -858,7 +862,7 @@ int capture_nvidia(int argc, char **argv)
 	r = parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
-	if (o.n > 1)
+	if (o.multi)
 		return capture_nvidia_multi(&o);
 	if (find_agent(&o, agent, sizeof(agent)))
 		return KPROFCTL_EXIT_FAIL;
