@@ -23,7 +23,9 @@
 #     nothing dropped; the same through CUPTI's own clock and the fit;
 #     causality.py over 200k tiny kernels with a sync every 100 (default
 #     host times, api), over 200k with --host-times callback and over 20k
-#     with --host-times queued.
+#     with --host-times queued;
+#  5. multi_check.sh: captures of several GPUs (two processes on GPU 0;
+#     with two GPUs or more, a DDP loop with NCCL all-reduce on two).
 # Needs no libbpf, json-c or libpfm there: KPROFCTL names a `make static`
 # kprofctl built elsewhere. The clock is reset when the script ends,
 # however it ends (trap). Prints TAP lines and "N passed, N failed".
@@ -272,6 +274,9 @@ for c in api:200000 callback:200000 uprobe:200000 queued:20000; do
 		python3 "$here/causality.py" "$tmp/cap-c-$ht" $nk
 done
 check "reset-clock after the captures" run 0 "$K" reset-clock --device nvidia:0
+# several GPUs (two processes on GPU 0 anywhere; the DDP run with 2+ GPUs)
+check "multi_check.sh: captures of several GPUs (tests/nvidia/multi_check.sh)" \
+	run 0 env KPROFCTL="$K" AGENT="$tmp/build/libkprof_cupti.so" "$here/multi_check.sh"
 
 echo "1..$n"
 echo "$pass passed, $fail failed"
