@@ -409,6 +409,9 @@ static int check_opts(struct capture_opts *o)
 	if (o->ndev > 1 && o->dev_node)
 		return kprofctl_usage_error("capture",
 					    "--dev-node names one device's node: not with several devices");
+	if (o->ndev < 2 && o->step)
+		return kprofctl_usage_error("capture",
+					    "--step compares several devices: give a list of them (--device N,M)");
 	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
 		return kprofctl_usage_error("capture",
 					    "--no-bpf excludes --dev-node, --profile and --bpf-hook");
