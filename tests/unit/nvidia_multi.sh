@@ -167,6 +167,9 @@ wait $holder
 tap $? "... the multi-GPU capture ends well"
 
 # Usage errors
+cap 1 "$tmp/same" "nvidia:0,nvidia:$U0" true && grep -q "are the same GPU" "$tmp/same.log" &&
+	[ ! -e "$tmp/same" ]
+tap $? "one GPU named twice (index and UUID): refused, nothing made"
 cap 2 "$tmp/mixed" 0,nvidia:1 true && grep -q "cannot be captured together" "$tmp/mixed.log"
 tap $? "kprof.ko devices and GPUs in one list: a usage error"
 "$B/kprofctl" capture --device nvidia:0,nvidia:1 --host-times uprobe -- true >"$tmp/up.log" 2>&1

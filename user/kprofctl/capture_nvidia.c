@@ -730,8 +730,10 @@ static int route_all(struct kprof_outdir *top, const char *dir, const char *cons
  */
 static int capture_nvidia_multi(const struct nv_opts *o)
 {
-	struct kprof_device_info info;
-	struct kprof_counter_info cinfo;
+	struct gpu_desc {
+		struct kprof_device_info info;
+		struct kprof_counter_info cinfo;
+	} *g = calloc(o->n, sizeof(*g));
 	struct kprof_outdir *od[KPROF_DEVICE_LIST_MAX] = { 0 }, *raws[KPROF_DEVICE_LIST_MAX];
 	struct capture_child ch = { .pid = -1, .go_fd = -1, .ex_fd = -1 };
 	struct route_total *rt = calloc(1, sizeof(*rt));
@@ -751,7 +753,11 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 	uid_t uid;
 	gid_t gid;
 
-	if (!rt || find_agent(o, agent, sizeof(agent)))
+	if (!rt || !g) {
+		kprofctl_err("out of memory");
+		goto out;
+	}
+	if (find_agent(o, agent, sizeof(agent)))
 		goto out;
 	if (kprof_user_for_workload(o->user, &as, &err)) {
 		kprofctl_err("%s", err.msg);
@@ -762,14 +768,20 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 	/* every GPU held before anything is made, or none */
 	for (k = 0; k < o->n; k++) {
 		kprof_device_name(&o->ids[k], names[k], sizeof(names[k]));
-		describe(&o->ids[k], names[k], &info, &cinfo, uuid[k], sizeof(uuid[k]));
+		describe(&o->ids[k], names[k], &g[k].info, &g[k].cinfo, uuid[k], sizeof(uuid[k]));
 		uuids[k] = uuid[k];
 		/* by index from here: DIR/nvidiaN, whichever way it was named */
 		ids[k] = o->ids[k];
-		if (ids[k].uuid[0] && info.device_id <= KPROF_DEVICE_INDEX_MAX) {
+		if (ids[k].uuid[0] && g[k].info.device_id <= KPROF_DEVICE_INDEX_MAX) {
 			ids[k].uuid[0] = '\0';
-			ids[k].index = info.device_id;
+			ids[k].index = g[k].info.device_id;
 		}
+		for (unsigned int j = 0; j < k; j++)
+			if (uuid[k][0] && !strcmp(uuid[j], uuid[k])) {
+				kprofctl_err("--device: %s and %s are the same GPU (%s)", names[j],
+					     names[k], uuid[k]);
+				goto out;
+			}
 		hold[k] = hold_gpu(names[k], uuid[k]);
 		if (hold[k] < 0) {
 			kprofctl_err("nothing captured: a capture of several GPUs takes every one of them or none, and %s could not be taken (above)",
@@ -777,12 +789,6 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 			goto out;
 		}
 		held++;
-		for (unsigned int j = 0; j < k; j++)
-			if (uuid[k][0] && !strcmp(uuid[j], uuid[k])) {
-				kprofctl_err("--device: %s and %s are the same GPU (%s)", names[j],
-					     names[k], uuid[k]);
-				goto out;
-			}
 	}
 	m = capture_multi_open(o->outdir, o->force, ids, o->n, uid, gid);
 	if (!m)
@@ -796,8 +802,7 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 					uid, gid);
 		if (!od[k])
 			goto out;
-		describe(&ids[k], names[k], &info, &cinfo, uuid[k], sizeof(uuid[k]));
-		w = kprof_spool_create(od[k], KPROF_SPOOL_DEVICE, &info, &cinfo, &err);
+		w = kprof_spool_create(od[k], KPROF_SPOOL_DEVICE, &g[k].info, &g[k].cinfo, &err);
 		raws[k] = kprof_outdir_sub(od[k], KPROF_SPOOL_DIR, &err);
 		if (!w || kprof_spool_close(w, &err) || !raws[k]) {
 			kprofctl_err("cannot create the device spool in %s: %s",
@@ -840,6 +845,7 @@ out:
 	for (k = 0; k < held; k++)
 		kprof_gpu_release(hold[k]);
 	free(rt);
+	free(g);
 	return rc;
 }
 
