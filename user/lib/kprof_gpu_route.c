@@ -110,7 +110,7 @@ static int scan(struct kprof_spool_reader *in, struct route *r, const char *cons
 		else
 			r->others = 1;
 	}
-	return ret < 0 ? ret : 0;
+	return ret < 0 ? -(err->code ? err->code : EIO) : 0;
 }
 
 /*
@@ -141,7 +141,7 @@ static int scan_corr(struct kprof_spool_reader *in, struct route *r, struct kpro
 		r->corr[r->ncorr++] = (uint64_t)corr << 8 | (uint64_t)(k < 0 ? CORR_NONE : k);
 	}
 	if (ret < 0)
-		return ret;
+		return -(err->code ? err->code : EIO);
 	qsort(r->corr, r->ncorr, sizeof(*r->corr), cmp_u64);
 	return 0;
 }
@@ -211,7 +211,7 @@ static int split(struct kprof_spool_reader *in, const struct route *r, int route
 				return ret;
 		}
 	}
-	return ret < 0 ? ret : 0;
+	return ret < 0 ? -(err->code ? err->code : EIO) : 0;
 }
 
 int kprof_gpu_route(int dirfd, const char *rel, const char *shown,
