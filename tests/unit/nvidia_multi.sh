@@ -121,6 +121,9 @@ grep -q "ran on GPUs this capture does not take ($U2)" "$tmp/foreign.log" &&
 	  "$(rows "$tmp/one_torch/ops.csv")" ] &&
 	[ ! -f "$tmp/foreign/nvidia1/raw/gpu-"*.kspool ]
 tap $? "... its ops counted and named, in no GPU's outputs"
+grep -q "^\*\*Not compared\*\*: $(rows "$tmp/one_torch/ops.csv") kernels/copies ran on GPUs this capture did not take" \
+	"$tmp/foreign/report.md"
+tap $? "... and said in DIR's report.md"
 
 # nvidia:all: every GPU NVML sees
 KPROF_NVML_STANDIN_GPUS=2 cap 0 "$tmp/all" nvidia:all env KPROF_STANDIN_DATA="$D/spin.cuptirec" \

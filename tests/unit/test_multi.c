@@ -363,7 +363,10 @@ static void write_all(void)
 			1000100 + 400 * k + 1000000 * (k + 1));
 		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "ops.csv: %s", err.msg);
 		kprof_outfile_create(d[k], "params.json", &of, &err);
-		fprintf(of.f, "{\"device\":{\"name\":\"sim%d\",\"backend\":\"sim\"}}\n", k);
+		/* device 1 a GPU of several whose processes also ran elsewhere */
+		fprintf(of.f, "{\"device\":{\"name\":\"sim%d\",\"backend\":\"sim\"}%s}\n", k,
+			k ? ",\"config\":{\"routing\":{\"ops_gpus_not_captured\":7,"
+			    "\"ops_unknown_gpu\":3}}" : "");
 		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "params.json: %s", err.msg);
 		devs[k] = (struct kprof_multi_dev){ k ? "1" : "0", d[k] };
 	}
@@ -386,6 +389,8 @@ static void write_all(void)
 		 "slowest:\n%s", txt);
 	KT_CHECK(strstr(txt, "least busy (device 0, 1.000 ms); it also finished last."),
 		 "slowest, the least busy:\n%s", txt);
+	KT_CHECK(strstr(txt, "**Not compared**: 7 kernels/copies ran on GPUs this capture did not take, 3 on CUDA devices"),
+		 "ops routed to no device said:\n%s", txt);
 	/* the step pattern given reaches the comparison: device 1's op starts last */
 	KT_CHECK(strstr(txt, "## Collectives and compute") && strstr(txt, "an op matching op starts") &&
 		 strstr(txt, "| 0 | 1 | 0.000 |") && strstr(txt, "Slowest in: 0 0, 1 1 steps."),

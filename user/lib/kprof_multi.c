@@ -186,6 +186,8 @@ int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 	st->ops = 0;
 	st->timed = 0;
 	st->lost_markers = 0;
+	st->ops_not_captured = 0;
+	st->ops_unknown = 0;
 	st->first_ns = NAN;
 	st->last_ns = NAN;
 	st->busy_ns = 0;
@@ -425,6 +427,15 @@ void kprof_multi_report_md(FILE *f, const char *const *names,
 			fprintf(f, " (device %s was not busy)", names[fast]);
 		fputs(st[slow].last_ns >= t1 ? "; it also finished last.\n" : ".\n", f);
 	}
+	/* the same totals in every GPU's params.json: the first one says them */
+	for (unsigned int d = 0; d < n; d++) {
+		if (!st[d].ops_not_captured && !st[d].ops_unknown)
+			continue;
+		fprintf(f, "\n**Not compared**: %" PRIu64 " kernels/copies ran on GPUs this capture did not take, %" PRIu64
+			" on CUDA devices the agent could not name (params.json, config.routing).\n",
+			st[d].ops_not_captured, st[d].ops_unknown);
+		break;
+	}
 	if (steps)
 		kprof_steps_md(f, steps, names);
 	kinds_md(f, names, n, kinds);
@@ -499,13 +510,29 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 /* The outputs                                                         */
 /* ------------------------------------------------------------------ */
 
-/* "sim0 (sim)" from a device's params.json (written by this run). */
-static void dev_label(struct kprof_outdir *od, char *buf, size_t len)
+/* A count in params.json's config.routing (NVIDIA GPUs), 0 if none. */
+static uint64_t routing(json_object *root, const char *key)
+{
+	json_object *c, *r, *v;
+
+	if (json_object_object_get_ex(root, "config", &c) &&
+	    json_object_object_get_ex(c, "routing", &r) &&
+	    json_object_object_get_ex(r, key, &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0)
+		return (uint64_t)json_object_get_int64(v);
+	return 0;
+}
+
+/*
+ * From a device's params.json (written by this run): "sim0 (sim)", and
+ * for a GPU of a capture of several the ops routed to no captured GPU.
+ */
+static void dev_label(struct kprof_outdir *od, struct kprof_multi_stats *st)
 {
 	int fd = kprof_outdir_reopen(od, "params.json", NULL);
 	json_object *root, *dev, *name, *be;
 
-	buf[0] = '\0';
+	st->label[0] = '\0';
 	if (fd < 0)
 		return;
 	root = json_object_from_fd(fd);
@@ -513,8 +540,12 @@ static void dev_label(struct kprof_outdir *od, char *buf, size_t len)
 	if (root && json_object_object_get_ex(root, "device", &dev) &&
 	    json_object_object_get_ex(dev, "name", &name) &&
 	    json_object_object_get_ex(dev, "backend", &be))
-		snprintf(buf, len, "%s (%s)", json_object_get_string(name),
+		snprintf(st->label, sizeof(st->label), "%s (%s)", json_object_get_string(name),
 			 json_object_get_string(be));
+	if (root) {
+		st->ops_not_captured = routing(root, "ops_gpus_not_captured");
+		st->ops_unknown = routing(root, "ops_unknown_gpu");
+	}
 	json_object_put(root);
 }
 
@@ -572,7 +603,7 @@ static int compare(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		ret = kprof_multi_stats_csv(fd, path, top, k, &st[k], kinds, steps, err);
 		if (ret)
 			return ret;
-		dev_label(devs[k].od, st[k].label, sizeof(st[k].label));
+		dev_label(devs[k].od, &st[k]);
 	}
 	return 0;
 }

@@ -43,6 +43,9 @@ struct kprof_multi_stats {
 	double busy_ns;			/* union of the [FW start, FW end] spans */
 	double kernel_ns;		/* sum of DEVICE KERNEL DURATION */
 	uint64_t lost_markers;		/* sum of MARKERS LOST */
+	/* NVIDIA, several GPUs (params.json config.routing): ops left out */
+	uint64_t ops_not_captured;	/* on GPUs not captured */
+	uint64_t ops_unknown;		/* on devices the agent could not name */
 };
 
 /* Op counts per kind (OP CODE) and device. */
