@@ -521,13 +521,17 @@ static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
 static void put_devices(void)
 {
 	struct kprof_grec_device d[KPROF_AGENT_MAX_DEVICES];
-	int n = A.devices_put ? 0 : kprof_agent_devices(d, KPROF_AGENT_MAX_DEVICES);
+	int n;
 
+	if (__atomic_load_n(&A.devices_put, __ATOMIC_ACQUIRE))
+		return;
+	n = kprof_agent_devices(d, KPROF_AGENT_MAX_DEVICES);
 	pthread_mutex_lock(&A.lock);
-	for (int i = 0; i < n && !A.devices_put; i++)
-		put(&d[i], sizeof(d[i]));
-	if (n > 0)
-		A.devices_put = 1;
+	if (!A.devices_put && n > 0) {
+		for (int i = 0; i < n; i++)
+			put(&d[i], sizeof(d[i]));
+		__atomic_store_n(&A.devices_put, 1, __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&A.lock);
 }
 
