@@ -40,7 +40,7 @@ static void route(const char *cap)
 	int fd = open(cap, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	for (int k = 0; k < 2; k++) {
-		snprintf(path, sizeof(path), "%s/route%d", fuzz_scratch(), k);
+		snprintf(path, sizeof(path), "%s/split%d", fuzz_scratch(), k);
 		raws[k] = kprof_outdir_open(path, 0, (uid_t)-1, (gid_t)-1, &err);
 		if (!raws[k])
 			abort();
@@ -53,8 +53,8 @@ static void route(const char *cap)
 	close(fd);
 	for (int k = 0; k < 2; k++)
 		kprof_outdir_close(raws[k]);
-	fuzz_clean("route0");
-	fuzz_clean("route1");
+	fuzz_clean("split0");
+	fuzz_clean("split1");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -29,7 +29,7 @@ static void classes(void)
  * order. The class sums and each step's slowest and lateness are checked
  * against what was drawn.
  */
-static void steps(void)
+static void two_devices(void)
 {
 	enum { N = 200 };
 	struct kprof_steps *s = kprof_steps_new(2, NULL);
@@ -39,7 +39,7 @@ static void steps(void)
 	size_t len = 0;
 	FILE *f;
 
-	KT_CHECK(s != NULL, "new");
+	KT_CHECK(s, "new");
 	for (int k = 0; k < N; k++) {
 		double base = 1e6 * k;
 
@@ -66,11 +66,11 @@ static void steps(void)
 			coll[d] += cl;
 		}
 	}
-	for (int d = 0; d < 2; d++) {
-		KT_NEAR(kprof_steps_class_ns(s, (unsigned int)d, KPROF_OPC_COMPUTE), compute[d], 1e-3);
-		KT_NEAR(kprof_steps_class_ns(s, (unsigned int)d, KPROF_OPC_COLLECTIVE), coll[d], 1e-3);
-		KT_NEAR(kprof_steps_class_ns(s, (unsigned int)d, KPROF_OPC_COPY), 10.0 * N, 0);
-		KT_EQ_U64(kprof_steps_markers(s, (unsigned int)d), N);
+	for (unsigned int d = 0; d < 2; d++) {
+		KT_NEAR(kprof_steps_class_ns(s, d, KPROF_OPC_COMPUTE), compute[d], 1e-3);
+		KT_NEAR(kprof_steps_class_ns(s, d, KPROF_OPC_COLLECTIVE), coll[d], 1e-3);
+		KT_NEAR(kprof_steps_class_ns(s, d, KPROF_OPC_COPY), 10.0 * N, 0);
+		KT_EQ_U64(kprof_steps_markers(s, d), N);
 	}
 	KT_EQ_U64(kprof_steps_count(s), N);
 	for (int k = 0; k < N; k++) {
@@ -86,7 +86,8 @@ static void steps(void)
 	kprof_steps_md(f, s, (const char *const[]){ "nvidia:0", "nvidia:1" });
 	fclose(f);
 	KT_CHECK(strstr(md, "## Collectives and compute"), "classes section:\n%s", md);
-	KT_CHECK(strstr(md, "an op matching nccl\\*AllReduce\\* starts"), "the step pattern named:\n%s", md);
+	KT_CHECK(strstr(md, "an op matching nccl\\*AllReduce\\* starts"),
+		 "the step pattern named:\n%s", md);
 	KT_CHECK(strstr(md, "Markers per device: nvidia:0 200, nvidia:1 200."), "markers:\n%s", md);
 	KT_CHECK(strstr(md, "Over 200 steps"), "summary:\n%s", md);
 	free(md);
@@ -128,7 +129,7 @@ static void no_steps(void)
 int main(void)
 {
 	classes();
-	steps();
+	two_devices();
 	no_steps();
 	return kt_done("test_steps");
 }

@@ -46,7 +46,8 @@ void capture_multi_close(struct capture_multi *m);
 /*
  * kprofctl report on a capture directory with no raw/ of its own: if it
  * holds device directories, every device's report (into out/devN, or in
- * place) and the outputs across them (step: as capture_multi_finish). -1: not a multi-device capture
+ * place) and the outputs across them (step: as capture_multi_finish).
+ * -1: not a multi-device capture
  * (nothing said); else the exit status.
  */
 int capture_multi_report(const char *dir, const char *out, int force,

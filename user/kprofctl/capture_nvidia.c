@@ -289,7 +289,8 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		return kprofctl_usage_error("capture",
 					    "--host-times uprobe takes one GPU; with several, use the default (api)");
 	if (o->step && !o->multi)
-		return kprofctl_usage_error("capture", "--step compares several GPUs: give a list of them");
+		return kprofctl_usage_error("capture",
+					    "--step compares several GPUs: give a list of them");
 	if (optind >= argc)
 		return kprofctl_usage_error("capture",
 					    "no command: kprofctl capture --device %s -- CMD [ARGS]",
@@ -797,9 +798,10 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 	for (k = 0; k < o->n; k++) {
 		struct kprof_spool_writer *w;
 
-		od[k] = kprofctl_outdir(capture_multi_devdir(m, k), KPROF_OUTDIR_EMPTY |
-					(o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
-					uid, gid);
+		unsigned int fl = KPROF_OUTDIR_EMPTY |
+				  (o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0);
+
+		od[k] = kprofctl_outdir(capture_multi_devdir(m, k), fl, uid, gid);
 		if (!od[k])
 			goto out;
 		w = kprof_spool_create(od[k], KPROF_SPOOL_DEVICE, &g[k].info, &g[k].cinfo, &err);

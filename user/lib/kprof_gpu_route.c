@@ -199,7 +199,9 @@ static int split(struct kprof_spool_reader *in, const struct route *r, int route
 		} else if (route_calls && h->type == KPROF_GREC_API &&
 			   ((const struct kprof_grec_api *)(const void *)h)->role ==
 			   KPROF_GROLE_LAUNCH) {
-			k = corr_target(r, ((const struct kprof_grec_api *)(const void *)h)->correlation);
+			const struct kprof_grec_api *a = (const void *)h;
+
+			k = corr_target(r, a->correlation);
 			if (k == CORR_NONE)
 				continue;	/* its op is counted as foreign or unmapped */
 		}
@@ -238,8 +240,11 @@ int kprof_gpu_route(int dirfd, const char *rel, const char *shown,
 	}
 	ret = scan(in, r, uuids, n, st, err);
 	route_calls = __builtin_popcountll(st->targets) > 1 || (st->targets && r->others);
-	if (!ret && route_calls && !(ret = kprof_spool_rewind(in, err)))
-		ret = scan_corr(in, r, err);
+	if (!ret && route_calls) {
+		ret = kprof_spool_rewind(in, err);
+		if (!ret)
+			ret = scan_corr(in, r, err);
+	}
 	for (unsigned int k = 0; k < n && !ret; k++) {
 		if (!(st->targets & (1ULL << k)))
 			continue;

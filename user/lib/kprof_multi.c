@@ -26,6 +26,7 @@
 
 #define KINDS_SHOWN	20	/* op kinds in report.md's table; the rest summed */
 #define SPAN_RUN	(1u << 16)	/* op spans sorted in memory per run */
+#define SCAN_PER_KIND	(KPROF_DEVICE_INDEX_MAX + 1)	/* dev0..63, nvidia0..63 */
 
 struct kind {
 	char *name;
@@ -431,9 +432,11 @@ void kprof_multi_report_md(FILE *f, const char *const *names,
 	for (unsigned int d = 0; d < n; d++) {
 		if (!st[d].ops_not_captured && !st[d].ops_unknown)
 			continue;
-		fprintf(f, "\n**Not compared**: %" PRIu64 " kernels/copies ran on GPUs this capture did not take, %" PRIu64
-			" on CUDA devices the agent could not name (params.json, config.routing).\n",
-			st[d].ops_not_captured, st[d].ops_unknown);
+		fprintf(f, "\n**Not compared**: %" PRIu64, st[d].ops_not_captured);
+		fprintf(f, " kernels/copies ran on GPUs this capture did not take, %" PRIu64,
+			st[d].ops_unknown);
+		fputs(" on CUDA devices the agent could not name (params.json, config.routing).\n",
+		      f);
 		break;
 	}
 	if (steps)
@@ -491,17 +494,19 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 		seen[id.kind] |= 1ULL << id.index;
 	}
 	closedir(d);
-	for (int kind = 0; kind < KPROF_DEVICE_NKINDS; kind++) {
-		for (uint32_t i = 0; i <= KPROF_DEVICE_INDEX_MAX; i++) {
-			if (!(seen[kind] & (1ULL << i)))
-				continue;
-			if (n == max)
-				return kprof_err_set(err, E2BIG, "%s: more than %d device directories",
-						     dir, max);
-			ids[n] = (struct kprof_device_id){ .kind = (enum kprof_device_kind)kind,
-							   .index = i };
-			n++;
-		}
+	/* kind by kind, each ascending */
+	for (uint32_t b = 0; b < KPROF_DEVICE_NKINDS * SCAN_PER_KIND; b++) {
+		uint32_t kind = b / SCAN_PER_KIND, i = b % SCAN_PER_KIND;
+
+		if (!(seen[kind] & (1ULL << i)))
+			continue;
+		if (n == max)
+			return kprof_err_set(err, E2BIG, "%s: more than %d device directories",
+					     dir, max);
+		memset(&ids[n], 0, sizeof(ids[n]));
+		ids[n].kind = (enum kprof_device_kind)kind;
+		ids[n].index = i;
+		n++;
 	}
 	return n;
 }

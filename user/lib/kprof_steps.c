@@ -198,8 +198,8 @@ void kprof_steps_md(FILE *f, struct kprof_steps *s, const char *const *names)
 	}
 	fputs(".\n", f);
 	if (differ)
-		fprintf(f, "\nThe devices have different marker counts: the first %zu of each are compared.\n",
-			n);
+		fprintf(f, "\nThe devices have different marker counts: %s %zu %s.\n",
+			"the first", n, "of each are compared");
 	if (!n || !slow) {
 		fputs(n ? "\n(steps left out: out of memory)\n"
 			: "\n**No step to compare**: some device has no marker op.\n", f);
