@@ -278,9 +278,15 @@ static void q_op(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, const c
 			c->values[k++] = vals[i];
 }
 
+/* A fit from a spool's SYNC triples can map a time below 0 (or past u64): 0 then */
 static uint64_t host_ns(const struct kprof_gpu_src *s, uint64_t t)
 {
-	return s->fit ? (uint64_t)kprof_tsfit_to_host(s->fit, t) : t;
+	double h;
+
+	if (!s->fit)
+		return t;
+	h = kprof_tsfit_to_host(s->fit, t);
+	return h > 0 && h < 18446744073709549568.0 ? (uint64_t)h : 0;
 }
 
 static void agent_rec(struct kprof_gpu_src *s, const struct kprof_grec_agent *a)
