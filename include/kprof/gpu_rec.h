@@ -31,6 +31,7 @@
 #define KPROF_GREC_NAME		0x204	/* struct kprof_grec_name + text */
 #define KPROF_GREC_DROPPED	0x205	/* struct kprof_grec_dropped */
 #define KPROF_GREC_METRICS	0x206	/* struct kprof_grec_metrics + values */
+#define KPROF_GREC_DEVICE	0x207	/* struct kprof_grec_device */
 
 /* kprof_grec_agent.event */
 #define KPROF_GAGENT_START	1	/* first record: process, clock */
@@ -257,5 +258,23 @@ struct kprof_grec_metrics {
 };
 
 #define KPROF_GPU_MAX_METRICS	27	/* KPROF_MAX_COUNTERS less the 5 of kprof_gpu.h */
+
+/*
+ * A CUDA device the process sees (cuDeviceGetCount): its ordinal, the
+ * device field of KERNEL and COPY records (CUDA_VISIBLE_DEVICES renumbers
+ * them), and its UUID (cuDeviceGetUuid: the bytes nvidia-smi and NVML
+ * print as GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx). Written before the
+ * first converted buffer; a capture of several GPUs routes each op to
+ * its GPU by it (kprof_gpu_route.h). code: the CUresult of the query (0:
+ * uuid is valid).
+ */
+struct kprof_grec_device {
+	__u16 type;			/* KPROF_GREC_DEVICE */
+	__u16 size;
+	__u32 flags;
+	__u32 ordinal;
+	__s32 code;
+	__u8 uuid[16];
+};
 
 #endif /* _KPROF_GPU_REC_H */

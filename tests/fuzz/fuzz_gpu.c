@@ -7,17 +7,55 @@
  *
  * Input: an agent spool file (raw/gpu-1.kspool); one that does not start
  * with the spool magic is taken as agent records behind a GPU spool
- * header. raw/device.kspool is kprofctl's own, for nvidia:0.
+ * header. raw/device.kspool is kprofctl's own, for nvidia:0. The same
+ * spool is then split over two GPUs as a capture of several does
+ * (kprof_gpu_route.h).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_util.h"
 #include "kprof_gpu.h"
+#include "kprof_gpu_route.h"
 #include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
+
+/* The spool split over two GPUs (the second UUID is one a GPU_DEVICE
+ * record of zeros and 0x01..0x10 bytes names).
+ */
+static void route(const char *cap)
+{
+	static const char *const uuids[2] = {
+		"GPU-00000000-0000-0000-0000-000000000000",
+		"GPU-01020304-0506-0708-090a-0b0c0d0e0f10",
+	};
+	struct kprof_gpu_route_stats st;
+	struct kprof_outdir *raws[2];
+	struct kprof_err err = { 0 };
+	char path[4200];
+	int fd = open(cap, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/split%d", fuzz_scratch(), k);
+		raws[k] = kprof_outdir_open(path, 0, (uid_t)-1, (gid_t)-1, &err);
+		if (!raws[k])
+			abort();
+	}
+	if (fd < 0)
+		abort();
+	if (kprof_gpu_route(fd, "raw/gpu-1.kspool", NULL, uuids, raws, 2, &st, &err) < 0 &&
+	    !err.msg[0])
+		abort();
+	close(fd);
+	for (int k = 0; k < 2; k++)
+		kprof_outdir_close(raws[k]);
+	fuzz_clean("split0");
+	fuzz_clean("split1");
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -64,5 +102,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret < 0 && !err.msg[0])
 		abort();
 	fuzz_clean("out");
+	route(cap);
 	return 0;
 }

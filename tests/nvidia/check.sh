@@ -26,6 +26,8 @@
 #     with --host-times queued; --counters: each spin kernel's
 #     sm__cycles_elapsed.max within 0.5 % above the cycles it spun, every
 #     kernel's metrics joined, a refused metric named.
+#  5. multi_check.sh: captures of several GPUs (two processes on GPU 0;
+#     with two GPUs or more, a DDP loop with NCCL all-reduce on two).
 # Needs no libbpf, json-c or libpfm there: KPROFCTL names a `make static`
 # kprofctl built elsewhere. The clock is reset when the script ends,
 # however it ends (trap). Prints TAP lines and "N passed, N failed".
@@ -299,6 +301,9 @@ check "... the other metric still has values (3 kernels: spin.cu's warm-up, 1 sp
 check "... without --counters: no counters in params.json" \
 	eq "$(json '"counters" in j["gpu"]' "$tmp/cap-monotonic/params.json")" False
 check "reset-clock after the captures" run 0 "$K" reset-clock --device nvidia:0
+# several GPUs (two processes on GPU 0 anywhere; the DDP run with 2+ GPUs)
+check "multi_check.sh: captures of several GPUs (tests/nvidia/multi_check.sh)" \
+	run 0 env KPROFCTL="$K" AGENT="$tmp/build/libkprof_cupti.so" "$here/multi_check.sh"
 
 echo "1..$n"
 echo "$pass passed, $fail failed"

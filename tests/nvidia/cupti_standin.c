@@ -25,7 +25,10 @@
  * launching thread that is requesting a buffer: an agent that holds its
  * own lock across that call and takes it in the request hangs),
  * KPROF_STANDIN_CALLBACK (a CUptiResult cuptiEnableCallback returns, e.g.
- * 27).
+ * 27), KPROF_STANDIN_DEVICE=N (every kernel, memcpy and memset played as
+ * run on CUDA device ordinal N: a recording of one GPU stands in for the
+ * work of a process on another, for the captures of several GPUs; with
+ * fake_cuda's KPROF_STANDIN_GPUS naming the GPU of each ordinal).
  *
  * API callbacks (cuptiEnableCallback): a recorded API activity record of
  * a call whose callback the agent enabled is played as that callback
@@ -391,6 +394,23 @@ static void find_shift(void)
 	S.shift = (int64_t)(now + 1000000 - first);
 }
 
+/* KPROF_STANDIN_DEVICE: the op record rec (kind) as run on that ordinal. */
+static void set_device(uint32_t kind, uint8_t *rec, size_t len)
+{
+	const char *env = getenv("KPROF_STANDIN_DEVICE");
+	uint32_t dev;
+
+	if (!env || !*env)
+		return;
+	dev = (uint32_t)strtoul(env, NULL, 10);
+	if (kind == KPROF_CUPTI_KIND_CONCURRENT_KERNEL && len >= sizeof(struct kprof_cupti_kernel))
+		((struct kprof_cupti_kernel *)(void *)rec)->device_id = dev;
+	else if (kind == KPROF_CUPTI_KIND_MEMCPY && len >= sizeof(struct kprof_cupti_memcpy))
+		((struct kprof_cupti_memcpy *)(void *)rec)->device_id = dev;
+	else if (kind == KPROF_CUPTI_KIND_MEMSET && len >= sizeof(struct kprof_cupti_memset))
+		((struct kprof_cupti_memset *)(void *)rec)->device_id = dev;
+}
+
 /* One recorded buffer from frame offset *off, through the agent. */
 static void play_buffer(size_t *off, uint32_t stream)
 {
@@ -431,6 +451,7 @@ static void play_buffer(size_t *off, uint32_t stream)
 
 			k->name = string_of((uint64_t)(uintptr_t)k->name);
 		}
+		set_device(f->a, buf + used, len);
 		if (S.noffs == S.cap) {
 			S.cap = S.cap ? 2 * S.cap : 256;
 			S.offs = realloc(S.offs, S.cap * sizeof(*S.offs));

@@ -12,6 +12,12 @@
  *     cuStreamSynchronize once, and cuCtxSynchronize after (LIB: the
  *     stand-in libcuda.so.1, tests/nvidia/fake_libcuda.c, for the uprobe
  *     capture test: the calls come before every played kernel)
+ *
+ * libcuda's device queries the agent makes (cuDeviceGetCount, cuDeviceGet,
+ * cuDeviceGetUuid_v2; exported, -rdynamic) answer from
+ * $KPROF_STANDIN_GPUS: the UUIDs of CUDA device ordinals 0, 1... as
+ * "GPU-...,GPU-..." (as CUDA_VISIBLE_DEVICES would show them). Unset:
+ * CUDA_ERROR_NOT_INITIALIZED (the agent then names no device).
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -20,6 +26,69 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define FAKE_EXPORT	__attribute__((visibility("default")))
+#define CUDA_ERROR_INVALID_VALUE	1
+#define CUDA_ERROR_NOT_INITIALIZED	3
+#define CUDA_ERROR_INVALID_DEVICE	101
+
+/* The i-th UUID of $KPROF_STANDIN_GPUS into b: 0, or -1. */
+static int standin_uuid(int i, unsigned char b[16])
+{
+	const char *p = getenv("KPROF_STANDIN_GPUS");
+
+	for (int k = 0; p && *p; k++) {
+		const char *end = strchr(p, ',');
+
+		if (k == i) {
+			int n = 0;
+
+			if (strncmp(p, "GPU-", 4))
+				return -1;
+			for (p += 4; *p && *p != ',' && n < 16; p++) {
+				unsigned int x;
+
+				if (*p == '-')
+					continue;
+				if (sscanf(p, "%2x", &x) != 1)
+					return -1;
+				b[n++] = (unsigned char)x;
+				p++;
+			}
+			return n == 16 ? 0 : -1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+FAKE_EXPORT int cuDeviceGetCount(int *count)
+{
+	unsigned char b[16];
+	int n = 0;
+
+	if (!getenv("KPROF_STANDIN_GPUS"))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	while (!standin_uuid(n, b))
+		n++;
+	*count = n;
+	return 0;
+}
+
+FAKE_EXPORT int cuDeviceGet(int *dev, int ordinal)
+{
+	unsigned char b[16];
+
+	if (standin_uuid(ordinal, b))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*dev = ordinal;
+	return 0;
+}
+
+FAKE_EXPORT int cuDeviceGetUuid_v2(unsigned char uuid[16], int dev)
+{
+	return standin_uuid(dev, uuid) ? CUDA_ERROR_INVALID_VALUE : 0;
+}
 
 /* cuLaunchKernel's */
 typedef int (*launch_fn)(void *f, unsigned int gx, unsigned int gy, unsigned int gz,

@@ -18,6 +18,11 @@
  * arguments were never recorded returns NVML_ERROR_UNKNOWN and leaves an
  * "UNRECORDED" line in the log, so that a test sees it.
  *
+ * $KPROF_NVML_STANDIN_GPUS=N (2..8) presents N GPUs from a recording of
+ * one: GPU i answers as the recorded GPU 0, but for its index and its UUID
+ * (the recorded one, the last byte made i): a stand-in for a host of
+ * several GPUs (tests/unit/nvidia_multi.sh), not a recording of one.
+ *
  * The declarations are kprof's (kprof_nvml_api.h), checked against
  * NVIDIA's by nvml_decl_check.c.
  */
@@ -152,6 +157,69 @@ static void replay_log(void)
 	fclose(f);
 }
 
+/* key = val: replaces the value of key, or adds it. */
+static void set_key(const char *key, const char *val)
+{
+	for (int i = 0; i < S.n; i++)
+		if (!strcmp(S.key[i], key)) {
+			free(S.val[i]);
+			S.val[i] = strdup(val);
+			return;
+		}
+	if (S.n < MAXLINES) {
+		S.key[S.n] = strdup(key);
+		S.val[S.n++] = strdup(val);
+	}
+}
+
+/* The recorded UUID with its last byte made i. */
+static void clone_uuid(const char *uuid, unsigned int i, char *out, size_t len)
+{
+	size_t n = strlen(uuid);
+
+	snprintf(out, len, "%s", uuid);
+	if (n >= 2 && n < len)
+		snprintf(out + n - 2, len - (n - 2), "%02x", i);
+}
+
+/* $KPROF_NVML_STANDIN_GPUS: GPUs 1..N-1 as copies of GPU 0 (see the top). */
+static void clone_gpus(void)
+{
+	const char *env = getenv("KPROF_NVML_STANDIN_GPUS");
+	unsigned int n = env ? (unsigned int)strtoul(env, NULL, 10) : 0;
+	const char *uuid0 = find("nvmlDeviceGetUUID 0");
+	char key[512], val[256], uuid[128];
+	int orig = S.n;
+
+	if (n < 2 || n > MAXDEV || !uuid0 || strncmp(uuid0, "0 ", 2))
+		return;
+	for (unsigned int i = 1; i < n; i++) {
+		for (int l = 0; l < orig; l++) {
+			const char *k = S.key[l], *sp = strstr(k, " 0");
+
+			/* "fn 0" and "fn 0 ARGS" (also "locked:fn 0 ..."): GPU 0's answers */
+			if (!sp || strchr(k, ' ') != sp || (sp[2] && sp[2] != ' '))
+				continue;
+			snprintf(key, sizeof(key), "%.*s %u%s", (int)(sp - k), k, i, sp + 2);
+			set_key(key, S.val[l]);
+		}
+		clone_uuid(uuid0 + 2, i, uuid, sizeof(uuid));
+		snprintf(key, sizeof(key), "nvmlDeviceGetUUID %u", i);
+		snprintf(val, sizeof(val), "0 %s", uuid);
+		set_key(key, val);
+		snprintf(key, sizeof(key), "nvmlDeviceGetHandleByIndex_v2 %u", i);
+		set_key(key, "0");
+		snprintf(key, sizeof(key), "nvmlDeviceGetHandleByUUID %s", uuid);
+		snprintf(val, sizeof(val), "0 %u", i);
+		set_key(key, val);
+		snprintf(key, sizeof(key), "nvmlDeviceGetIndex %u", i);
+		snprintf(val, sizeof(val), "0 %u", i);
+		set_key(key, val);
+	}
+	snprintf(val, sizeof(val), "0 %u", n);
+	set_key("nvmlDeviceGetCount_v2", val);
+}
+
 static int load(void)
 {
 	const char *path = getenv("KPROF_NVML_STANDIN_DATA");
@@ -180,6 +248,7 @@ static int load(void)
 	fclose(f);
 	for (i = 0; i < MAXDEV; i++)
 		S.devs[i].idx = i;
+	clone_gpus();
 	replay_log();
 	S.loaded = 1;
 	return 0;

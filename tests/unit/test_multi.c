@@ -216,7 +216,7 @@ static int stats_of(const char *name, struct kprof_outdir *spill, unsigned int d
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	KT_CHECK(fd >= 0, "open %s", path);
-	return kprof_multi_stats_csv(fd, path, spill, dev, st, k, err);
+	return kprof_multi_stats_csv(fd, path, spill, dev, st, k, NULL, err);
 }
 
 struct span {
@@ -299,7 +299,7 @@ static void stats(struct kprof_outdir *spill)
 	snprintf(st[0].label, sizeof(st[0].label), "sim0 (sim)");
 	st[1].label[0] = '\0';
 	f = open_memstream(&md, &len);
-	kprof_multi_report_md(f, (const char *const[]){ "0", "1" }, st, 2, k);
+	kprof_multi_report_md(f, (const char *const[]){ "0", "1" }, st, 2, k, NULL);
 	fclose(f);
 	KT_CHECK(strstr(md, "| 0: sim0 (sim) | dev0/ | 5 | 0.000 |"), "device 0 row:\n%s", md);
 	KT_CHECK(strstr(md, "| 1 | dev1/ | 150000 |"), "device 1 row:\n%s", md);
@@ -318,7 +318,7 @@ static void stats(struct kprof_outdir *spill)
 	KT_CHECK(kprof_multi_slowest(st, 2) == -1, "no timed op: no slowest");
 	md = NULL;
 	f = open_memstream(&md, &len);
-	kprof_multi_report_md(f, (const char *const[]){ "0", "1" }, st, 2, NULL);
+	kprof_multi_report_md(f, (const char *const[]){ "0", "1" }, st, 2, NULL, NULL);
 	fclose(f);
 	KT_CHECK(strstr(md, "No device ran a timed op"), "no timed op:\n%s", md);
 	free(md);
@@ -333,6 +333,8 @@ static void stats(struct kprof_outdir *spill)
 /* Two device directories with their outputs, then the set in top. */
 static void write_all(void)
 {
+	static const char routing[] =
+		",\"config\":{\"routing\":{\"ops_gpus_not_captured\":7,\"ops_unknown_gpu\":3}}";
 	struct kprof_err err = { 0 };
 	struct kprof_outdir *top, *d[2];
 	struct kprof_multi_dev devs[2];
@@ -363,11 +365,13 @@ static void write_all(void)
 			1000100 + 400 * k + 1000000 * (k + 1));
 		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "ops.csv: %s", err.msg);
 		kprof_outfile_create(d[k], "params.json", &of, &err);
-		fprintf(of.f, "{\"device\":{\"name\":\"sim%d\",\"backend\":\"sim\"}}\n", k);
+		/* device 1 a GPU of several whose processes also ran elsewhere */
+		fprintf(of.f, "{\"device\":{\"name\":\"sim%d\",\"backend\":\"sim\"}%s}\n", k,
+			k ? routing : "");
 		KT_CHECK(kprof_outfile_commit(&of, 0, &err) == 0, "params.json: %s", err.msg);
 		devs[k] = (struct kprof_multi_dev){ k ? "1" : "0", d[k] };
 	}
-	KT_CHECK(kprof_multi_write(top, devs, 2, &res, &err) == 0, "write: %s", err.msg);
+	KT_CHECK(kprof_multi_write(top, devs, 2, "op", &res, &err) == 0, "write: %s", err.msg);
 	KT_EQ_U64(res.slowest, 1);
 	KT_NEAR(res.slowest_busy_ns, 2000000, 0);
 	snprintf(path, sizeof(path), "%s/cap/trace.json", dir);
@@ -386,6 +390,14 @@ static void write_all(void)
 		 "slowest:\n%s", txt);
 	KT_CHECK(strstr(txt, "least busy (device 0, 1.000 ms); it also finished last."),
 		 "slowest, the least busy:\n%s", txt);
+	KT_CHECK(strstr(txt, "**Not compared**: 7 kernels/copies ran on GPUs") &&
+		 strstr(txt, "did not take, 3 on CUDA devices"),
+		 "ops routed to no device said:\n%s", txt);
+	/* the step pattern given reaches the comparison: device 1's op starts last */
+	KT_CHECK(strstr(txt, "## Collectives and compute") &&
+		 strstr(txt, "an op matching op starts") && strstr(txt, "| 0 | 1 | 0.000 |") &&
+		 strstr(txt, "Slowest in: 0 0, 1 1 steps."),
+		 "steps:\n%s", txt);
 	snprintf(path, sizeof(path), "%s/cap/report.html", dir);
 	f = fopen(path, "r");
 	KT_CHECK(f, "report.html written");

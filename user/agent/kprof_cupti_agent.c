@@ -48,6 +48,7 @@
 #include <kprof/gpu_rec.h>
 
 #include "kprof_agent.h"
+#include "kprof_agent_devices.h"
 #include "kprof_array_size.h"
 #include "kprof_cupti.h"
 #include "kprof_cupti_conv.h"
@@ -143,6 +144,7 @@ static struct agent {
 	uint64_t records, forks;
 	struct kprof_conv conv;
 	int rec_fd;			/* KPROF_AGENT_RECORD, or -1 */
+	int devices_put;		/* KPROF_GREC_DEVICE records written */
 	const void **rec_strs;		/* name pointers already recorded */
 	size_t nrec_strs;
 	uint8_t out[2 * KPROF_CONV_MAX_BYTES];
@@ -553,6 +555,28 @@ static void subscriber_cb(void *userdata, unsigned int domain, uint32_t cbid,
 	cb_put(&r);
 }
 
+/*
+ * Once, before the first ops: which GPU each device ordinal is, for a
+ * capture of several GPUs (kprof_gpu_route.h). Queried without A.lock
+ * (libcuda's locks), written under it.
+ */
+static void put_devices(void)
+{
+	struct kprof_grec_device d[KPROF_AGENT_MAX_DEVICES];
+	int n;
+
+	if (__atomic_load_n(&A.devices_put, __ATOMIC_ACQUIRE))
+		return;
+	n = kprof_agent_devices(d, KPROF_AGENT_MAX_DEVICES);
+	pthread_mutex_lock(&A.lock);
+	if (!A.devices_put && n > 0) {
+		for (int i = 0; i < n; i++)
+			put(&d[i], sizeof(d[i]));
+		__atomic_store_n(&A.devices_put, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&A.lock);
+}
+
 static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buffer,
 			    size_t size, size_t valid)
 {
@@ -570,6 +594,7 @@ static void buffer_complete(struct CUctx_st *ctx, uint32_t stream, uint8_t *buff
 	    A.f.ActivityGetNumDroppedRecords(ctx, stream, &dropped) != KPROF_CUPTI_SUCCESS)
 		dropped = 0;
 	have_sync = !take_sync(&sync);
+	put_devices();
 	pthread_mutex_lock(&A.lock);
 	kprof_counters_drain();
 	rec_frame(KPROF_CREC_BEGIN, stream, 0, 0, NULL, 0);

@@ -36,7 +36,7 @@ int capture_multi_parse(const char *arg, struct kprof_device_id *ids, unsigned i
 	for (int i = 0; i < r; i++)
 		if (ids[i].kind != KPROF_DEVICE_KPROF)
 			return kprofctl_usage_error("capture",
-				"--device %s: several NVIDIA GPUs in one capture are not supported yet; capture one GPU with --device nvidia:N, or kprof.ko devices with --device N,M",
+				"--device %s: NVIDIA GPUs and kprof.ko devices cannot be captured together; capture each kind on its own",
 				arg);
 	*n = (unsigned int)r;
 	return 0;
@@ -65,6 +65,8 @@ static void default_dir(struct capture_multi *m)
 	for (char *p = list; *p; p++)
 		if (*p == ',')
 			*p = '+';
+		else if (*p == ':')
+			*p = '-';
 	snprintf(m->dir, sizeof(m->dir), "./kprof-%s-%s", list, stamp);
 }
 
@@ -81,16 +83,16 @@ static int check_others(const struct capture_multi *m, const struct kprof_device
 	}
 	for (int i = 0; i < nf; i++) {
 		unsigned int k;
-		char sub[KPROF_DEVICE_NAME_LEN + 8];
+		char sub[KPROF_DEVICE_NAME_LEN + 8], name[KPROF_DEVICE_NAME_LEN];
 
 		for (k = 0; k < m->n; k++)
 			if (ids[k].kind == found[i].kind && ids[k].index == found[i].index)
 				break;
 		if (k < m->n)
 			continue;
-		kprofctl_err("%s/%s holds a capture of device %u, which this capture does not take: remove it, or give another -o",
+		kprofctl_err("%s/%s holds a capture of device %s, which this capture does not take: remove it, or give another -o",
 			     m->dir, kprof_multi_subdir(&found[i], sub, sizeof(sub)),
-			     found[i].index);
+			     kprof_device_name(&found[i], name, sizeof(name)));
 		return -1;
 	}
 	return 0;
@@ -130,6 +132,11 @@ struct capture_multi *capture_multi_open(const char *outdir, int force,
 	return m;
 }
 
+struct kprof_outdir *capture_multi_top(const struct capture_multi *m)
+{
+	return m->top;
+}
+
 const char *capture_multi_devdir(const struct capture_multi *m, unsigned int k)
 {
 	return m->devdir[k];
@@ -146,12 +153,13 @@ void capture_multi_refused(const struct capture_multi *m, unsigned int k)
 
 /* DIR's outputs from the devices' (devs), then what was made; 0 or -1. */
 static int write_across(struct kprof_outdir *top, const char *dir,
-			const struct kprof_multi_dev *devs, unsigned int n, const char *list)
+			const struct kprof_multi_dev *devs, unsigned int n, const char *list,
+			const char *step)
 {
 	struct kprof_multi_result res;
 	struct kprof_err err = { 0 };
 
-	if (kprof_multi_write(top, devs, n, &res, &err)) {
+	if (kprof_multi_write(top, devs, n, step, &res, &err)) {
 		kprofctl_err("the outputs across devices failed: %s; each device's own are in %s/dev*/ (kprofctl report %s retries)",
 			     err.msg, dir, dir);
 		return -1;
@@ -167,7 +175,8 @@ static int write_across(struct kprof_outdir *top, const char *dir,
 	return 0;
 }
 
-int capture_multi_finish(struct capture_multi *m, struct kprof_outdir *const *ods)
+int capture_multi_finish(struct capture_multi *m, struct kprof_outdir *const *ods,
+			 const char *step)
 {
 	struct kprof_multi_dev devs[KPROF_DEVICE_LIST_MAX];
 	char list[256];
@@ -175,7 +184,7 @@ int capture_multi_finish(struct capture_multi *m, struct kprof_outdir *const *od
 	for (unsigned int k = 0; k < m->n; k++)
 		devs[k] = (struct kprof_multi_dev){ m->names[k], ods[k] };
 	list_names(m, list, sizeof(list));
-	return write_across(m->top, m->dir, devs, m->n, list);
+	return write_across(m->top, m->dir, devs, m->n, list, step);
 }
 
 void capture_multi_close(struct capture_multi *m)
@@ -213,7 +222,7 @@ static int report_one(const char *in, struct kprof_outdir *od,
 }
 
 int capture_multi_report(const char *dir, const char *out, int force,
-			 const struct kprof_report_opts *ro, int progress)
+			 const struct kprof_report_opts *ro, int progress, const char *step)
 {
 	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
 	struct kprof_multi_dev devs[KPROF_DEVICE_LIST_MAX];
@@ -249,7 +258,7 @@ int capture_multi_report(const char *dir, const char *out, int force,
 			rc = KPROFCTL_EXIT_FAIL;
 		devs[k] = (struct kprof_multi_dev){ names[k], ods[k] };
 	}
-	if (!rc && write_across(top, out, devs, (unsigned int)n, list))
+	if (!rc && write_across(top, out, devs, (unsigned int)n, list, step))
 		rc = KPROFCTL_EXIT_FAIL;
 	for (k = 0; k < (unsigned int)n; k++)
 		kprof_outdir_close(ods[k]);

@@ -11,6 +11,7 @@
  */
 #include "kprofctl.h"
 #include "capture_child.h"
+#include "capture_multi.h"
 #include "capture_nvidia.h"
 #include "kprof_gpucnt.h"
 #include "kprof_agg.h"
@@ -19,10 +20,13 @@
 #include "kprof_err.h"
 #include "kprof_fs.h"
 #include "kprof_gpu.h"
+#include "kprof_gpu_hold.h"
+#include "kprof_gpu_route.h"
 #include "kprof_outdir.h"
 #include "kprof_progress.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
+#include "kprof_steps.h"
 #include "kprof_user.h"
 
 #include <errno.h>
@@ -40,7 +44,11 @@
 #define AGENT_NAME	"libkprof_cupti.so"
 
 struct nv_opts {
-	struct kprof_device_id id;
+	struct kprof_device_id id;		/* ids[0] */
+	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
+	unsigned int n;
+	int multi;			/* several, or nvidia:all: capture_nvidia_multi() */
+	const char *step;			/* --step */
 	char name[KPROF_DEVICE_NAME_LEN];	/* canonical: nvidia:N */
 	const char *outdir;
 	int force;
@@ -62,7 +70,7 @@ struct nv_opts {
 static void print_help(FILE *f)
 {
 	fprintf(f,
-		"usage: kprofctl capture --device nvidia:N [OPTIONS] -- CMD [ARGS...]\n"
+		"usage: kprofctl capture --device nvidia:N[,nvidia:M...] [OPTIONS] -- CMD [ARGS...]\n"
 		"Capture an NVIDIA GPU while CMD runs: CMD's CUDA processes load kprof's\n"
 		"CUPTI agent, which records every kernel, memcpy and memset with its GPU\n"
 		"start and end, and the launch and sync calls on the host, on\n"
@@ -70,13 +78,22 @@ static void print_help(FILE *f)
 		"counters.csv, trace.json, summary.txt, params.json (and the rest) are\n"
 		"written to DIR. The exit status is CMD's (128+signal if it was killed).\n"
 		"CUDA_VISIBLE_DEVICES is not changed; nvidia:N names the GPU for NVML.\n"
+		"Several GPUs (nvidia:0,nvidia:1 or nvidia:all): one capture per GPU in\n"
+		"DIR/nvidiaN/, every CUDA process's ops routed to their GPU by its UUID,\n"
+		"and DIR/{trace.json,report.md,report.html} with the GPUs side by side.\n"
+		"A GPU already being captured is refused, naming the capture holding it.\n"
 		"\n"
-		"  -d, --device nvidia:N  the GPU: nvidia:N (NVML index) or nvidia:GPU-<uuid>\n"
+		"  -d, --device nvidia:N  the GPU: nvidia:N (NVML index) or nvidia:GPU-<uuid>;\n"
+		"                        a list of them, or nvidia:all (every GPU NVML sees,\n"
+		"                        DIR/nvidiaN/ each, also when there is one)\n"
 		"  -o, --output DIR      output directory (default ./kprof-nvidia-N-YYYYmmdd-HHMMSS);\n"
 		"                        a non-empty DIR is refused without --force\n"
 		"  -f, --force           write into a non-empty DIR\n"
 		"      --op-filter GLOB  keep only ops whose OP CODE matches GLOB\n"
 		"      --trace-group N   trace.json: one track per N streams (default 1)\n"
+		"      --step GLOB       several GPUs: an op matching GLOB starts a step,\n"
+		"                        report.md names the slowest GPU per step\n"
+		"                        (default " KPROF_STEP_DEFAULT ", NCCL's all-reduce)\n"
 		"      --no-device-log   skip device_log.csv\n"
 		"      --progress        show the report's progress on any stderr\n"
 		"      --agent PATH      the CUPTI agent (default: " AGENT_NAME " next to\n"
@@ -115,7 +132,7 @@ static void print_help(FILE *f)
 
 enum {
 	OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
-	OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA, OPT_COUNTERS
+	OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA, OPT_COUNTERS, OPT_STEP
 };
 
 int capture_nvidia_wanted(int argc, char **argv)
@@ -129,10 +146,42 @@ int capture_nvidia_wanted(int argc, char **argv)
 			v = argv[i] + 9;
 		else if (!strncmp(argv[i], "-d", 2) && argv[i][2])
 			v = argv[i] + 2;
-		/* a list (nvidia:0,nvidia:1) is capture_multi.h's to take */
-		if (v && !strncmp(v, "nvidia:", 7) && !strchr(v, ','))
+		/* lists naming a GPU too (parse_devices); kprof.ko lists are capture_multi.h's */
+		if (v && strstr(v, "nvidia:"))
 			return 1;
 	}
+	return 0;
+}
+
+/* --device: nvidia:N, a list of GPUs, or nvidia:all; 0 or the usage error's status. */
+static int parse_devices(const char *arg, struct nv_opts *o)
+{
+	char why[512];
+	struct kprof_err err = { 0 };
+	int r;
+
+	if (!strcmp(arg, "nvidia:all")) {
+		r = kprof_device_nvidia_ops.enumerate(o->ids, KPROF_DEVICE_LIST_MAX, &err);
+		if (r <= 0) {
+			kprofctl_err("--device nvidia:all: %s", r < 0 ? err.msg :
+				     "NVML sees no NVIDIA GPU (no driver, or no GPU): kprofctl list shows what there is");
+			return KPROFCTL_EXIT_FAIL;
+		}
+	} else {
+		r = kprof_device_parse_list(arg, o->ids, KPROF_DEVICE_LIST_MAX, why, sizeof(why));
+		if (r < 0)
+			return kprofctl_usage_error("capture", "--device: %s", why);
+	}
+	for (int k = 0; k < r; k++)
+		if (o->ids[k].kind != KPROF_DEVICE_NVIDIA)
+			return kprofctl_usage_error("capture",
+						    "--device %s: NVIDIA GPUs and kprof.ko devices cannot be captured together; capture each kind on its own",
+						    arg);
+	o->n = (unsigned int)r;
+	/* nvidia:all: DIR/nvidiaN/ per GPU however many there are, for scripts */
+	o->multi = r > 1 || !strcmp(arg, "nvidia:all");
+	o->id = o->ids[0];
+	kprof_device_name(&o->id, o->name, sizeof(o->name));
 	return 0;
 }
 
@@ -157,6 +206,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		{ "host-times", required_argument, NULL, OPT_HOST_TIMES },
 		{ "libcuda", required_argument, NULL, OPT_LIBCUDA },
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
+		{ "step", required_argument, NULL, OPT_STEP },
 		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -168,16 +218,18 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 	while ((c = getopt_long(argc, argv, "+d:o:fu:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
-			char why[256];
+			int r = parse_devices(optarg, o);
 
-			if (kprof_device_parse_name(optarg, &o->id, why, sizeof(why)))
-				return kprofctl_usage_error("capture", "%s", why);
-			if (o->id.kind != KPROF_DEVICE_NVIDIA)
-				return kprofctl_usage_error("capture", "one device: %s", optarg);
-			kprof_device_name(&o->id, o->name, sizeof(o->name));
+			if (r)
+				return r;
 			have_dev = 1;
 			break;
 		}
+		case OPT_STEP:
+			if (!*optarg)
+				return kprofctl_usage_error("capture", "empty --step");
+			o->step = optarg;
+			break;
 		case 'o':
 			o->outdir = optarg;
 			break;
@@ -252,6 +304,12 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 		return kprofctl_usage_error("capture",
 					    "--host-times uprobe takes the calls from the uprobes: --api %s cannot go with it",
 					    o->api);
+	if (o->multi && uprobe_mode(o))
+		return kprofctl_usage_error("capture",
+					    "--host-times uprobe takes one GPU; with several, use the default (api)");
+	if (o->step && !o->multi)
+		return kprofctl_usage_error("capture",
+					    "--step compares several GPUs: give a list of them");
 	if (optind >= argc)
 		return kprofctl_usage_error("capture",
 					    "no command: kprofctl capture --device %s -- CMD [ARGS]",
@@ -374,7 +432,32 @@ static int uprobe_end(struct uprobe_cap *up)
 	return ret;
 }
 
-static char *config_json(const struct nv_opts *o, const char *agent, const struct uprobe_cap *up,
+/* What routing the agents' spools over the GPUs found (capture_nvidia_multi). */
+struct route_total {
+	uint64_t processes;
+	uint64_t ops[KPROF_DEVICE_LIST_MAX];
+	uint64_t foreign, unmapped;
+	unsigned int nforeign;
+	char foreign_uuid[KPROF_ROUTE_FOREIGN_MAX][KPROF_DEVICE_UUID_LEN];
+};
+
+static void route_json(json_object *j, const struct route_total *rt, unsigned int k)
+{
+	json_object *r = json_object_new_object(), *f = json_object_new_array();
+
+	json_object_object_add(r, "agent_spools", json_object_new_int64((int64_t)rt->processes));
+	json_object_object_add(r, "ops_this_gpu", json_object_new_int64((int64_t)rt->ops[k]));
+	json_object_object_add(r, "ops_gpus_not_captured",
+			       json_object_new_int64((int64_t)rt->foreign));
+	json_object_object_add(r, "ops_unknown_gpu", json_object_new_int64((int64_t)rt->unmapped));
+	for (unsigned int i = 0; i < rt->nforeign; i++)
+		json_object_array_add(f, json_object_new_string(rt->foreign_uuid[i]));
+	json_object_object_add(r, "gpus_not_captured", f);
+	json_object_object_add(j, "routing", r);
+}
+
+static char *config_json(const struct nv_opts *o, const char *name, const char *agent,
+			 const struct uprobe_cap *up, const struct route_total *rt, unsigned int k,
 			 const struct kprof_user *as, int status, double wall_s, int exec_errno)
 {
 	json_object *j = json_object_new_object(), *a = json_object_new_array(), *r;
@@ -383,7 +466,12 @@ static char *config_json(const struct nv_opts *o, const char *agent, const struc
 	for (int i = 0; i < o->cmd_argc; i++)
 		json_object_array_add(a, json_object_new_string(o->cmd[i]));
 	json_object_object_add(j, "command", a);
-	json_object_object_add(j, "device", json_object_new_string(o->name));
+	json_object_object_add(j, "device", json_object_new_string(name));
+	if (rt) {
+		json_object_object_add(j, "step", json_object_new_string(o->step ? o->step :
+							KPROF_STEP_DEFAULT));
+		route_json(j, rt, k);
+	}
 	json_object_object_add(j, "op_filter",
 			       o->op_filter ? json_object_new_string(o->op_filter) : NULL);
 	json_object_object_add(j, "trace_group",
@@ -419,19 +507,22 @@ static char *config_json(const struct nv_opts *o, const char *agent, const struc
 /*
  * The device description of raw/device.kspool: kprof_gpu_device_info(),
  * with NVML's name and clock when NVML answers (the SM clock now, and
- * locked when kprof's lock-clock holds it). Without NVML (no driver) the
- * capture still runs: the GPU is named as given, its clock unknown.
+ * locked when kprof's lock-clock holds it), and its UUID into uuid ("" if
+ * unknown). Without NVML (no driver) the capture still runs: the GPU is
+ * named as given, its clock unknown.
  */
-static void describe(const struct nv_opts *o, struct kprof_device_info *info,
-		     struct kprof_counter_info *cinfo)
+static void describe(const struct kprof_device_id *id, const char *name,
+		     struct kprof_device_info *info, struct kprof_counter_info *cinfo,
+		     char *uuid, size_t uuid_len)
 {
 	struct kprof_device d;
 	struct kprof_device_desc desc;
 	struct kprof_err err = { 0 };
 
-	kprof_gpu_device_info(o->id.index, info, cinfo);
-	snprintf(info->name, sizeof(info->name), "%.31s", o->name);
-	if (kprof_device_open(&d, &o->id, 0, &err)) {
+	kprof_gpu_device_info(id->index, info, cinfo);
+	snprintf(info->name, sizeof(info->name), "%.31s", name);
+	snprintf(uuid, uuid_len, "%s", id->uuid);
+	if (kprof_device_open(&d, id, 0, &err)) {
 		kprofctl_warn("%s; the capture goes on without the GPU's name and clock",
 			      err.msg);
 		return;
@@ -441,6 +532,7 @@ static void describe(const struct nv_opts *o, struct kprof_device_info *info,
 
 		info->device_id = n->index;
 		snprintf(info->name, sizeof(info->name), "%.31s", n->name);
+		snprintf(uuid, uuid_len, "%s", n->uuid);
 		info->clock_mhz = n->sm_mhz;
 		info->clock_max_mhz = n->max_sm_mhz;
 		if (n->held)
@@ -450,6 +542,50 @@ static void describe(const struct nv_opts *o, struct kprof_device_info *info,
 			      err.msg);
 	}
 	kprof_device_close(&d);
+}
+
+/* The agent's environment, for CMD and every CUDA process it starts; 0 or -1 (said). */
+static int agent_env(const struct nv_opts *o, const char *agent, const char *rawdir,
+		     const struct uprobe_cap *up)
+{
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+
+	if (inj && inj[0] && strcmp(inj, agent))
+		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD",
+			      inj);
+	if (o->host_times && !strcmp(o->host_times, "queued"))
+		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (api) for long runs");
+	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
+	    (o->cupti && setenv("KPROF_CUPTI_LIB", o->cupti, 1)) ||
+	    ((o->api || up) && setenv("KPROF_AGENT_API", up ? "none" : o->api, 1)) ||
+	    setenv("KPROF_AGENT_HOST_TIMES", o->host_times && !up ? o->host_times : "api", 1) ||
+	    (o->counters ? setenv("KPROF_AGENT_COUNTERS", o->counters, 1) :
+			   unsetenv("KPROF_AGENT_COUNTERS"))) {
+		kprofctl_err("setenv: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One capture per GPU (kprof_gpu_hold.h), held by UUID (uuid; "": by
+ * name): the fd, or -1 with the holder said.
+ */
+static int hold_gpu(const char *name, const char *uuid)
+{
+	struct kprof_err err = { 0 };
+	char comm[32];
+	pid_t pid = 0;
+	int fd = kprof_gpu_hold(uuid[0] ? uuid : name, &pid, comm, sizeof(comm), &err);
+
+	if (fd == -EBUSY && pid)
+		kprofctl_err("%s is being captured by pid %d (%.16s); wait or stop it", name,
+			     (int)pid, comm);
+	else if (fd == -EBUSY)
+		kprofctl_err("%s is being captured by another process; wait or stop it", name);
+	else if (fd < 0)
+		kprofctl_err("%s: %s", name, err.msg);
+	return fd < 0 ? -1 : fd;
 }
 
 /*
@@ -497,11 +633,251 @@ static int run_cmd(const struct nv_opts *o, const struct kprof_user *as,
 	return 0;
 }
 
-int capture_nvidia(int argc, char **argv)
+/* kprofctl's exit status: CMD's (128+signal if killed; 127/126: no exec). */
+static int cmd_status(const struct capture_child *ch)
+{
+	if (ch->exec_errno || ch->setup_errno)
+		return ch->exec_errno == ENOENT ? 127 : 126;
+	if (WIFEXITED(ch->status))
+		return WEXITSTATUS(ch->status);
+	if (WIFSIGNALED(ch->status))
+		return 128 + WTERMSIG(ch->status);
+	return 0;
+}
+
+/* GPU name's outputs in od (dir) from its raw/; 0 or -1 (said). */
+static int report_gpu(const struct nv_opts *o, const char *name, struct kprof_outdir *od,
+		      const char *dir, const char *cfg)
 {
 	struct kprof_report_opts ro = { .version = KPROF_VERSION };
 	struct kprof_report_result res;
 	struct kprof_progress prog;
+	struct kprof_err err = { 0 };
+	int r;
+
+	ro.config_json = cfg;
+	ro.op_filter = o->op_filter;
+	ro.trace_group = o->trace_group;
+	if (o->no_devlog)
+		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
+	kprof_progress_init(&prog, stderr, "report", o->progress);
+	ro.progress = kprof_progress_report_cb;
+	ro.progress_ctx = &prog;
+	memset(&res, 0, sizeof(res));
+	r = kprof_report_build(NULL, od, &ro, &res, &err);
+	kprof_progress_done(&prog);
+	if (r) {
+		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
+			     err.msg[0] ? err.msg : strerror(-r), dir, dir);
+		return -1;
+	}
+	printf("kprof capture of %s: %s\n", name, dir);
+	kprofctl_print_result(dir, &res, 0);
+	if (!res.gpu_processes)
+		kprofctl_warn("%s: no CUDA process loaded the agent or ran work on it (no %s/raw/gpu-PID.kspool): CMD made no CUDA call there, or its CUDA_INJECTION64_PATH was overridden",
+			      name, dir);
+	else if (res.gpu_processes > 1)
+		kprofctl_warn("%s: %u CUDA processes: the outputs are of the one with the most records; summary.txt lists the others",
+			      name, res.gpu_processes);
+	if (res.gpu_dropped)
+		kprofctl_warn("%s: CUPTI dropped %llu records (kernels, copies or API calls are missing): see summary.txt",
+			      name, (unsigned long long)res.gpu_dropped);
+	if (res.gpu_counters_problem[0])
+		kprofctl_warn("%s: %s", name, res.gpu_counters_problem);
+	if (res.gpu_problems)
+		kprofctl_warn("%s: the agent reported problems (agent errors, no clean stop): see summary.txt",
+			      name);
+	return 0;
+}
+
+/* Every agent spool of DIR/raw/ split over the GPUs' raw/ (kprof_gpu_route.h); 0 or -1. */
+static int route_all(struct kprof_outdir *top, const char *dir, const char *const *uuids,
+		     struct kprof_outdir *const *raws, unsigned int n, struct route_total *rt)
+{
+	enum { MAX_SPOOLS = 4096 };
+	struct kprof_gpu_spool *sp = calloc(MAX_SPOOLS, sizeof(*sp));
+	struct kprof_err err = { 0 };
+	int ns = sp ? kprof_gpu_list(kprof_outdir_fd(top), dir, sp, MAX_SPOOLS, &err) : -ENOMEM;
+
+	if (ns < 0) {
+		kprofctl_err("listing the agents' spools in %s/raw: %s", dir,
+			     err.msg[0] ? err.msg : strerror(-ns));
+		free(sp);
+		return -1;
+	}
+	if (ns > MAX_SPOOLS)
+		kprofctl_warn("%d CUDA processes: the first %d by pid are split over the GPUs, the rest stay in %s/raw only",
+			      ns, MAX_SPOOLS, dir);
+	for (int i = 0; i < ns && i < MAX_SPOOLS; i++) {
+		struct kprof_gpu_route_stats st;
+		char rel[64], shown[PATH_MAX + 64];
+
+		snprintf(rel, sizeof(rel), KPROF_SPOOL_DIR "/" KPROF_SPOOL_GPU_PREFIX "%u"
+			 KPROF_SPOOL_GPU_SUFFIX, sp[i].pid);
+		snprintf(shown, sizeof(shown), "%s/%s", dir, rel);
+		if (kprof_gpu_route(kprof_outdir_fd(top), rel, shown, uuids, raws, n, &st, &err)) {
+			kprofctl_err("splitting %s over the GPUs: %s; it stays in %s/raw", shown,
+				     err.msg, dir);
+			continue;
+		}
+		rt->processes++;
+		for (unsigned int k = 0; k < n; k++)
+			rt->ops[k] += st.ops[k];
+		rt->foreign += st.foreign;
+		rt->unmapped += st.unmapped;
+		for (unsigned int f = 0; f < st.nforeign; f++) {
+			unsigned int g;
+
+			for (g = 0; g < rt->nforeign; g++)
+				if (!strcmp(rt->foreign_uuid[g], st.foreign_uuid[f]))
+					break;
+			if (g == rt->nforeign && g < KPROF_ROUTE_FOREIGN_MAX)
+				memcpy(rt->foreign_uuid[rt->nforeign++], st.foreign_uuid[f],
+				       sizeof(rt->foreign_uuid[0]));
+		}
+	}
+	free(sp);
+	if (rt->foreign)
+		kprofctl_warn("%llu kernels/copies ran on GPUs this capture does not take (%s%s): not in the outputs; add them to --device, or nvidia:all",
+			      (unsigned long long)rt->foreign, rt->foreign_uuid[0],
+			      rt->nforeign > 1 ? ", ..." : "");
+	if (rt->unmapped)
+		kprofctl_warn("%llu kernels/copies of CUDA devices the agent could not name (no UUID from libcuda): not in the outputs; the raw spools in %s/raw keep them",
+			      (unsigned long long)rt->unmapped, dir);
+	return 0;
+}
+
+/*
+ * Several GPUs: each held, described and given DIR/nvidiaN/ (as kprof.ko
+ * devices get DIR/devN/, capture_multi.h); CMD runs once with the agent
+ * writing DIR/raw/; then each spool is split over the GPUs, each GPU's
+ * outputs made from its share, and DIR's across them. All or none: a GPU
+ * that cannot be held stops the capture before CMD runs.
+ */
+static int capture_nvidia_multi(const struct nv_opts *o)
+{
+	struct gpu_desc {
+		struct kprof_device_info info;
+		struct kprof_counter_info cinfo;
+	} *g = calloc(o->n, sizeof(*g));
+	struct kprof_outdir *od[KPROF_DEVICE_LIST_MAX] = { 0 }, *raws[KPROF_DEVICE_LIST_MAX];
+	struct capture_child ch = { .pid = -1, .go_fd = -1, .ex_fd = -1 };
+	struct route_total *rt = calloc(1, sizeof(*rt));
+	struct kprof_err err = { 0 };
+	struct kprof_outdir *top, *raw;
+	struct capture_multi *m = NULL;
+	struct kprof_user as;
+	struct timespec t0, t1;
+	char names[KPROF_DEVICE_LIST_MAX][KPROF_DEVICE_NAME_LEN];
+	char uuid[KPROF_DEVICE_LIST_MAX][KPROF_DEVICE_UUID_LEN];
+	const char *uuids[KPROF_DEVICE_LIST_MAX];
+	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
+	int hold[KPROF_DEVICE_LIST_MAX];
+	char agent[PATH_MAX + 32], rawdir[PATH_MAX];
+	unsigned int k, held = 0;
+	int rc = KPROFCTL_EXIT_FAIL, failed = 0;
+	uid_t uid;
+	gid_t gid;
+
+	if (!rt || !g) {
+		kprofctl_err("out of memory");
+		goto out;
+	}
+	if (find_agent(o, agent, sizeof(agent)))
+		goto out;
+	if (kprof_user_for_workload(o->user, &as, &err)) {
+		kprofctl_err("%s", err.msg);
+		goto out;
+	}
+	uid = as.drop ? as.uid : (uid_t)-1;
+	gid = as.drop ? as.gid : (gid_t)-1;
+	/* every GPU held before anything is made, or none */
+	for (k = 0; k < o->n; k++) {
+		kprof_device_name(&o->ids[k], names[k], sizeof(names[k]));
+		describe(&o->ids[k], names[k], &g[k].info, &g[k].cinfo, uuid[k], sizeof(uuid[k]));
+		uuids[k] = uuid[k];
+		/* by index from here: DIR/nvidiaN, whichever way it was named */
+		ids[k] = o->ids[k];
+		if (ids[k].uuid[0] && g[k].info.device_id <= KPROF_DEVICE_INDEX_MAX) {
+			ids[k].uuid[0] = '\0';
+			ids[k].index = g[k].info.device_id;
+		}
+		for (unsigned int j = 0; j < k; j++)
+			if (uuid[k][0] && !strcmp(uuid[j], uuid[k])) {
+				kprofctl_err("--device: %s and %s are the same GPU (%s)", names[j],
+					     names[k], uuid[k]);
+				goto out;
+			}
+		hold[k] = hold_gpu(names[k], uuid[k]);
+		if (hold[k] < 0) {
+			kprofctl_err("nothing captured: a capture of several GPUs takes every one of them or none, and %s could not be taken (above)",
+				     names[k]);
+			goto out;
+		}
+		held++;
+	}
+	m = capture_multi_open(o->outdir, o->force, ids, o->n, uid, gid);
+	if (!m)
+		goto out;
+	top = capture_multi_top(m);
+	for (k = 0; k < o->n; k++) {
+		struct kprof_spool_writer *w;
+
+		unsigned int fl = KPROF_OUTDIR_EMPTY |
+				  (o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0);
+
+		od[k] = kprofctl_outdir(capture_multi_devdir(m, k), fl, uid, gid);
+		if (!od[k])
+			goto out;
+		w = kprof_spool_create(od[k], KPROF_SPOOL_DEVICE, &g[k].info, &g[k].cinfo, &err);
+		raws[k] = kprof_outdir_sub(od[k], KPROF_SPOOL_DIR, &err);
+		if (!w || kprof_spool_close(w, &err) || !raws[k]) {
+			kprofctl_err("cannot create the device spool in %s: %s",
+				     capture_multi_devdir(m, k), err.msg);
+			goto out;
+		}
+	}
+	/* the agents write DIR/raw/; the split copies each GPU's share */
+	raw = kprof_outdir_sub(top, KPROF_SPOOL_DIR, &err);
+	if (!raw || !realpath(kprof_outdir_path(raw), rawdir)) {
+		kprofctl_err("%s/%s: %s", kprof_outdir_path(top), KPROF_SPOOL_DIR,
+			     raw ? strerror(errno) : err.msg);
+		goto out;
+	}
+	if (agent_env(o, agent, rawdir, NULL))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (run_cmd(o, &as, &ch, NULL, NULL))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (route_all(top, kprof_outdir_path(top), uuids, raws, o->n, rt))
+		goto out;
+	for (k = 0; k < o->n; k++) {
+		char *cfg = config_json(o, names[k], agent, NULL, rt, k, &as, ch.status,
+					(double)(t1.tv_sec - t0.tv_sec) +
+					(double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+					ch.exec_errno ? ch.exec_errno : ch.setup_errno);
+
+		if (report_gpu(o, names[k], od[k], capture_multi_devdir(m, k), cfg))
+			failed = 1;
+		free(cfg);
+	}
+	if (failed || capture_multi_finish(m, od, o->step))
+		goto out;
+	rc = cmd_status(&ch);
+out:
+	for (k = 0; k < o->n; k++)
+		kprof_outdir_close(od[k]);
+	capture_multi_close(m);
+	for (k = 0; k < held; k++)
+		kprof_gpu_release(hold[k]);
+	free(rt);
+	free(g);
+	return rc;
+}
+
+int capture_nvidia(int argc, char **argv)
+{
 	struct kprof_device_info info;
 	struct kprof_counter_info cinfo;
 	struct kprof_spool_writer *w;
@@ -513,13 +889,14 @@ int capture_nvidia(int argc, char **argv)
 	struct timespec t0, t1;
 	struct nv_opts o;
 	char dir[PATH_MAX], agent_dir[PATH_MAX + 8], rawdir[PATH_MAX], agent[PATH_MAX + 32];
-	char *cfg;
-	const char *inj = getenv("CUDA_INJECTION64_PATH");
-	int r, st, exec_errno, rc = KPROFCTL_EXIT_FAIL;
+	char *cfg, uuid[KPROF_DEVICE_UUID_LEN];
+	int r, st, exec_errno, hold = -1, rc = KPROFCTL_EXIT_FAIL;
 
 	r = parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
+	if (o.multi)
+		return capture_nvidia_multi(&o);
 	if (find_agent(&o, agent, sizeof(agent)))
 		return KPROFCTL_EXIT_FAIL;
 	if (uprobe_mode(&o)) {
@@ -551,13 +928,17 @@ int capture_nvidia(int argc, char **argv)
 		kprofctl_err("%s", err.msg);
 		return KPROFCTL_EXIT_FAIL;
 	}
+	/* before anything is made: a GPU being captured is refused */
+	describe(&o.id, o.name, &info, &cinfo, uuid, sizeof(uuid));
+	hold = hold_gpu(o.name, uuid);
+	if (hold < 0)
+		return KPROFCTL_EXIT_FAIL;
 	/* a new capture starts from an empty raw/, as any capture */
 	od = kprofctl_outdir(dir, KPROF_OUTDIR_EMPTY |
 			     (o.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
 			     as.drop ? as.uid : (uid_t)-1, as.drop ? as.gid : (gid_t)-1);
 	if (!od)
-		return KPROFCTL_EXIT_FAIL;
-	describe(&o, &info, &cinfo);
+		goto out;
 	w = kprof_spool_create(od, KPROF_SPOOL_DEVICE, &info, &cinfo, &err);
 	if (!w || kprof_spool_close(w, &err)) {
 		kprofctl_err("cannot create the device spool in %s: %s", dir, err.msg);
@@ -569,21 +950,8 @@ int capture_nvidia(int argc, char **argv)
 		kprofctl_err("%s: %s", agent_dir, strerror(errno));
 		goto out;
 	}
-	if (inj && inj[0] && strcmp(inj, agent))
-		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD",
-			      inj);
-	if (o.host_times && !strcmp(o.host_times, "queued"))
-		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (api) for long runs");
-	/* the agent's environment, for CMD and every CUDA process it starts */
-	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
-	    (o.cupti && setenv("KPROF_CUPTI_LIB", o.cupti, 1)) ||
-	    ((o.api || up) && setenv("KPROF_AGENT_API", up ? "none" : o.api, 1)) ||
-	    setenv("KPROF_AGENT_HOST_TIMES", o.host_times && !up ? o.host_times : "api", 1) ||
-	    (o.counters ? setenv("KPROF_AGENT_COUNTERS", o.counters, 1) :
-			  unsetenv("KPROF_AGENT_COUNTERS"))) {
-		kprofctl_err("setenv: %s", strerror(errno));
+	if (agent_env(&o, agent, rawdir, up))
 		goto out;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (run_cmd(&o, &as, &ch, od, up))
 		goto out;
@@ -595,49 +963,15 @@ int capture_nvidia(int argc, char **argv)
 	st = ch.status;
 	exec_errno = ch.exec_errno ? ch.exec_errno : ch.setup_errno;
 
-	cfg = config_json(&o, agent, up, &as, st, (double)(t1.tv_sec - t0.tv_sec) +
+	cfg = config_json(&o, o.name, agent, up, NULL, 0, &as, st, (double)(t1.tv_sec - t0.tv_sec) +
 			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, exec_errno);
-	ro.config_json = cfg;
-	ro.op_filter = o.op_filter;
-	ro.trace_group = o.trace_group;
-	if (o.no_devlog)
-		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
-	kprof_progress_init(&prog, stderr, "report", o.progress);
-	ro.progress = kprof_progress_report_cb;
-	ro.progress_ctx = &prog;
-	memset(&res, 0, sizeof(res));
-	r = kprof_report_build(NULL, od, &ro, &res, &err);
-	kprof_progress_done(&prog);
+	r = report_gpu(&o, o.name, od, dir, cfg);
 	free(cfg);
-	if (r) {
-		kprofctl_err("aggregation failed: %s; the raw data is in %s/raw (kprofctl report %s retries)",
-			     err.msg[0] ? err.msg : strerror(-r), dir, dir);
+	if (r)
 		goto out;
-	}
-	printf("kprof capture of %s: %s\n", o.name, dir);
-	kprofctl_print_result(dir, &res, 0);
-	if (!res.gpu_processes)
-		kprofctl_warn("no CUDA process loaded the agent (no %s/gpu-PID.kspool): CMD made no CUDA call, or its CUDA_INJECTION64_PATH was overridden",
-			      rawdir);
-	else if (res.gpu_processes > 1)
-		kprofctl_warn("%u CUDA processes: the outputs are of the one with the most records; summary.txt lists the others",
-			      res.gpu_processes);
-	if (res.gpu_dropped)
-		kprofctl_warn("CUPTI dropped %llu records (kernels, copies or API calls are missing): see summary.txt",
-			      (unsigned long long)res.gpu_dropped);
-	if (res.gpu_counters_problem[0])
-		kprofctl_warn("%s", res.gpu_counters_problem);
-	if (res.gpu_problems)
-		kprofctl_warn("the agent reported problems (agent errors, no clean stop): see summary.txt");
-	if (exec_errno)
-		rc = ch.exec_errno == ENOENT ? 127 : 126;
-	else if (WIFEXITED(st))
-		rc = WEXITSTATUS(st);
-	else if (WIFSIGNALED(st))
-		rc = 128 + WTERMSIG(st);
-	else
-		rc = 0;
+	rc = cmd_status(&ch);
 out:
+	kprof_gpu_release(hold);
 	kprof_outdir_close(od);
 	return rc;
 }

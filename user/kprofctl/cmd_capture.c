@@ -11,6 +11,7 @@
 #include "kprofctl.h"
 #include "capture_child.h"
 #include "capture_multi.h"
+#include "kprof_steps.h"
 #include "capture_nvidia.h"
 #include "capture_perf.h"
 #include "kprof_bpf.h"
@@ -85,8 +86,9 @@ static void capture_usage(FILE *f)
 		"                        capture writes them, and in DIR trace.json (every\n"
 		"                        device on one timeline), report.md and report.html\n"
 		"                        (the devices compared). nvidia:N for an NVIDIA GPU\n"
-		"                        (one per capture as yet), with options of its own:\n"
-		"                        see kprofctl capture --device nvidia:0 --help\n"
+		"                        (nvidia:N,nvidia:M or nvidia:all for several),\n"
+		"                        with options of its own: see\n"
+		"                        kprofctl capture --device nvidia:0 --help\n"
 		"  -o, --output DIR      output directory (default ./kprof-N-YYYYmmdd-HHMMSS,\n"
 		"                        several devices: ./kprof-N+M-YYYYmmdd-HHMMSS);\n"
 		"                        a non-empty DIR is refused without --force; an\n"
@@ -99,6 +101,9 @@ static void capture_usage(FILE *f)
 		"                        hardware PMU, perf::task-clock is counted instead.\n"
 		"      --op-filter GLOB  keep only ops whose OP CODE matches GLOB (fnmatch)\n"
 		"                        in the outputs; the raw spool keeps everything\n"
+		"      --step GLOB       several devices: an op matching GLOB starts a step,\n"
+		"                        report.md names the slowest device per step\n"
+		"                        (default " KPROF_STEP_DEFAULT ", NCCL's all-reduce)\n"
 		"      --ring-size S     device ring size (power of two, 64K..256M; K/M/G)\n"
 		"      --paused          start paused; send SIGUSR1 to kprofctl to resume\n"
 		"      --duration SEC    capture for SEC seconds with no command\n"
@@ -140,7 +145,7 @@ enum {
 	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
 	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY, OPT_PEAKS,
-	OPT_TRACE_GROUP, OPT_PROGRESS,
+	OPT_TRACE_GROUP, OPT_PROGRESS, OPT_STEP,
 };
 
 #define STOP_GRACE_S	(STOP_GRACE_MS / 1000)
@@ -156,6 +161,7 @@ struct capture_opts {
 	int force;
 	const char *events;
 	const char *op_filter;
+	const char *step;		/* --step: several devices' step marker */
 	uint32_t ring_size;
 	int paused;
 	double duration;
@@ -246,6 +252,7 @@ static const struct option capture_long_opts[] = {
 	{ "peaks", required_argument, NULL, OPT_PEAKS },
 	{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "step", required_argument, NULL, OPT_STEP },
 	{ "user", required_argument, NULL, 'u' },
 	{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 	{ "help", no_argument, NULL, 'h' },
@@ -293,6 +300,11 @@ static int parse_one_opt(struct capture_opts *o, int c, char **argv)
 		if (!*optarg)
 			return kprofctl_usage_error("capture", "empty --user");
 		o->user = optarg;
+		break;
+	case OPT_STEP:
+		if (!*optarg)
+			return kprofctl_usage_error("capture", "empty --step");
+		o->step = optarg;
 		break;
 	case OPT_OP_FILTER:
 		if (!*optarg)
@@ -397,6 +409,9 @@ static int check_opts(struct capture_opts *o)
 	if (o->ndev > 1 && o->dev_node)
 		return kprofctl_usage_error("capture",
 					    "--dev-node names one device's node: not with several devices");
+	if (o->ndev < 2 && o->step)
+		return kprofctl_usage_error("capture",
+					    "--step compares several devices: give a list of them (--device N,M)");
 	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
 		return kprofctl_usage_error("capture",
 					    "--no-bpf excludes --dev-node, --profile and --bpf-hook");
@@ -1684,7 +1699,7 @@ static int finish_multi(struct capture_session *s, unsigned int n, struct captur
 
 	for (unsigned int k = 0; k < n; k++)
 		ods[k] = s[k].od;
-	return capture_multi_finish(m, ods);
+	return capture_multi_finish(m, ods, s[0].o->step);
 }
 
 int cmd_capture(int argc, char **argv)

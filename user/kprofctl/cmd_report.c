@@ -6,6 +6,7 @@
  */
 #include "kprofctl.h"
 #include "capture_multi.h"
+#include "kprof_steps.h"
 #include "kprof_agg.h"
 #include "kprof_err.h"
 #include "kprof_outdir.h"
@@ -56,6 +57,9 @@ static void report_usage(FILE *f)
 		"                         (default: the capture's --trace-group, else 1:\n"
 		"                         per core, with zone slices); bounds the file for\n"
 		"                         devices with many cores, without zone slices\n"
+		"      --step GLOB        several devices: an op matching GLOB starts a\n"
+		"                         step (default " KPROF_STEP_DEFAULT ", NCCL's\n"
+		"                         all-reduce); report.md names the slowest per step\n"
 		"Needs no privileges. Run as root on files of another user (DIR, FILE,\n"
 		"OUTDIR or the directory OUTDIR is made in), it works as that user.\n");
 }
@@ -122,7 +126,7 @@ static int same_dir(const char *a, const char *b)
 
 enum {
 	OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS, OPT_TRACE_GROUP,
-	OPT_PROGRESS,
+	OPT_PROGRESS, OPT_STEP,
 };
 
 int cmd_report(int argc, char **argv)
@@ -136,6 +140,7 @@ int cmd_report(int argc, char **argv)
 		{ "peaks", required_argument, NULL, OPT_PEAKS },
 		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "step", required_argument, NULL, OPT_STEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -144,7 +149,7 @@ int cmd_report(int argc, char **argv)
 	struct kprof_err err = { 0 };
 	struct kprof_progress prog;
 	struct kprof_outdir *od;
-	const char *out = NULL, *tt = NULL, *dir = NULL;
+	const char *out = NULL, *tt = NULL, *dir = NULL, *step = NULL;
 	unsigned int flags = KPROF_OUTDIR_EMPTY;
 	int force = 0, progress = 0, c, r;
 
@@ -180,6 +185,11 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_PROGRESS:
 			progress = 1;
+			break;
+		case OPT_STEP:
+			if (!*optarg)
+				return kprofctl_usage_error("report", "empty --step");
+			step = optarg;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -219,7 +229,7 @@ int cmd_report(int argc, char **argv)
 		snprintf(spool, sizeof(spool), "%s/" KPROF_SPOOL_DEVICE_FILE, dir);
 		if (lstat(spool, &st)) {
 			/* a capture of several devices: theirs, and DIR's */
-			r = capture_multi_report(dir, out, force, &ro, progress);
+			r = capture_multi_report(dir, out, force, &ro, progress, step);
 			if (r >= 0)
 				return r;
 			kprofctl_err("%s: no raw device spool (%s): not a kprof capture directory",

@@ -117,6 +117,10 @@ check "... changes no clock" grep -qx 2000000 "$cf/policy4/scaling_min_freq"
 check "reset after --forget: nothing to restore" status_is 0 KT reset-clock --host
 check "reset-clock --device N --forget is a usage error" status_is 2 KT reset-clock --device 0 --forget
 check "... saying the device's state is the kernel's" grep -q "state is the kernel's" "$tmp/out"
+check "capture --step with one device is a usage error" status_is 2 "$K" capture --device 0 --step 'x*' -- true
+check "... saying --step compares several devices" grep -q -- "--step compares several devices" "$tmp/out"
+check "capture --step with one GPU is a usage error" status_is 2 "$K" capture --device nvidia:0 --step 'x*' -- true
+check "report --step '' is a usage error" status_is 2 "$K" report --step '' "$tmp"
 cp -a "$tmp/sys.orig/." "$sys/"
 # The kernel may show other values than restored (rounded, limited): said,
 # and the state is gone, so that later resets do not fail on it for ever.

@@ -304,9 +304,15 @@ static void q_op(struct kprof_gpu_src *s, uint32_t corr, uint32_t track, const c
 	q_counters(s, corr, track, mask, vals, mmask, mvals);
 }
 
+/* A fit from a spool's SYNC triples can map a time below 0 (or past u64): 0 then */
 static uint64_t host_ns(const struct kprof_gpu_src *s, uint64_t t)
 {
-	return s->fit ? (uint64_t)kprof_tsfit_to_host(s->fit, t) : t;
+	double h;
+
+	if (!s->fit)
+		return t;
+	h = kprof_tsfit_to_host(s->fit, t);
+	return h > 0 && h < 18446744073709549568.0 ? (uint64_t)h : 0;
 }
 
 static void agent_rec(struct kprof_gpu_src *s, const struct kprof_grec_agent *a)
@@ -768,6 +774,8 @@ int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 			s->st.dropped +=
 				((const struct kprof_grec_dropped *)(const void *)r)->count;
 			break;
+		case KPROF_GREC_DEVICE:
+			break;	/* for routing (kprof_gpu_route.h), not the report */
 		case KPROF_GREC_API: {
 			const struct kprof_grec_api *a = (const void *)r;
 

@@ -8,6 +8,7 @@
 #include "kprof_mdhtml.h"
 #include "kprof_outdir.h"
 #include "kprof_spool.h"
+#include "kprof_steps.h"
 #include "kprof_text.h"
 #include "kprof_trace_merge.h"
 #include "kprof_xsort.h"
@@ -25,6 +26,7 @@
 
 #define KINDS_SHOWN	20	/* op kinds in report.md's table; the rest summed */
 #define SPAN_RUN	(1u << 16)	/* op spans sorted in memory per run */
+#define SCAN_PER_KIND	(KPROF_DEVICE_INDEX_MAX + 1)	/* dev0..63, nvidia0..63 */
 
 struct kind {
 	char *name;
@@ -175,7 +177,8 @@ static int sweep(struct kprof_xsort *x, double *busy, struct kprof_err *err)
 
 int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 			  unsigned int dev, struct kprof_multi_stats *st,
-			  struct kprof_multi_kinds *kinds, struct kprof_err *err)
+			  struct kprof_multi_kinds *kinds, struct kprof_steps *steps,
+			  struct kprof_err *err)
 {
 	struct kprof_csv_reader r;
 	struct kprof_xsort *x = NULL;
@@ -184,6 +187,8 @@ int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 	st->ops = 0;
 	st->timed = 0;
 	st->lost_markers = 0;
+	st->ops_not_captured = 0;
+	st->ops_unknown = 0;
 	st->first_ns = NAN;
 	st->last_ns = NAN;
 	st->busy_ns = 0;
@@ -209,15 +214,23 @@ int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 	}
 	while ((ret = kprof_csv_next(&r, err)) == 1) {
 		struct span sp;
-		double v;
+		double v, start = NAN, kns = NAN;
 
 		st->ops++;
 		if (kinds && kind_add(kinds, r.row[co], dev)) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
-		if (num(r.row[ck], &v))
-			st->kernel_ns += v;
+		if (num(r.row[ck], &kns))
+			st->kernel_ns += kns;
+		else
+			kns = NAN;
+		if (!num(r.row[cs], &start))
+			start = NAN;
+		if (steps && kprof_steps_op(steps, dev, r.row[co], start, kns)) {
+			ret = kprof_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
 		if (cl >= 0 && num(r.row[cl], &v) && v > 0)
 			st->lost_markers += (uint64_t)v;
 		if (!num(r.row[cs], &sp.s) || !num(r.row[ce], &sp.e) || sp.e < sp.s)
@@ -337,7 +350,7 @@ static void kinds_md(FILE *f, const char *const *names, unsigned int n,
 
 void kprof_multi_report_md(FILE *f, const char *const *names,
 			   const struct kprof_multi_stats *st, unsigned int n,
-			   const struct kprof_multi_kinds *kinds)
+			   const struct kprof_multi_kinds *kinds, struct kprof_steps *steps)
 {
 	double t0 = NAN, t1 = NAN, fastest = NAN;
 	int slow = kprof_multi_slowest(st, n), fast = -1;
@@ -415,6 +428,19 @@ void kprof_multi_report_md(FILE *f, const char *const *names,
 			fprintf(f, " (device %s was not busy)", names[fast]);
 		fputs(st[slow].last_ns >= t1 ? "; it also finished last.\n" : ".\n", f);
 	}
+	/* the same totals in every GPU's params.json: the first one says them */
+	for (unsigned int d = 0; d < n; d++) {
+		if (!st[d].ops_not_captured && !st[d].ops_unknown)
+			continue;
+		fprintf(f, "\n**Not compared**: %" PRIu64, st[d].ops_not_captured);
+		fprintf(f, " kernels/copies ran on GPUs this capture did not take, %" PRIu64,
+			st[d].ops_unknown);
+		fputs(" on CUDA devices the agent could not name (params.json, config.routing).\n",
+		      f);
+		break;
+	}
+	if (steps)
+		kprof_steps_md(f, steps, names);
 	kinds_md(f, names, n, kinds);
 }
 
@@ -438,7 +464,7 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	uint64_t seen = 0;
+	uint64_t seen[KPROF_DEVICE_NKINDS] = { 0 };
 	struct dirent *de;
 	int n = 0;
 
@@ -448,28 +474,38 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 		return kprof_err_set(err, errno, "%s: %s", dir, strerror(errno));
 	}
 	while ((de = readdir(d))) {
-		char path[300], why[8];
+		char path[300], why[8], name[32];
 		struct kprof_device_id id;
 		struct stat sb;
 
-		/* dev<N> only: N as --device takes it ("dev07" is not one) */
-		if (strncmp(de->d_name, "dev", 3) ||
-		    kprof_device_parse_name(de->d_name + 3, &id, why, sizeof(why)) ||
+		/* dev<N> and nvidia<N> only: N as --device takes it ("dev07" is not one) */
+		if (!strncmp(de->d_name, "dev", 3))
+			snprintf(name, sizeof(name), "%.20s", de->d_name + 3);
+		else if (!strncmp(de->d_name, "nvidia", 6) && de->d_name[6] != ':')
+			snprintf(name, sizeof(name), "nvidia:%.20s", de->d_name + 6);
+		else
+			continue;
+		if (kprof_device_parse_name(name, &id, why, sizeof(why)) || id.uuid[0] ||
 		    strcmp(kprof_multi_subdir(&id, path, sizeof(path)), de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/" KPROF_SPOOL_DEVICE_FILE, de->d_name);
 		if (fstatat(fd, path, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
 			continue;
-		seen |= 1ULL << id.index;
+		seen[id.kind] |= 1ULL << id.index;
 	}
 	closedir(d);
-	for (uint32_t i = 0; i <= KPROF_DEVICE_INDEX_MAX; i++) {
-		if (!(seen & (1ULL << i)))
+	/* kind by kind, each ascending */
+	for (uint32_t b = 0; b < KPROF_DEVICE_NKINDS * SCAN_PER_KIND; b++) {
+		uint32_t kind = b / SCAN_PER_KIND, i = b % SCAN_PER_KIND;
+
+		if (!(seen[kind] & (1ULL << i)))
 			continue;
 		if (n == max)
 			return kprof_err_set(err, E2BIG, "%s: more than %d device directories",
 					     dir, max);
-		ids[n] = (struct kprof_device_id){ .kind = KPROF_DEVICE_KPROF, .index = i };
+		memset(&ids[n], 0, sizeof(ids[n]));
+		ids[n].kind = (enum kprof_device_kind)kind;
+		ids[n].index = i;
 		n++;
 	}
 	return n;
@@ -479,13 +515,29 @@ int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
 /* The outputs                                                         */
 /* ------------------------------------------------------------------ */
 
-/* "sim0 (sim)" from a device's params.json (written by this run). */
-static void dev_label(struct kprof_outdir *od, char *buf, size_t len)
+/* A count in params.json's config.routing (NVIDIA GPUs), 0 if none. */
+static uint64_t routing(json_object *root, const char *key)
+{
+	json_object *c, *r, *v;
+
+	if (json_object_object_get_ex(root, "config", &c) &&
+	    json_object_object_get_ex(c, "routing", &r) &&
+	    json_object_object_get_ex(r, key, &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0)
+		return (uint64_t)json_object_get_int64(v);
+	return 0;
+}
+
+/*
+ * From a device's params.json (written by this run): "sim0 (sim)", and
+ * for a GPU of a capture of several the ops routed to no captured GPU.
+ */
+static void dev_label(struct kprof_outdir *od, struct kprof_multi_stats *st)
 {
 	int fd = kprof_outdir_reopen(od, "params.json", NULL);
 	json_object *root, *dev, *name, *be;
 
-	buf[0] = '\0';
+	st->label[0] = '\0';
 	if (fd < 0)
 		return;
 	root = json_object_from_fd(fd);
@@ -493,8 +545,12 @@ static void dev_label(struct kprof_outdir *od, char *buf, size_t len)
 	if (root && json_object_object_get_ex(root, "device", &dev) &&
 	    json_object_object_get_ex(dev, "name", &name) &&
 	    json_object_object_get_ex(dev, "backend", &be))
-		snprintf(buf, len, "%s (%s)", json_object_get_string(name),
+		snprintf(st->label, sizeof(st->label), "%s (%s)", json_object_get_string(name),
 			 json_object_get_string(be));
+	if (root) {
+		st->ops_not_captured = routing(root, "ops_gpus_not_captured");
+		st->ops_unknown = routing(root, "ops_unknown_gpu");
+	}
 	json_object_put(root);
 }
 
@@ -538,7 +594,8 @@ static int merge_traces(struct kprof_outdir *top, const struct kprof_multi_dev *
 
 static int compare(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		   unsigned int n, struct kprof_multi_stats *st,
-		   struct kprof_multi_kinds *kinds, struct kprof_err *err)
+		   struct kprof_multi_kinds *kinds, struct kprof_steps *steps,
+		   struct kprof_err *err)
 {
 	for (unsigned int k = 0; k < n; k++) {
 		char path[4200];
@@ -548,10 +605,10 @@ static int compare(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		if (fd < 0)
 			return fd == -ENOENT ? kprof_err_set(err, ENOENT, "%s: not written", path)
 					     : fd;
-		ret = kprof_multi_stats_csv(fd, path, top, k, &st[k], kinds, err);
+		ret = kprof_multi_stats_csv(fd, path, top, k, &st[k], kinds, steps, err);
 		if (ret)
 			return ret;
-		dev_label(devs[k].od, st[k].label, sizeof(st[k].label));
+		dev_label(devs[k].od, &st[k]);
 	}
 	return 0;
 }
@@ -606,10 +663,12 @@ static int write_html(struct kprof_outdir *top, const struct kprof_multi_dev *de
 }
 
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
-		      unsigned int n, struct kprof_multi_result *res, struct kprof_err *err)
+		      unsigned int n, const char *step, struct kprof_multi_result *res,
+		      struct kprof_err *err)
 {
 	struct kprof_multi_stats *st = calloc(n ? n : 1, sizeof(*st));
 	struct kprof_multi_kinds *kinds = kprof_multi_kinds_new(n);
+	struct kprof_steps *steps = kprof_steps_new(n, step);
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	struct kprof_outfile of = { 0 };
 	char *md = NULL;
@@ -617,7 +676,7 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 	FILE *f = NULL;
 	int ret;
 
-	if (!st || !kinds || !names) {
+	if (!st || !kinds || !steps || !names) {
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -625,7 +684,7 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 		names[k] = devs[k].name;
 	ret = merge_traces(top, devs, n, err);
 	if (!ret)
-		ret = compare(top, devs, n, st, kinds, err);
+		ret = compare(top, devs, n, st, kinds, steps, err);
 	if (ret)
 		goto out;
 	f = open_memstream(&md, &mdlen);
@@ -633,7 +692,7 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	kprof_multi_report_md(f, names, st, n, kinds);
+	kprof_multi_report_md(f, names, st, n, kinds, steps);
 	if (res) {
 		res->slowest = kprof_multi_slowest(st, n);
 		res->slowest_busy_ns = res->slowest < 0 ? 0 : st[res->slowest].busy_ns;
@@ -657,5 +716,6 @@ out:
 	free(names);
 	free(st);
 	kprof_multi_kinds_free(kinds);
+	kprof_steps_free(steps);
 	return ret;
 }

@@ -8,7 +8,9 @@
  *   trace.json   every device's trace.json on one timeline (all on the
  *                host's CLOCK_MONOTONIC): kprof_trace_merge.h
  *   report.md    per device: ops, busy time, kernel time, first and last
- *                op; the slowest device; op counts per kind and device
+ *                op; the slowest device; op counts per kind and device;
+ *                collectives vs compute and the slowest device per step
+ *                (kprof_steps.h)
  *   report.html  report.md as a page, with links to each device's page
  *
  * Everything is made from the devices' own outputs of this run, so
@@ -24,6 +26,7 @@
 #include "kprof_err.h"
 
 struct kprof_outdir;
+struct kprof_steps;
 
 /* One device of a multi-device capture, its outputs written by this run. */
 struct kprof_multi_dev {
@@ -40,6 +43,9 @@ struct kprof_multi_stats {
 	double busy_ns;			/* union of the [FW start, FW end] spans */
 	double kernel_ns;		/* sum of DEVICE KERNEL DURATION */
 	uint64_t lost_markers;		/* sum of MARKERS LOST */
+	/* NVIDIA, several GPUs (params.json config.routing): ops left out */
+	uint64_t ops_not_captured;	/* on GPUs not captured */
+	uint64_t ops_unknown;		/* on devices the agent could not name */
 };
 
 /* Op counts per kind (OP CODE) and device. */
@@ -49,13 +55,14 @@ struct kprof_multi_kinds *kprof_multi_kinds_new(unsigned int ndev);
 void kprof_multi_kinds_free(struct kprof_multi_kinds *k);
 
 /*
- * Reads ops.csv (fd, taken over; path for messages) of device dev into st
- * and kinds (may be NULL). The busy time sorts the op spans, spilling to
+ * Reads ops.csv (fd, taken over; path for messages) of device dev into st,
+ * kinds and steps (either may be NULL). The busy time sorts the op spans, spilling to
  * unnamed files in spill (kprof_xsort.h). 0 or -errno with err set.
  */
 int kprof_multi_stats_csv(int fd, const char *path, struct kprof_outdir *spill,
 			  unsigned int dev, struct kprof_multi_stats *st,
-			  struct kprof_multi_kinds *kinds, struct kprof_err *err);
+			  struct kprof_multi_kinds *kinds, struct kprof_steps *steps,
+			  struct kprof_err *err);
 
 /*
  * The index of the slowest device: the most busy time (the one the others
@@ -66,18 +73,19 @@ int kprof_multi_slowest(const struct kprof_multi_stats *st, unsigned int n);
 /* report.md of the devices names[0..n-1] (subdir names from them). */
 void kprof_multi_report_md(FILE *f, const char *const *names,
 			   const struct kprof_multi_stats *st, unsigned int n,
-			   const struct kprof_multi_kinds *kinds);
+			   const struct kprof_multi_kinds *kinds, struct kprof_steps *steps);
 
 /*
  * The sub-directory of a device in a multi-device capture: "dev3" for
- * /dev/kprof3 (an NVIDIA GPU, once captures of several take them:
- * "nvidia0").
+ * /dev/kprof3, "nvidia0" for nvidia:0 (apart, so that neither can be
+ * taken for the other).
  */
 const char *kprof_multi_subdir(const struct kprof_device_id *id, char *buf, size_t len);
 
 /*
- * The devices of a multi-device capture directory: its dev<N>/ holding
- * raw/device.kspool, ascending, at most max. The count (0: not a
+ * The devices of a multi-device capture directory: its dev<N>/ and
+ * nvidia<N>/ holding raw/device.kspool, kprof.ko devices first, each kind
+ * ascending, at most max. The count (0: not a
  * multi-device capture), or -errno with err set.
  */
 int kprof_multi_scan(const char *dir, struct kprof_device_id *ids, int max,
@@ -91,10 +99,12 @@ struct kprof_multi_result {
 
 /*
  * Writes trace.json, report.md and report.html in top from the devices'
- * outputs; the other outputs of the set are removed from top. res may be
- * NULL. 0 or -errno with err set.
+ * outputs; the other outputs of the set are removed from top. step: the
+ * step pattern (NULL: KPROF_STEP_DEFAULT). res may be NULL. 0 or -errno
+ * with err set.
  */
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
-		      unsigned int n, struct kprof_multi_result *res, struct kprof_err *err);
+		      unsigned int n, const char *step, struct kprof_multi_result *res,
+		      struct kprof_err *err);
 
 #endif /* KPROF_MULTI_H */

@@ -43,6 +43,7 @@ static inline size_t min_size(unsigned int type)
 	case KPROF_GREC_NAME:		return sizeof(struct kprof_grec_name);
 	case KPROF_GREC_DROPPED:	return sizeof(struct kprof_grec_dropped);
 	case KPROF_GREC_METRICS:	return sizeof(struct kprof_grec_metrics);
+	case KPROF_GREC_DEVICE:		return sizeof(struct kprof_grec_device);
 	default:			return 0;
 	}
 }
@@ -74,6 +75,7 @@ const char *kprof_rec_type_name(unsigned int type)
 	case KPROF_GREC_NAME:		return "GPU_NAME";
 	case KPROF_GREC_DROPPED:	return "GPU_DROPPED";
 	case KPROF_GREC_METRICS:	return "GPU_METRICS";
+	case KPROF_GREC_DEVICE:		return "GPU_DEVICE";
 	default:			return "UNKNOWN";
 	}
 }
