@@ -19,9 +19,10 @@
  *   - a holder process forks captures and kill -9s them at random times;
  *   - a churn process removes and re-adds sim devices through
  *     /sys/bus/kprof_sim (and, where kprof_edu.ko drives QEMU's edu PCI
- *     device, removes it through sysfs and rescans the bus), writes the sim's debugfs fault and clock knobs
- *     (stalled DMA, dropped completions, corrupt markers, marker storm,
- *     outside clock lock) and tries to unload the module, which must fail
+ *     device, removes it through sysfs and rescans the bus), writes the
+ *     sim's debugfs fault and clock knobs (stalled DMA, dropped
+ *     completions, corrupt markers, marker storm, outside clock lock)
+ *     and tries to unload the module, which must fail
  *     while this program holds a kprof fd (if it ever succeeds, the module
  *     is loaded again and the run fails).
  *
@@ -927,7 +928,8 @@ static int edu_wait_bound(void)
 		write_sysfs("/sys/bus/pci/rescan", "1");
 		usleep(100000);
 	}
-	fprintf(stderr, "ioctl_fuzz: the edu device %s is not bound to kprof_edu again after %d s of rescans\n",
+	fprintf(stderr,
+		"ioctl_fuzz: edu device %s not bound to kprof_edu again after %d s of rescans\n",
 		edu_bdf, EDU_BIND_MS / 1000);
 	return -1;
 }
