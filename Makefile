@@ -87,12 +87,14 @@ check-bpf: bpf
 check-style:
 	MAKE="$(MAKE)" ./scripts/check-style.sh
 
-# Then the edu PCI backend without and with the IOMMU (tests/vm/run --edu).
+# Then the edu PCI backend without and with the IOMMU (tests/vm/run --edu),
+# the ioctl fuzzer on it first: kprof_edu_test's device_del takes it away.
 # scripts/sum-runs.sh: one total over the runs, the line check.sh counts.
 check-vm: kmod user examples kselftest
+	$(MAKE) -C tests/fuzz ioctl
 	./scripts/sum-runs.sh "./tests/vm/run --suite --timeout 2400" \
-		"./tests/vm/run --edu --suite kprof_edu_test" \
-		"./tests/vm/run --edu --iommu --suite kprof_edu_test"
+		"./tests/vm/run --edu --suite e2e_ioctl_fuzz.sh kprof_edu_test" \
+		"./tests/vm/run --edu --iommu --suite e2e_ioctl_fuzz.sh kprof_edu_test"
 
 # report.html of a VM capture rendered by headless Chromium on the host
 # (tests/html/check.sh).
@@ -108,8 +110,9 @@ check-fuzz:
 # built once into $(KPROF_CACHE)/debug-kernel/ (tests/vm/debug-kernel/).
 check-debug: user examples kselftest
 	$(MAKE) -C bpf tests
+	$(MAKE) -C tests/fuzz ioctl
 	./scripts/sum-runs.sh ./tests/vm/debug-kernel/check \
-		"./tests/vm/debug-kernel/check --edu --iommu kprof_edu_test"
+		"./tests/vm/debug-kernel/check --edu --iommu e2e_ioctl_fuzz.sh kprof_edu_test"
 
 # The README's set-up, run in a bare Debian 12 root made by debootstrap
 # (tests/fresh/run). Not part of `make check`: it takes as long as the

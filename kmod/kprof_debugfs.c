@@ -6,8 +6,9 @@
  * "pages_cached" the part of them idle in the devices' ring caches (one
  * ring per device at most), which stays until the device goes.
  * The test_* knobs are for tests only: they widen or fail a step of
- * registration or of INFO, so that a race the step guards against can be
- * shown.
+ * registration or of INFO, or have read() take a record for malformed, so
+ * that a race the step guards against, or a path only a faulty backend
+ * takes, can be shown.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -21,6 +22,7 @@ static struct dentry *kprof_dbg_root;
 static u32 kprof_test_register_delay_ms;
 static bool kprof_test_register_fail;
 static u32 kprof_test_info_delay_ms;
+static u32 kprof_test_bad_record;
 
 /*
  * Called by kprof_device_register() just before it creates /dev/kprofN:
@@ -47,6 +49,17 @@ void kprof_test_info_step(void)
 
 	if (ms)
 		msleep(min_t(u32, ms, 10000));
+}
+
+/*
+ * Called by read() for each record it checks: true once after a write
+ * of test_bad_record, and read() then takes that record for malformed,
+ * as if the backend had written a bad header (a warning path that still
+ * runs after the device is gone).
+ */
+bool kprof_test_bad_record_step(void)
+{
+	return READ_ONCE(kprof_test_bad_record) && xchg(&kprof_test_bad_record, 0);
 }
 
 void kprof_pages_add(unsigned long n)
@@ -85,6 +98,8 @@ void kprof_debugfs_init(void)
 			    &kprof_test_register_fail);
 	debugfs_create_u32("test_info_delay_ms", 0600, kprof_dbg_root,
 			   &kprof_test_info_delay_ms);
+	debugfs_create_u32("test_bad_record", 0600, kprof_dbg_root,
+			   &kprof_test_bad_record);
 }
 
 /* Every fd and mapping is gone by module exit: so are the rings. */

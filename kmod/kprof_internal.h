@@ -223,6 +223,7 @@ void kprof_pages_sub(unsigned long n);
 void kprof_pages_cached_add(long n);
 int kprof_test_register_step(void);
 void kprof_test_info_step(void);
+bool kprof_test_bad_record_step(void);
 void kprof_debugfs_init(void);
 void kprof_debugfs_exit(void);
 

@@ -76,7 +76,8 @@ static ssize_t kprof_copy_records(struct kprof_capture *cap, char __user *buf,
 
 		memcpy(&hdr, kprof_ring_ptr(c.ring, p), sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || !IS_ALIGNED(hdr.size, 8) ||
-		    hdr.size > room || hdr.size > head - p) {
+		    hdr.size > room || hdr.size > head - p ||
+		    kprof_test_bad_record_step()) {
 			/* A backend bug; the stream cannot be resynchronised. */
 			dev_warn_ratelimited(cap->kd->dev,
 					     "malformed record (type %u size %u) in ring\n",

@@ -101,18 +101,26 @@ static void kprof_free_split_pages(struct page *page, unsigned int order)
 	kprof_pages_sub(1UL << order);
 }
 
-/* Once: the device may not touch the ring after this. */
-static void kprof_ring_unmap_chunks(struct kprof_ring *ring)
+static void kprof_ring_unmap_pages(struct kprof_ring *ring)
 {
 	size_t len = 1UL << ring->chunk_shift;
 	u32 i;
 
-	if (!ring->dma_dev)
-		return;
 	for (i = 0; i < ring->nr_chunks; i++)
 		if (ring->chunks[i].page)
 			dma_unmap_page(ring->dma_dev, ring->chunks[i].dma, len,
 				       DMA_FROM_DEVICE);
+}
+
+/*
+ * Once: the device may not touch the ring after this. Drops the ring's
+ * reference on the device.
+ */
+static void kprof_ring_unmap_chunks(struct kprof_ring *ring)
+{
+	if (!ring->dma_dev)
+		return;
+	kprof_ring_unmap_pages(ring);
 	put_device(ring->dma_dev);
 	ring->dma_dev = NULL;
 }
@@ -191,9 +199,12 @@ static struct kprof_ring *kprof_ring_try_alloc(struct device *dev, u32 size,
 	ring->chunk_shift = shift;
 	ring->nr_chunks = n;
 	for (i = 0; i < n; i++) {
-		/* Failure is expected when memory is fragmented: retry smaller. */
+		/*
+		 * Failure is expected when memory is fragmented: retry smaller.
+		 * The caller's reference on dev stays for the retry.
+		 */
 		if (kprof_ring_alloc_chunk(ring, &ring->chunks[i], gfp)) {
-			kprof_ring_unmap_chunks(ring);
+			kprof_ring_unmap_pages(ring);
 			kprof_ring_free_chunks(ring);
 			kvfree(ring);
 			return NULL;

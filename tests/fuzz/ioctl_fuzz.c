@@ -18,9 +18,11 @@
  *     forking with them mapped (the child must not have them);
  *   - a holder process forks captures and kill -9s them at random times;
  *   - a churn process removes and re-adds sim devices through
- *     /sys/bus/kprof_sim, writes the sim's debugfs fault and clock knobs
- *     (stalled DMA, dropped completions, corrupt markers, marker storm,
- *     outside clock lock) and tries to unload the module, which must fail
+ *     /sys/bus/kprof_sim (and, where kprof_edu.ko drives QEMU's edu PCI
+ *     device, removes it through sysfs and rescans the bus), writes the
+ *     sim's debugfs fault and clock knobs (stalled DMA, dropped
+ *     completions, corrupt markers, marker storm, outside clock lock)
+ *     and tries to unload the module, which must fail
  *     while this program holds a kprof fd (if it ever succeeds, the module
  *     is loaded again and the run fails).
  *
@@ -69,6 +71,9 @@
 #define KPROF_DBG	"/sys/kernel/debug/kprof"
 #define CHURN_ID	7	/* extra sim device the churn adds and removes */
 #define MAX_MAPS	4	/* live mappings a capture process keeps */
+#define EDU_DRV		"/sys/bus/pci/drivers/kprof_edu"
+#define PCI_DEVS	"/sys/bus/pci/devices"
+#define EDU_BIND_MS	60000	/* bound, not a timing: TCG, KASAN */
 
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
@@ -82,6 +87,7 @@ struct stats {
 	atomic_ulong cls[4];		/* valid, valid mutated, kprof-magic random, random */
 	atomic_ulong captures, mmaps, reads, polls, launches;
 	atomic_ulong kills, dev_del, dev_add, rmmod_tries, rmmod_ok, reloads, knobs;
+	atomic_ulong edu_launches, edu_removes, edu_rescans;
 	atomic_ulong mmaps_ok, private_maps;	/* MAP_PRIVATE: must be read-only */
 	atomic_ulong mremaps, mremaps_ok, part_unmaps, forks, touches, touch_faults;
 	atomic_ulong write_maps;	/* anomaly: PROT_WRITE mapping of the ring */
@@ -94,6 +100,8 @@ struct stats {
 static struct stats *S;
 static const char *ko_path = "/kprof/kmod/kprof.ko";
 static const char *sim_ko_path = "/kprof/kmod/sim/kprof_sim.ko";
+/* PCI address of the edu device kprof_edu.ko drives ("": none) */
+static char edu_bdf[64];
 
 /* ---- random numbers: xorshift64*, one stream per process ---- */
 
@@ -132,6 +140,22 @@ static void count_errno(int ret)
 }
 
 /* ---- device nodes ---- */
+
+/* The PCI address of the edu device bound to kprof_edu.ko, if any. */
+static bool find_edu(char *bdf, size_t len)
+{
+	glob_t g;
+	bool found = false;
+
+	if (!glob(EDU_DRV "/0000:*", 0, NULL, &g)) {
+		const char *p = g.gl_pathv[0];
+
+		snprintf(bdf, len, "%s", p + strlen(EDU_DRV "/"));
+		found = true;
+		globfree(&g);
+	}
+	return found;
+}
 
 /* A random existing node: kprof capture nodes mostly, sim vendor nodes. */
 static int open_random(bool *is_sim)
@@ -676,6 +700,18 @@ static void map_op(void)
 	}
 }
 
+static int write_sysfs(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
 static void capture_cycle(int fd, int simfd)
 {
 	struct kprof_capture_params p = {
@@ -721,7 +757,14 @@ static void capture_cycle(int fd, int simfd)
 			break;
 		case 4:
 		case 5:
-			if (simfd >= 0) {
+			if (edu_bdf[0] && chance(50)) {
+				/* an op on the edu device: its DMA engine moves the markers */
+				char path[128];
+
+				snprintf(path, sizeof(path), PCI_DEVS "/%s/factorial", edu_bdf);
+				if (write_sysfs(path, chance(90) ? "10" : "x") == 0)
+					atomic_fetch_add(&S->edu_launches, 1);
+			} else if (simfd >= 0) {
 				struct kprof_sim_launch l = {
 					.size = sizeof(l), .num_cores = (uint32_t)rn(4),
 					.flops = rn(4096), .bytes = rn(4096),
@@ -805,18 +848,6 @@ static void holder_proc(uint64_t seed)
 	_exit(0);
 }
 
-static int write_sysfs(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n < 0 ? -1 : 0;
-}
-
 static int load_module(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -868,6 +899,41 @@ static void knobs_reset(unsigned int id)
 	write_sysfs(path, "0");
 }
 
+/*
+ * Remove the edu device through sysfs (a surprise removal, as far as the
+ * driver can tell: captures, mappings and ops may be live) and rescan the
+ * bus to bring it back.
+ */
+static void edu_remove_rescan(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PCI_DEVS "/%s/remove", edu_bdf);
+	if (write_sysfs(path, "1") == 0)
+		atomic_fetch_add(&S->edu_removes, 1);
+	usleep((useconds_t)rn(50000));
+	if (write_sysfs("/sys/bus/pci/rescan", "1") == 0)
+		atomic_fetch_add(&S->edu_rescans, 1);
+}
+
+/* After the run: the edu device is back and bound, as the run found it. */
+static int edu_wait_bound(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), EDU_DRV "/%s", edu_bdf);
+	for (int ms = 0; ms < EDU_BIND_MS; ms += 100) {
+		if (access(path, F_OK) == 0)
+			return 0;
+		write_sysfs("/sys/bus/pci/rescan", "1");
+		usleep(100000);
+	}
+	fprintf(stderr,
+		"ioctl_fuzz: edu device %s not bound to kprof_edu again after %d s of rescans\n",
+		edu_bdf, EDU_BIND_MS / 1000);
+	return -1;
+}
+
 /* Device removal/creation, debugfs knobs and unload attempts. */
 static void churn_proc(uint64_t seed)
 {
@@ -891,6 +957,8 @@ static void churn_proc(uint64_t seed)
 		snprintf(buf, sizeof(buf), "%u %u", id, 1 + (unsigned int)rn(8));
 		if (write_sysfs(SIM_BUS "/new_device", buf) == 0)
 			atomic_fetch_add(&S->dev_add, 1);
+		if (edu_bdf[0] && chance(20))
+			edu_remove_rescan();
 		if (chance(30)) {
 			atomic_fetch_add(&S->rmmod_tries, 1);
 			if (syscall(SYS_delete_module, "kprof", O_NONBLOCK) == 0) {
@@ -990,8 +1058,10 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
 	}
+	find_edu(edu_bdf, sizeof(edu_bdf));
 	printf("ioctl_fuzz: seed %" PRIu64 " (replay: --seed %" PRIu64 "), %" PRIu64
-	       " calls, %u workers, chaos %s\n", seed, seed, calls, workers, chaos ? "on" : "off");
+	       " calls, %u workers, chaos %s, edu device %s\n", seed, seed, calls, workers,
+	       chaos ? "on" : "off", edu_bdf[0] ? edu_bdf : "none");
 	fflush(stdout);
 
 	S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1057,6 +1127,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (edu_bdf[0] && edu_wait_bound())
+		fails++;
 	close(keeper);
 
 	printf("ioctl_fuzz: %lu ioctl calls in %.1f s (%.0f/s), seed %" PRIu64 "\n",
@@ -1079,6 +1151,10 @@ int main(int argc, char **argv)
 	       atomic_load(&S->polls), atomic_load(&S->launches), atomic_load(&S->kills),
 	       atomic_load(&S->dev_del), atomic_load(&S->dev_add), atomic_load(&S->rmmod_tries),
 	       atomic_load(&S->knobs));
+	if (edu_bdf[0])
+		printf("  edu %s: %lu factorial ops, %lu sysfs removes, %lu rescans\n", edu_bdf,
+		       atomic_load(&S->edu_launches), atomic_load(&S->edu_removes),
+		       atomic_load(&S->edu_rescans));
 	fprintf(stdout,
 		"  mappings: %lu made, %lu MAP_PRIVATE accepted, %lu touches (%lu EFAULT), %lu mremap (%lu done), %lu partial munmap, %lu forks while mapped\n",
 		atomic_load(&S->mmaps_ok), atomic_load(&S->private_maps),

@@ -9,32 +9,6 @@
 #include "kprof_test_util.h"
 #include "kprof_harness.h"
 
-/* The kernel log from here on, to look for a module's message. */
-static int kmsg_open_end(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* Whether a kernel log record since kmsg_open_end() contains every word. */
-static bool kmsg_has(int fd, const char *a, const char *b)
-{
-	char rec[2048];
-	ssize_t n;
-
-	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		if (n <= 0)
-			continue;
-		rec[n] = '\0';
-		if (strstr(rec, a) && strstr(rec, b))
-			return true;
-	}
-	return false;
-}
-
 static int count_devices(void)
 {
 	DIR *d = opendir(KT_CLASS_DIR);
@@ -53,10 +27,10 @@ static int count_devices(void)
 static int load_sim_refused(const char *params, const char *word1,
 			    const char *word2, bool *logged)
 {
-	int fd = kmsg_open_end();
+	int fd = kt_kmsg_open_end();
 	int ret = kt_module_load(KT_SIM_MODULE_PATH, params);
 
-	*logged = fd >= 0 && kmsg_has(fd, word1, word2);
+	*logged = fd >= 0 && kt_kmsg_has(fd, word1, word2);
 	if (fd >= 0)
 		close(fd);
 	return ret;

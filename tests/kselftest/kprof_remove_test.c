@@ -7,7 +7,8 @@
  * closed, captures stopped or not. And ioctls racing removal see the
  * device whole or ENODEV, never freed memory (the debug lane's KASAN
  * runs the same test); the core's debugfs knob test_info_delay_ms holds
- * INFO open across a removal.
+ * INFO open across a removal. Warnings from what outlives the device name
+ * it (test_bad_record has read() meet a malformed record).
  */
 #include <pthread.h>
 
@@ -18,6 +19,7 @@
 #define NS_5S		5000000000ULL
 #define KNOB_INFO_DELAY	KT_DEBUGFS_ROOT "/kprof/test_info_delay_ms"
 #define INFO_DELAY_MS	"4000"
+#define KNOB_BAD_RECORD	KT_DEBUGFS_ROOT "/kprof/test_bad_record"
 
 FIXTURE(rm) {
 	int kid, simfd;
@@ -44,6 +46,7 @@ FIXTURE_TEARDOWN(rm)
 	if (self->simfd >= 0)
 		close(self->simfd);
 	kt_write_file(KNOB_INFO_DELAY, "0");
+	kt_write_file(KNOB_BAD_RECORD, "0");
 	if (!self->removed)
 		kt_sim_del(RM_SIM_ID);
 }
@@ -293,6 +296,42 @@ TEST_F_TIMEOUT(rm, info_names_device_removed_meanwhile, 120)
 	snprintf(want, sizeof(want), "sim%u", RM_SIM_ID);
 	ASSERT_EQ(0, s.ret) TH_LOG("INFO: %s", strerror(-s.ret));
 	EXPECT_STREQ(want, s.info.name);
+}
+
+/*
+ * read() drains a removed device's ring, and a record it finds malformed
+ * (a backend bug; test_bad_record stands in for one) gets a warning that
+ * names the device: kd->dev, the class device, stays held until kd goes.
+ * When unregister cleared it after device_destroy(), as it once did, this
+ * warning named "(NULL device *)", and a reader that had loaded the
+ * pointer just before used the freed device.
+ */
+TEST_F_TIMEOUT(rm, reader_warning_names_removed_device, 120)
+{
+	char buf[4096], want[32];
+	int fd = kt_open_dev(self->kid), kfd;
+	ssize_t n;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kt_start(fd, 0, 0, 0));
+	ASSERT_EQ(0, some_ops(self->simfd));
+	close(self->simfd);
+	self->simfd = -1;
+	ASSERT_EQ(0, kt_sim_del(RM_SIM_ID));
+	self->removed = true;
+
+	kfd = kt_kmsg_open_end();
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, kt_write_file(KNOB_BAD_RECORD, "1"));
+	n = read(fd, buf, sizeof(buf));
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(EIO, errno) TH_LOG("read: %zd, %s", n, strerror(errno));
+	/* dev_warn(): "kprof kprofN: malformed record ..." */
+	snprintf(want, sizeof(want), " kprof%d: ", self->kid);
+	EXPECT_TRUE(kt_kmsg_has(kfd, want, "malformed record"))
+		TH_LOG("no kernel log line with '%s' and 'malformed record'", want);
+	close(kfd);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

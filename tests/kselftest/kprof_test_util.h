@@ -287,6 +287,32 @@ static inline int kt_read_u64(const char *path, uint64_t *val)
 	return 0;
 }
 
+/* The kernel log from here on, to look for a module's message. */
+static inline int kt_kmsg_open_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Whether a kernel log record since kt_kmsg_open_end() contains every word. */
+static inline bool kt_kmsg_has(int fd, const char *a, const char *b)
+{
+	char rec[2048];
+	ssize_t n;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (strstr(rec, a) && strstr(rec, b))
+			return true;
+	}
+	return false;
+}
+
 static inline const char *kt_ko_path(const char *name, const char *dflt)
 {
 	char var[64];

@@ -57,14 +57,19 @@ for t; do
 done
 
 # Every ring page comes back once the captures are over and the devices
-# gone: removing every sim device frees the rings they keep cached.
+# gone: removing every sim device, and the edu device where kprof_edu
+# drives one (--edu; kprof_edu_test's device_del may have taken it
+# already), frees the rings they keep cached.
 n=$((n + 1))
 echo "# kprof-suite: start ring-pages"
 for d in /sys/kernel/debug/kprof_sim/sim*; do
 	[ -d "$d" ] && echo "${d##*/sim}" >/sys/bus/kprof_sim/del_device
 done
+for d in /sys/bus/pci/drivers/kprof_edu/0000:*; do
+	[ -e "$d/remove" ] && echo 1 >"$d/remove"
+done
 left=$(cat $pages 2>/dev/null)
-echo "# ring pages: $pages0 at the start, $left after the suite and removing every sim device"
+echo "# ring pages: $pages0 at the start, $left after the suite and removing every sim and edu device"
 if [ -n "$pages0" ] && [ "$left" = "$pages0" ]; then
 	echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"
 	echo "ok $n selftests: kprof: ring-pages"

@@ -19,12 +19,12 @@ echo "# kprof-debug: KPROF_TEST_TIMEOUT_SCALE=$KPROF_TEST_TIMEOUT_SCALE"
 # here they took 12 of the lane's 35 minutes. The exclusive-open race runs
 # 50 of its 200 rounds (1600 racing opens under lockdep and KASAN; the
 # stock lane runs all 200).
-export KPROF_SUITE_E2E="${KPROF_SUITE_E2E-e2e_capture.sh e2e_kprofctl.sh e2e_names.sh e2e_privileges.sh e2e_security.sh}"
+# The ioctl fuzzer (e2e_ioctl_fuzz.sh) runs KPROF_FUZZ_CALLS calls per
+# seed: each call is several times slower here than on the stock kernel.
+export KPROF_SUITE_E2E="${KPROF_SUITE_E2E-e2e_capture.sh e2e_kprofctl.sh e2e_names.sh e2e_privileges.sh e2e_security.sh e2e_ioctl_fuzz.sh}"
 export KPROF_EXCL_RACE_ROUNDS="${KPROF_EXCL_RACE_ROUNDS:-50}"
-echo "# kprof-debug: e2e scripts: $KPROF_SUITE_E2E; race rounds: $KPROF_EXCL_RACE_ROUNDS"
-# kprof_edu_test's device_del case: with acpi=noirq (tests/vm/debug-kernel/
-# check) the guest ignores QEMU's ACPI eject; sysfs removal still runs.
-export KPROF_EDU_NO_DEVICE_DEL="acpi=noirq"
+export KPROF_FUZZ_CALLS="${KPROF_FUZZ_CALLS:-10000}"
+echo "# kprof-debug: e2e scripts: $KPROF_SUITE_E2E; race rounds: $KPROF_EXCL_RACE_ROUNDS; fuzz calls: $KPROF_FUZZ_CALLS"
 # "bpf-sim" among the names runs the BPF sim test too; no names: everything.
 all=0 bpf=0
 [ $# = 0 ] && all=1 bpf=1
