@@ -15,10 +15,13 @@
  * the BPF ring hands them over, kernels in CUPTI's buffer order), so each
  * goes through a reorder window of `window` records, a min-heap that lets
  * its smallest record go only when it holds more than `window` (or its
- * input ended). Memory is a few times window records, whatever the
- * capture's length. A record smaller than one already let go arrived
- * later than the window: it is counted (late_calls, late_kernels) and
- * left out, never joined to a wrong partner.
+ * input ended); a joined call waits in a FIFO (window calls at most)
+ * only while a later call may still overlap it. Memory is a few times
+ * window records, whatever the capture's length. A record smaller than
+ * one already let go arrived later than the window: it is counted
+ * (late_calls, late_kernels) and left out; the joins next to it may be
+ * off by one, as with a lost record. A call the full FIFO lets go before
+ * an overlap is seen misses KPROF_CJ_AMBIGUOUS; st.ambiguous counts it.
  *
  * Usage: kprof_cj_new(), then call kprof_cj_next() until KPROF_CJ_END:
  * on KPROF_CJ_NEED_CALL push one call (or say kprof_cj_calls_end()), on
