@@ -441,6 +441,29 @@ static void test_late(void)
 	KT_EQ_U64(st.matched + st.calls_unmatched, 4);
 }
 
+static void test_window_edge(void)
+{
+	/* a record after exactly window larger ones is in time; after one
+	 * more it is late
+	 */
+	struct kprof_cj_call c[5];
+	struct kprof_cj_kernel k[5];
+	struct kprof_cj_stats st;
+
+	for (size_t w = 3; w <= 4; w++) {
+		for (uint32_t i = 0; i < 4; i++) {
+			c[i] = call(100 * (i + 1), 100 * (i + 1) + 10, 1, i);
+			k[i] = (struct kprof_cj_kernel){ i + 2, 1000 + i };
+		}
+		c[4] = call(50, 60, 1, 4);
+		k[4] = (struct kprof_cj_kernel){ 1, 900 };
+		stream_join(c, 5, k, 5, w, &st);
+		KT_EQ_U64(st.late_calls, w == 3);
+		KT_EQ_U64(st.late_kernels, w == 3);
+		KT_EQ_U64(st.matched, w == 3 ? 4 : 5);
+	}
+}
+
 static void test_window_full(void)
 {
 	/* thread 1's call spans more calls than the window holds: it goes
@@ -477,6 +500,7 @@ int main(void)
 	test_many();
 	test_against_batch();
 	test_late();
+	test_window_edge();
 	test_window_full();
 	return kt_done("test_cudajoin");
 }
