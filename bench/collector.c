@@ -301,10 +301,12 @@ static int gen_gpu(const char *dir, uint64_t kernels, int mode)
 	od = d ? kprof_outdir_open(raw, 0, (uid_t)-1, (gid_t)-1, &err) : NULL;
 	g = od ? kprof_spool_create_in(od, KPROF_SPOOL_GPU_PREFIX "1" KPROF_SPOOL_GPU_SUFFIX,
 				      KPROF_SPOOL_GPU, NULL, NULL, &err) : NULL;
-	if (g && mode == GEN_UPROBE &&
-	    !(u = kprof_spool_create_in(od, KPROF_SPOOL_CUDA_NAME, KPROF_SPOOL_HOST, NULL, NULL,
-					&err)))
-		g = NULL;
+	if (g && mode == GEN_UPROBE) {
+		u = kprof_spool_create_in(od, KPROF_SPOOL_CUDA_NAME, KPROF_SPOOL_HOST, NULL, NULL,
+					  &err);
+		if (!u)
+			g = NULL;
+	}
 	kprof_outdir_close(od);
 	if (!g) {
 		fprintf(stderr, "collector: %s\n", err.msg);
@@ -349,8 +351,9 @@ static int gen_gpu(const char *dir, uint64_t kernels, int mode)
 
 			s.end = (gpu_free > t ? gpu_free : t) + 500;
 			t = s.end + 100;
-			if ((mode == GEN_UPROBE ? gen_uprobe_call(u, KPROF_CUDA_CTX_SYNC, s.start,
-								  s.end) : gen_conv(&gb, &conv, &s)))
+			if (mode == GEN_UPROBE ?
+			    gen_uprobe_call(u, KPROF_CUDA_CTX_SYNC, s.start, s.end) :
+			    gen_conv(&gb, &conv, &s))
 				return 1;
 		}
 		if ((i + 1) % GPU_BUF_LAUNCHES == 0) {

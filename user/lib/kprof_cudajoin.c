@@ -50,8 +50,10 @@ struct kprof_cj {
 	struct kprof_cj_stats st;
 };
 
-static int call_less(const struct cj_ent *x, const struct cj_ent *y)
+static int call_less(const void *a, const void *b)
 {
+	const struct cj_ent *x = a, *y = b;
+
 	if (x->c.enter_ns != y->c.enter_ns)
 		return x->c.enter_ns < y->c.enter_ns;
 	if (x->c.tid != y->c.tid)
@@ -59,37 +61,52 @@ static int call_less(const struct cj_ent *x, const struct cj_ent *y)
 	return x->seq < y->seq;
 }
 
-static int kernel_less(const struct kprof_cj_kernel *x, const struct kprof_cj_kernel *y)
+static int kernel_less(const void *a, const void *b)
 {
+	const struct kprof_cj_kernel *x = a, *y = b;
+
 	if (x->corr != y->corr)
 		return x->corr < y->corr;
 	return x->start_ns < y->start_ns;
 }
 
-/* One binary heap per element type: the sift loops, given less(). */
-#define HEAP_PUSH(h, n, v, less) do {						\
-	size_t i_ = (n)++;							\
-	while (i_ && less(&(v), &(h)[(i_ - 1) / 2])) {				\
-		(h)[i_] = (h)[(i_ - 1) / 2];					\
-		i_ = (i_ - 1) / 2;						\
-	}									\
-	(h)[i_] = (v);								\
-} while (0)
+/* A binary min-heap of n elements of sz bytes at h, ordered by less(). */
+typedef int (*cj_less)(const void *x, const void *y);
 
-#define HEAP_POP(h, n, out, less) do {						\
-	size_t i_ = 0, c_;							\
-	(out) = (h)[0];								\
-	(n)--;									\
-	while ((c_ = 2 * i_ + 1) < (n)) {					\
-		if (c_ + 1 < (n) && less(&(h)[c_ + 1], &(h)[c_]))		\
-			c_++;							\
-		if (!less(&(h)[c_], &(h)[n]))					\
-			break;							\
-		(h)[i_] = (h)[c_];						\
-		i_ = c_;							\
-	}									\
-	(h)[i_] = (h)[n];							\
-} while (0)
+static void *at(void *h, size_t i, size_t sz)
+{
+	return (char *)h + i * sz;
+}
+
+static void heap_push(void *h, size_t *n, size_t sz, const void *v, cj_less less)
+{
+	size_t i = (*n)++;
+
+	while (i && less(v, at(h, (i - 1) / 2, sz))) {
+		memcpy(at(h, i, sz), at(h, (i - 1) / 2, sz), sz);
+		i = (i - 1) / 2;
+	}
+	memcpy(at(h, i, sz), v, sz);
+}
+
+/* The smallest into out; the last element sifts down from the top. */
+static void heap_pop(void *h, size_t *n, size_t sz, void *out, cj_less less)
+{
+	size_t i = 0, c;
+	const void *last;
+
+	memcpy(out, h, sz);
+	last = at(h, --*n, sz);
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && less(at(h, c + 1, sz), at(h, c, sz)))
+			c++;
+		if (!less(at(h, c, sz), last))
+			break;
+		memcpy(at(h, i, sz), at(h, c, sz), sz);
+		i = c;
+	}
+	memcpy(at(h, i, sz), last, sz);
+}
 
 struct kprof_cj *kprof_cj_new(size_t window)
 {
@@ -148,7 +165,7 @@ int kprof_cj_push_call(struct kprof_cj *j, const struct kprof_cj_call *c)
 			j->st.calls_unmatched++;
 		return 0;
 	}
-	HEAP_PUSH(j->ch, j->nch, e, call_less);
+	heap_push(j->ch, &j->nch, sizeof(e), &e, call_less);
 	return 0;
 }
 
@@ -162,7 +179,7 @@ int kprof_cj_push_kernel(struct kprof_cj *j, const struct kprof_cj_kernel *k)
 	}
 	if (j->have_relk && k->corr == j->relk.corr)
 		return 0;	/* a later kernel of a launch already let go */
-	HEAP_PUSH(j->kh, j->nkh, *k, kernel_less);
+	heap_push(j->kh, &j->nkh, sizeof(*k), k, kernel_less);
 	return 0;
 }
 
@@ -176,7 +193,7 @@ static int next_launch(struct kprof_cj *j)
 			return j->kernels_ended ? -1 : 0;
 		if (!j->kernels_ended && j->nkh <= j->w)
 			return 0;
-		HEAP_POP(j->kh, j->nkh, k, kernel_less);
+		heap_pop(j->kh, &j->nkh, sizeof(k), &k, kernel_less);
 		if (j->have_relk && k.corr == j->relk.corr)
 			continue;	/* one per id (a graph launch): the earliest */
 		j->have_relk = 1;
@@ -288,7 +305,7 @@ int kprof_cj_next(struct kprof_cj *j, struct kprof_cj_call *out)
 		if (j->nout == j->w)
 			return get_out(j, out);
 		if (j->nch && (j->calls_ended || j->nch > j->w)) {
-			HEAP_POP(j->ch, j->nch, e, call_less);
+			heap_pop(j->ch, &j->nch, sizeof(e), &e, call_less);
 			j->have_rel = 1;
 			j->rel_enter = e.c.enter_ns;
 			j->rel_tid = e.c.tid;

@@ -598,7 +598,8 @@ static int uprobe_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec
 	int ret = 0;
 
 	if (!s->cj) {
-		if (!(s->cj = kprof_cj_new(0))) {
+		s->cj = kprof_cj_new(0);
+		if (!s->cj) {
 			kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
 			return KPROF_REC_BAD;
 		}
@@ -626,7 +627,8 @@ static int uprobe_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec
 			h->exit_ns = c.exit_ns;
 			h->pid = s->st.pid;
 			h->tid = c.tid;
-			h->cmd = (uint32_t)KPROF_GDOMAIN_UPROBE << 16 | (uint32_t)(c.user >> 32 & 0xffff);
+			h->cmd = (uint32_t)KPROF_GDOMAIN_UPROBE << 16 |
+				 (uint32_t)(c.user >> 32 & 0xffff);
 			h->role = kprof_cuda_fn_role((uint32_t)(c.user >> 32)) == 1 ?
 				  KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
 			/* kprof's rule: ret < 0 is a failed call (no op) */

@@ -488,7 +488,8 @@ static void summary_uprobes(FILE *f, const struct spool_report *c)
 	if (j->late_calls || j->late_kernels)
 		fprintf(f, "  later than the join's reorder window: calls %" PRIu64
 			", kernel records %" PRIu64 "  <-- left out of the join and the host view;"
-			" the joins next to them may be off by one\n", j->late_calls, j->late_kernels);
+			" the joins next to them may be off by one\n",
+			j->late_calls, j->late_kernels);
 	if (!u->have_bpf_stats) {
 		fprintf(f, "%s\n",
 			"  BPF counters: missing (kprofctl did not end the capture)  <-- calls may be lost");
