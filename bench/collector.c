@@ -4,12 +4,14 @@
  *
  *   collector gen DIR MARKERS   write a synthetic capture spool:
  *                               DIR/raw/device.kspool (+ host.kspool)
- *   collector gen-gpu DIR KERNELS [queued]
+ *   collector gen-gpu DIR KERNELS [queued|uprobe]
  *                               write a synthetic NVIDIA capture: the
  *                               CUPTI agent's spool (raw/gpu-1.kspool)
  *                               of a launch loop, made by the agent's
  *                               own converter (kprof_cupti_conv);
- *                               queued: host times --host-times queued
+ *                               queued: host times --host-times queued;
+ *                               uprobe: --host-times uprobe (the calls
+ *                               in raw/cuda-uprobes.kspool, to be joined)
  *   collector run DIR OUTDIR [trace|devlog]
  *                               kprof_report_build() on it, to OUTDIR, without
  *                               device_log.csv (unless "devlog") and
@@ -250,8 +252,29 @@ static int gen_api_name(struct gen_buf *g, uint32_t cbid, const char *name)
 	return 0;
 }
 
-static int gen_gpu(const char *dir, uint64_t kernels, int queued)
+/* --host-times uprobe: one call as the BPF uprobes record it */
+static int gen_uprobe_call(struct kprof_spool_writer *u, uint32_t fn, uint64_t enter,
+			   uint64_t exit)
 {
+	struct kprof_cuda_event e = { .type = KPROF_HREC_CUDA, .size = sizeof(e),
+		.enter_ns = enter, .exit_ns = exit, .pid = 1, .tid = 1, .fn = fn };
+	struct kprof_err err;
+
+	if (!u)
+		return 0;
+	if (kprof_spool_append(u, &e, sizeof(e), &err)) {
+		fprintf(stderr, "collector: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+enum { GEN_API, GEN_QUEUED, GEN_UPROBE };
+
+static int gen_gpu(const char *dir, uint64_t kernels, int mode)
+{
+	int queued = mode == GEN_QUEUED;
+	struct kprof_spool_writer *u = NULL;
 	static const char *const names[8] = { "gemm", "relu", "softmax", "add", "mul",
 					      "reduce", "copy", "norm" };
 	static struct kprof_conv conv;
@@ -278,6 +301,12 @@ static int gen_gpu(const char *dir, uint64_t kernels, int queued)
 	od = d ? kprof_outdir_open(raw, 0, (uid_t)-1, (gid_t)-1, &err) : NULL;
 	g = od ? kprof_spool_create_in(od, KPROF_SPOOL_GPU_PREFIX "1" KPROF_SPOOL_GPU_SUFFIX,
 				      KPROF_SPOOL_GPU, NULL, NULL, &err) : NULL;
+	if (g && mode == GEN_UPROBE) {
+		u = kprof_spool_create_in(od, KPROF_SPOOL_CUDA_NAME, KPROF_SPOOL_HOST, NULL, NULL,
+					  &err);
+		if (!u)
+			g = NULL;
+	}
 	kprof_outdir_close(od);
 	if (!g) {
 		fprintf(stderr, "collector: %s\n", err.msg);
@@ -310,7 +339,9 @@ static int gen_gpu(const char *dir, uint64_t kernels, int queued)
 			k.queued = l.start + 500;
 			k.submitted = l.end - 200;
 		}
-		if (gen_conv(&gb, &conv, &k) || (!queued && gen_conv(&gb, &conv, &l)))
+		/* uprobe: the launch call from the uprobes, not the agent */
+		if (gen_conv(&gb, &conv, &k) || (mode == GEN_API && gen_conv(&gb, &conv, &l)) ||
+		    gen_uprobe_call(u, KPROF_CUDA_LAUNCH_KERNEL, l.start, l.end))
 			return 1;
 		t += GPU_LAUNCH_NS;
 		if ((i + 1) % GPU_SYNC_EVERY == 0) {
@@ -320,7 +351,9 @@ static int gen_gpu(const char *dir, uint64_t kernels, int queued)
 
 			s.end = (gpu_free > t ? gpu_free : t) + 500;
 			t = s.end + 100;
-			if (gen_conv(&gb, &conv, &s))
+			if (mode == GEN_UPROBE ?
+			    gen_uprobe_call(u, KPROF_CUDA_CTX_SYNC, s.start, s.end) :
+			    gen_conv(&gb, &conv, &s))
 				return 1;
 		}
 		if ((i + 1) % GPU_BUF_LAUNCHES == 0) {
@@ -338,7 +371,15 @@ static int gen_gpu(const char *dir, uint64_t kernels, int queued)
 	a.host_ns = t;
 	if (gen_put(&gb, &a, sizeof(a)) || gen_flush(&gb))
 		return 1;
-	if (kprof_spool_close(g, &err)) {
+	if (u) {
+		/* the counters kprofctl writes when the capture ends */
+		struct kprof_cuda_bpf_stats bs = { .type = KPROF_HREC_CUDA_STATS,
+			.size = sizeof(bs), .events = kernels + kernels / GPU_SYNC_EVERY };
+
+		if (kprof_spool_append(u, &bs, sizeof(bs), &err))
+			u = NULL, g = NULL;
+	}
+	if (!g || kprof_spool_close(g, &err) || (u && kprof_spool_close(u, &err))) {
 		fprintf(stderr, "collector: %s\n", err.msg);
 		return 1;
 	}
@@ -651,7 +692,8 @@ int main(int argc, char **argv)
 		return gen(argv[2], strtoull(argv[3], NULL, 10));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen-gpu"))
 		return gen_gpu(argv[2], strtoull(argv[3], NULL, 10),
-			       argc == 5 && !strcmp(argv[4], "queued"));
+			       argc < 5 ? GEN_API : !strcmp(argv[4], "queued") ? GEN_QUEUED :
+			       !strcmp(argv[4], "uprobe") ? GEN_UPROBE : GEN_API);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "run"))
 		return run(argv[2], argv[3], argc == 5 && !strcmp(argv[4], "trace"),
 			   argc == 5 && !strcmp(argv[4], "devlog"));
@@ -660,7 +702,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
 	fprintf(stderr,
-		"usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS [queued] |\n"
+		"usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS [queued|uprobe] |\n"
 		"       collector run DIR OUTDIR [trace|devlog] | collector limit DIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
 	return 2;

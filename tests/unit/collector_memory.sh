@@ -18,6 +18,12 @@
 # here), or the second that the agent's SYNC triples once made the
 # lateness look like (CUPTI hands buffers over in batches), holds every
 # op of these captures and needs 75-300 MiB.
+#
+# And for --host-times uprobe (gen-gpu ... uprobe: the launch calls in
+# the uprobes' spool, joined to the kernels by order): 40k and 640k
+# kernels within the same 48 MiB. The join holds its reorder windows
+# (KPROF_CJ_WINDOW records), not the capture: holding every call and
+# kernel, as it once did, costs ~120 bytes a kernel, 75 MiB more at 640k.
 # Usage: collector_memory.sh BUILD/bench/collector
 set -eu
 bin=$1
@@ -48,6 +54,21 @@ for kernels in 40000 160000; do
 		exit 1
 	fi
 	echo "collector_memory: NVIDIA, $kernels kernels within $gpu_limit_kib KiB of data:" \
+	     "$(tail -n 1 "$dir/log")"
+	rm -rf "$dir/spool" "$dir/out"
+done
+
+for kernels in 40000 640000; do
+	"$bin" gen-gpu "$dir/spool" "$kernels" uprobe >/dev/null
+	if ! (ulimit -d "$gpu_limit_kib" && "$bin" run "$dir/spool" "$dir/out" trace) >"$dir/log" 2>&1 ||
+	   ! grep -q "launches joined to kernels: $kernels of $kernels " "$dir/out/summary.txt"; then
+		cat "$dir/log" >&2
+		echo "collector_memory: the report of an NVIDIA uprobe capture of $kernels kernels" \
+		     "does not fit $gpu_limit_kib KiB of data (or did not join them all):" \
+		     "memory grows with the capture" >&2
+		exit 1
+	fi
+	echo "collector_memory: NVIDIA uprobe, $kernels kernels within $gpu_limit_kib KiB of data:" \
 	     "$(tail -n 1 "$dir/log")"
 	rm -rf "$dir/spool" "$dir/out"
 done

@@ -44,9 +44,8 @@ struct kprof_gpu_src {
 	struct launch *launches;	/* LAUNCH_RING, device view */
 	/* host view with the uprobes' calls: their spool, the joined events */
 	struct kprof_spool_reader *ur;
-	struct kprof_host_event *uev;
-	size_t nuev, uidx;
-	int uready;
+	struct kprof_cj *cj;
+	struct kprof_host_event uev;
 	struct kprof_gpu_uprobes us;
 	/* counters (capture --counters): the metrics' names, the join */
 	char metric[KPROF_GPU_MAX_METRICS][KPROF_GPUCNT_NAME_LEN];
@@ -100,7 +99,7 @@ void kprof_gpu_free(struct kprof_gpu_src *s)
 		return;
 	kprof_spool_free(s->r);
 	kprof_spool_free(s->ur);
-	free(s->uev);
+	kprof_cj_free(s->cj);
 	for (uint32_t i = 0; i < KPROF_GNAME_SLOTS; i++)
 		free(s->names[i]);
 	free(s->launches);
@@ -132,7 +131,15 @@ int kprof_gpu_rewind(struct kprof_gpu_src *s, struct kprof_err *err)
 		s->join.slot = slot;
 	}
 	s->join_ended = 0;
-	s->uidx = 0;
+	if (s->cj) {
+		/* the join again from the start, its counts with it */
+		kprof_cj_free(s->cj);
+		s->cj = NULL;
+		memset(&s->us, 0, sizeof(s->us));
+		s->us.used = 1;
+		if (kprof_spool_rewind(s->ur, err))
+			return -(err->code ? err->code : EIO);
+	}
 	return kprof_spool_rewind(s->r, err);
 }
 
@@ -573,64 +580,56 @@ const struct kprof_gpu_uprobes *kprof_gpu_uprobe_stats(const struct kprof_gpu_sr
 	return &s->us;
 }
 
-/* grows *arr (of elem bytes) to hold n + 1; 0 or -ENOMEM */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	void *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 4096;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
-/* The process's kernels (correlation id, GPU start on the host clock). */
-static int uprobe_kernels(struct kprof_gpu_src *s, struct kprof_cj_kernel **out, size_t *n,
-			  struct kprof_err *err)
+/*
+ * The agent's records first (the process, its errors, how it ended),
+ * known before any call is read, as with the other views.
+ */
+static int uprobe_start(struct kprof_gpu_src *s, struct kprof_err *err)
 {
 	const struct kprof_rec_hdr *r;
-	size_t cap = 0;
 	int ret;
 
-	*out = NULL;
-	*n = 0;
-	while ((ret = kprof_spool_next(s->r, &r, err)) == KPROF_REC_OK) {
-		const struct kprof_grec_kernel *k = (const void *)r;
-
-		if (r->type == KPROF_GREC_AGENT) {
+	while ((ret = kprof_spool_next(s->r, &r, err)) == KPROF_REC_OK)
+		if (r->type == KPROF_GREC_AGENT)
 			agent_rec(s, (const void *)r);
-			continue;
-		}
-		if (r->type != KPROF_GREC_KERNEL)
-			continue;
-		if (grow((void **)out, &cap, *n, sizeof(**out)))
-			return kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
-		(*out)[(*n)++] = (struct kprof_cj_kernel){ k->correlation,
-							    host_ns(s, k->start_ns) };
-	}
 	if (ret != KPROF_REC_END)
 		return -(err->code ? err->code : EBADMSG);
 	return kprof_spool_rewind(s->r, err);
 }
 
-/* The process's calls from the uprobe spool, and the capture's counters. */
-static int uprobe_calls(struct kprof_gpu_src *s, struct kprof_cuda_event **out, size_t *n,
-			struct kprof_err *err)
+/* The next kernel of the process (correlation id, GPU start on the host
+ * clock) into the join, or the end of them.
+ */
+static int uprobe_kernel(struct kprof_gpu_src *s, struct kprof_err *err)
 {
 	const struct kprof_rec_hdr *r;
-	size_t cap = 0;
 	int ret;
 
-	*out = NULL;
-	*n = 0;
+	while ((ret = kprof_spool_next(s->r, &r, err)) == KPROF_REC_OK) {
+		const struct kprof_grec_kernel *k = (const void *)r;
+
+		if (r->type != KPROF_GREC_KERNEL)
+			continue;
+		return kprof_cj_push_kernel(s->cj, &(struct kprof_cj_kernel){
+			k->correlation, host_ns(s, k->start_ns) });
+	}
+	if (ret != KPROF_REC_END)
+		return -(err->code ? err->code : EBADMSG);
+	kprof_cj_kernels_end(s->cj);
+	return kprof_spool_rewind(s->r, err);
+}
+
+/* The next call of the process from the uprobe spool into the join (the
+ * capture's counters on the way), or the end of them.
+ */
+static int uprobe_call(struct kprof_gpu_src *s, struct kprof_err *err)
+{
+	const struct kprof_rec_hdr *r;
+	int ret;
+
 	while ((ret = kprof_spool_next(s->ur, &r, err)) == KPROF_REC_OK) {
 		const struct kprof_cuda_event *e = (const void *)r;
+		int role;
 
 		if (r->type == KPROF_HREC_CUDA_STATS) {
 			memcpy(&s->us.bpf, r, sizeof(s->us.bpf));
@@ -643,107 +642,95 @@ static int uprobe_calls(struct kprof_gpu_src *s, struct kprof_cuda_event **out, 
 			s->us.other_pids++;
 			continue;
 		}
-		if (grow((void **)out, &cap, *n, sizeof(**out)))
-			return kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
-		(*out)[(*n)++] = *e;
-	}
-	return ret == KPROF_REC_END ? 0 : -(err->code ? err->code : EBADMSG);
-}
-
-static int cmp_host_enter(const void *a, const void *b)
-{
-	const struct kprof_host_event *x = a, *y = b;
-
-	return (x->enter_ns > y->enter_ns) - (x->enter_ns < y->enter_ns);
-}
-
-/*
- * The join (kprof_cudajoin.h), then one host event per call: a launch
- * with the correlation id it was joined to (a failed one with its error
- * and no op; an unjoined one is left out, counted), a sync with seq 0
- * (it covers the ops launched before it entered). Sorted by entry.
- */
-static int uprobe_prepare(struct kprof_gpu_src *s, struct kprof_err *err)
-{
-	struct kprof_cj_kernel *k = NULL;
-	struct kprof_cuda_event *ev = NULL;
-	struct kprof_cj_call *calls = NULL;
-	uint32_t *corr = NULL;
-	size_t nk, ne, nc = 0;
-	int ret;
-
-	ret = uprobe_kernels(s, &k, &nk, err);
-	if (!ret)
-		ret = uprobe_calls(s, &ev, &ne, err);
-	if (ret)
-		goto out;
-	s->us.calls = ne;
-	calls = calloc(ne ? ne : 1, sizeof(*calls));
-	corr = calloc(ne ? ne : 1, sizeof(*corr));
-	s->uev = calloc(ne ? ne : 1, sizeof(*s->uev));
-	if (!calls || !corr || !s->uev) {
-		ret = kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
-		goto out;
-	}
-	for (size_t i = 0; i < ne; i++) {
-		int role = kprof_cuda_fn_role(ev[i].fn);
-
+		s->us.calls++;
+		role = kprof_cuda_fn_role(e->fn);
 		if (role == 1)
 			s->us.launches++;
 		else if (role == 2)
 			s->us.syncs++;
-		if (role == 1 && ev[i].ret)
+		if (role == 1 && e->ret)
 			s->us.failed_launches++;
-		if (role == 1 && !ev[i].ret)
-			calls[nc++] = (struct kprof_cj_call){ .enter_ns = ev[i].enter_ns,
-				.exit_ns = ev[i].exit_ns, .tid = ev[i].tid, .index = (uint32_t)i };
-	}
-	kprof_cudajoin(calls, nc, k, nk, &s->us.join);
-	for (size_t i = 0; i < nc; i++)
-		corr[calls[i].index] = calls[i].corr;
-	s->nuev = 0;
-	for (size_t i = 0; i < ne; i++) {
-		int role = kprof_cuda_fn_role(ev[i].fn);
-		struct kprof_host_event *h = &s->uev[s->nuev];
-
-		if (!role || (role == 1 && !ev[i].ret && !corr[i]))
+		if (!role)
 			continue;
-		memset(h, 0, sizeof(*h));
-		h->type = KPROF_HREC_IOCTL;
-		h->size = sizeof(*h);
-		h->enter_ns = ev[i].enter_ns;
-		h->exit_ns = ev[i].exit_ns;
-		h->pid = ev[i].pid;
-		h->tid = ev[i].tid;
-		h->cmd = (uint32_t)KPROF_GDOMAIN_UPROBE << 16 | (ev[i].fn & 0xffff);
-		h->role = role == 1 ? KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
-		/* kprof's rule: ret < 0 is a failed call (no op) */
-		h->ret = ev[i].ret ? -(int64_t)(uint32_t)ev[i].ret : 0;
-		h->seq = role == 1 && !ev[i].ret ? corr[i] : 0;
-		memcpy(h->comm, s->st.comm, sizeof(h->comm));
-		s->nuev++;
+		return kprof_cj_push_call(s->cj, &(struct kprof_cj_call){
+			.enter_ns = e->enter_ns, .exit_ns = e->exit_ns, .tid = e->tid,
+			.user = (uint64_t)e->fn << 32 | (uint32_t)e->ret,
+			.flags = role == 1 && !e->ret ? 0 : KPROF_CJ_OTHER });
 	}
-	qsort(s->uev, s->nuev, sizeof(*s->uev), cmp_host_enter);
-out:
-	free(k);
-	free(ev);
-	free(calls);
-	free(corr);
-	return ret;
+	if (ret != KPROF_REC_END)
+		return -(err->code ? err->code : EBADMSG);
+	kprof_cj_calls_end(s->cj);
+	return 0;
+}
+
+/*
+ * The join (kprof_cudajoin.h), streamed: one host event per call, by
+ * entry: a launch with the correlation id it was joined to (a failed one
+ * with its error and no op; an unjoined one is left out, counted), a sync
+ * with seq 0 (it covers the ops launched before it entered).
+ */
+static int uprobe_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
+		       struct kprof_err *err)
+{
+	struct kprof_host_event *h = &s->uev;
+	struct kprof_cj_call c;
+	int ret = 0;
+
+	if (!s->cj) {
+		s->cj = kprof_cj_new(0);
+		if (!s->cj) {
+			kprof_err_set(err, ENOMEM, "out of memory joining the uprobe calls");
+			return KPROF_REC_BAD;
+		}
+		if (uprobe_start(s, err))
+			return KPROF_REC_BAD;
+	}
+	for (;;) {
+		switch (kprof_cj_next(s->cj, &c)) {
+		case KPROF_CJ_NEED_CALL:
+			ret = uprobe_call(s, err);
+			break;
+		case KPROF_CJ_NEED_KERNEL:
+			ret = uprobe_kernel(s, err);
+			break;
+		case KPROF_CJ_END:
+			s->us.join = *kprof_cj_stats(s->cj);
+			return KPROF_REC_END;
+		default:
+			if (!(c.flags & KPROF_CJ_OTHER) && !c.corr)
+				continue;
+			memset(h, 0, sizeof(*h));
+			h->type = KPROF_HREC_IOCTL;
+			h->size = sizeof(*h);
+			h->enter_ns = c.enter_ns;
+			h->exit_ns = c.exit_ns;
+			h->pid = s->st.pid;
+			h->tid = c.tid;
+			h->cmd = (uint32_t)KPROF_GDOMAIN_UPROBE << 16 |
+				 (uint32_t)(c.user >> 32 & 0xffff);
+			h->role = kprof_cuda_fn_role((uint32_t)(c.user >> 32)) == 1 ?
+				  KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
+			/* kprof's rule: ret < 0 is a failed call (no op) */
+			h->ret = (uint32_t)c.user ? -(int64_t)(uint32_t)c.user : 0;
+			h->seq = c.corr;
+			memcpy(h->comm, s->st.comm, sizeof(h->comm));
+			*rec = (const void *)h;
+			return KPROF_REC_OK;
+		}
+		if (ret) {
+			if (ret == -ENOBUFS)
+				kprof_err_set(err, EPROTO, "the uprobe join was fed out of turn");
+			s->us.join = *kprof_cj_stats(s->cj);
+			return KPROF_REC_BAD;
+		}
+	}
 }
 
 int kprof_gpu_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec,
 		   struct kprof_err *err)
 {
-	if (s->ur) {
-		if (!s->uready && uprobe_prepare(s, err))
-			return KPROF_REC_BAD;
-		s->uready = 1;
-		if (s->uidx >= s->nuev)
-			return KPROF_REC_END;
-		*rec = (const void *)&s->uev[s->uidx++];
-		return KPROF_REC_OK;
-	}
+	if (s->ur)
+		return uprobe_next(s, rec, err);
 	for (;;) {
 		const struct kprof_rec_hdr *r;
 		int ret;

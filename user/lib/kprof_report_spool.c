@@ -486,6 +486,11 @@ static void summary_uprobes(FILE *f, const struct spool_report *c)
 		j->calls_unmatched ?
 		"  <-- kernel records missing (CUPTI drops?): the join after the first is not exact"
 		: "");
+	if (j->late_calls || j->late_kernels)
+		fprintf(f, "  later than the join's reorder window: calls %" PRIu64
+			", kernel records %" PRIu64 "  <-- left out of the join and the host view;"
+			" the joins next to them may be off by one\n",
+			j->late_calls, j->late_kernels);
 	if (!u->have_bpf_stats) {
 		fprintf(f, "%s\n",
 			"  BPF counters: missing (kprofctl did not end the capture)  <-- calls may be lost");
@@ -787,6 +792,8 @@ static json_object *uprobes_json(const struct kprof_gpu_uprobes *u)
 	ADD("kernels_without_launch", u->join.kernels_unmatched);
 	ADD("kernels_without_launch_causal", u->join.causal_skips);
 	ADD("calls_without_kernel", u->join.calls_unmatched);
+	ADD("late_calls", u->join.late_calls);
+	ADD("late_kernel_records", u->join.late_kernels);
 	json_object_object_add(o, "bpf_stats", json_object_new_boolean(u->have_bpf_stats));
 	ADD("bpf_events", u->bpf.events);
 	ADD("bpf_lost", u->bpf.reserve_failed);
