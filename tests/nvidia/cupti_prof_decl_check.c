@@ -33,7 +33,8 @@ SAME(CUPTI_KernelReplay, KPROF_CUPTI_KERNEL_REPLAY);
 SAME(CUPTI_UserReplay, KPROF_CUPTI_USER_REPLAY);
 _Static_assert(sizeof(CUpti_ProfilerType) == sizeof(unsigned int), "CUpti_ProfilerType");
 _Static_assert(sizeof(CUpti_ProfilerRange) == sizeof(unsigned int), "CUpti_ProfilerRange");
-_Static_assert(sizeof(CUpti_ProfilerReplayMode) == sizeof(unsigned int), "CUpti_ProfilerReplayMode");
+_Static_assert(sizeof(CUpti_ProfilerReplayMode) == sizeof(unsigned int),
+	"CUpti_ProfilerReplayMode");
 
 OFF(struct kprof_prof_init, priv, CUpti_Profiler_Initialize_Params, pPriv);
 SAME(KPROF_PROF_INIT_SIZE, CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
@@ -42,7 +43,8 @@ OFF(struct kprof_prof_chip, device_index, CUpti_Device_GetChipName_Params, devic
 OFF(struct kprof_prof_chip, chip_name, CUpti_Device_GetChipName_Params, pChipName);
 SAME(KPROF_PROF_CHIP_SIZE, CUpti_Device_GetChipName_Params_STRUCT_SIZE);
 
-OFF(struct kprof_prof_host_init, profiler_type, CUpti_Profiler_Host_Initialize_Params, profilerType);
+OFF(struct kprof_prof_host_init, profiler_type,
+	CUpti_Profiler_Host_Initialize_Params, profilerType);
 OFF(struct kprof_prof_host_init, chip_name, CUpti_Profiler_Host_Initialize_Params, pChipName);
 OFF(struct kprof_prof_host_init, counter_availability, CUpti_Profiler_Host_Initialize_Params,
     pCounterAvailabilityImage);
@@ -59,7 +61,8 @@ OFF(struct kprof_prof_add_metrics, num_metrics, CUpti_Profiler_Host_ConfigAddMet
     numMetrics);
 SAME(KPROF_PROF_ADD_METRICS_SIZE, CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
 
-OFF(struct kprof_prof_config_size, host, CUpti_Profiler_Host_GetConfigImageSize_Params, pHostObject);
+OFF(struct kprof_prof_config_size, host,
+	CUpti_Profiler_Host_GetConfigImageSize_Params, pHostObject);
 OFF(struct kprof_prof_config_size, config_image_size, CUpti_Profiler_Host_GetConfigImageSize_Params,
     configImageSize);
 SAME(KPROF_PROF_CONFIG_SIZE_SIZE, CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
@@ -67,12 +70,14 @@ SAME(KPROF_PROF_CONFIG_SIZE_SIZE, CUpti_Profiler_Host_GetConfigImageSize_Params_
 OFF(struct kprof_prof_config, host, CUpti_Profiler_Host_GetConfigImage_Params, pHostObject);
 OFF(struct kprof_prof_config, config_image_size, CUpti_Profiler_Host_GetConfigImage_Params,
     configImageSize);
-OFF(struct kprof_prof_config, config_image, CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage);
+OFF(struct kprof_prof_config, config_image,
+	CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage);
 SAME(KPROF_PROF_CONFIG_SIZE, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
 
 OFF(struct kprof_prof_passes, config_image_size, CUpti_Profiler_Host_GetNumOfPasses_Params,
     configImageSize);
-OFF(struct kprof_prof_passes, config_image, CUpti_Profiler_Host_GetNumOfPasses_Params, pConfigImage);
+OFF(struct kprof_prof_passes, config_image,
+	CUpti_Profiler_Host_GetNumOfPasses_Params, pConfigImage);
 OFF(struct kprof_prof_passes, num_passes, CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses);
 SAME(KPROF_PROF_PASSES_SIZE, CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
 
@@ -102,12 +107,15 @@ SAME(KPROF_RP_OBJ_SIZE, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
 
 OFF(struct kprof_rp_stop, obj, CUpti_RangeProfiler_Stop_Params, pRangeProfilerObject);
 OFF(struct kprof_rp_stop, pass_index, CUpti_RangeProfiler_Stop_Params, passIndex);
-OFF(struct kprof_rp_stop, target_nesting_level, CUpti_RangeProfiler_Stop_Params, targetNestingLevel);
-OFF(struct kprof_rp_stop, all_passes_submitted, CUpti_RangeProfiler_Stop_Params, isAllPassSubmitted);
+OFF(struct kprof_rp_stop, target_nesting_level,
+	CUpti_RangeProfiler_Stop_Params, targetNestingLevel);
+OFF(struct kprof_rp_stop, all_passes_submitted,
+	CUpti_RangeProfiler_Stop_Params, isAllPassSubmitted);
 SAME(KPROF_RP_STOP_SIZE, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
 
 OFF(struct kprof_rp_decode, obj, CUpti_RangeProfiler_DecodeData_Params, pRangeProfilerObject);
-OFF(struct kprof_rp_decode, ranges_dropped, CUpti_RangeProfiler_DecodeData_Params, numOfRangeDropped);
+OFF(struct kprof_rp_decode, ranges_dropped,
+	CUpti_RangeProfiler_DecodeData_Params, numOfRangeDropped);
 SAME(KPROF_RP_DECODE_SIZE, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
 
 OFF(struct kprof_rp_set_config, obj, CUpti_RangeProfiler_SetConfig_Params, pRangeProfilerObject);
@@ -115,7 +123,8 @@ OFF(struct kprof_rp_set_config, config_size, CUpti_RangeProfiler_SetConfig_Param
 OFF(struct kprof_rp_set_config, config, CUpti_RangeProfiler_SetConfig_Params, pConfig);
 OFF(struct kprof_rp_set_config, counter_data_size, CUpti_RangeProfiler_SetConfig_Params,
     counterDataImageSize);
-OFF(struct kprof_rp_set_config, counter_data, CUpti_RangeProfiler_SetConfig_Params, pCounterDataImage);
+OFF(struct kprof_rp_set_config, counter_data,
+	CUpti_RangeProfiler_SetConfig_Params, pCounterDataImage);
 OFF(struct kprof_rp_set_config, range, CUpti_RangeProfiler_SetConfig_Params, range);
 OFF(struct kprof_rp_set_config, replay_mode, CUpti_RangeProfiler_SetConfig_Params, replayMode);
 OFF(struct kprof_rp_set_config, max_ranges_per_pass, CUpti_RangeProfiler_SetConfig_Params,
@@ -163,8 +172,8 @@ SAME(KPROF_RP_DATA_INFO_SIZE, CUpti_RangeProfiler_GetCounterDataInfo_Params_STRU
  * CUptiResult out
  */
 #define FN(name, kt) _Static_assert(std::is_same<decltype(name(nullptr)), CUptiResult>::value && \
-				    std::is_same<std::underlying_type<CUptiResult>::type, \
-					 decltype(kt(nullptr)(nullptr))>::value, \
+				    (std::is_same<std::underlying_type<CUptiResult>::type, \
+					 decltype(kt(nullptr)(nullptr))>::value), \
 				    #name)
 FN(cuptiProfilerInitialize, kprof_cuptiProfilerInitialize_fn);
 FN(cuptiDeviceGetChipName, kprof_cuptiDeviceGetChipName_fn);
@@ -182,5 +191,6 @@ FN(cuptiRangeProfilerStop, kprof_cuptiRangeProfilerStop_fn);
 FN(cuptiRangeProfilerDecodeData, kprof_cuptiRangeProfilerDecodeData_fn);
 FN(cuptiRangeProfilerSetConfig, kprof_cuptiRangeProfilerSetConfig_fn);
 FN(cuptiRangeProfilerGetCounterDataSize, kprof_cuptiRangeProfilerGetCounterDataSize_fn);
-FN(cuptiRangeProfilerCounterDataImageInitialize, kprof_cuptiRangeProfilerCounterDataImageInitialize_fn);
+FN(cuptiRangeProfilerCounterDataImageInitialize,
+	kprof_cuptiRangeProfilerCounterDataImageInitialize_fn);
 FN(cuptiRangeProfilerGetCounterDataInfo, kprof_cuptiRangeProfilerGetCounterDataInfo_fn);

@@ -545,7 +545,13 @@ static int refused(int idx)
 
 static uint8_t image[64];
 
-#define OK(name, type) EXPORT kprof_cupti_result_t name(type *p) { (void)p; return KPROF_CUPTI_SUCCESS; }
+/* the profiler calls whose only effect here is success */
+#define OK(name, type)						\
+	EXPORT kprof_cupti_result_t name(type * p)		\
+	{							\
+		(void)p;					\
+		return KPROF_CUPTI_SUCCESS;			\
+	}
 OK(cuptiProfilerInitialize, struct kprof_prof_init)
 OK(cuptiProfilerHostDeinitialize, struct kprof_prof_host_deinit)
 OK(cuptiRangeProfilerDisable, struct kprof_rp_obj)

@@ -236,8 +236,9 @@ static void test_cells(void)
 /*
  * device_log.csv rows: each text field as kprof_csv_field writes it,
  * whether it fits the row's buffer as it is or needs quotes or is long,
- * given as text or checked once (kprof_devlog_text); all rows to one stream, in order, across the writer's blocks of rows
- * (a quoted field writes the block so far).
+ * given as text or checked once (kprof_devlog_text); all rows to one
+ * stream, in order, across the writer's blocks of rows (a quoted field
+ * writes the block so far).
  */
 static void test_devlog_cells(void)
 {

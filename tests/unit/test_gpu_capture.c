@@ -684,7 +684,16 @@ static void test_problems(void)
  * correlation, and the metric CUPTI refused there is named, with no rows.
  */
 #define COUNTERS_M "sm__cycles_elapsed.max,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,kprof__no_such_metric.sum"
-#define COUNTERS_CMD "cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/counters.cuptirec %s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so --cupti %s/tests/nvidia/libcupti_standin.so --counters " COUNTERS_M " -o %s/cnt -- %s/tests/nvidia/fake_cuda >%s/cnt.log 2>&1"
+#define COUNTERS_CMD							\
+	"cd %s && KPROF_STANDIN_DATA=%s/tests/nvidia/data/counters.cuptirec " \
+	"%s/kprofctl capture --device nvidia:0 --agent %s/libkprof_cupti.so " \
+	"--cupti %s/tests/nvidia/libcupti_standin.so --counters " COUNTERS_M \
+	" -o %s/cnt -- %s/tests/nvidia/fake_cuda >%s/cnt.log 2>&1"
+/* kprofctl report re-makes counters.csv and summary.txt byte for byte */
+#define COUNTERS_REPORT							\
+	"%s/kprofctl report %s/cnt -o %s/cnt2 >/dev/null && "		\
+	"cmp -s %s/cnt/counters.csv %s/cnt2/counters.csv && "		\
+	"cmp -s %s/cnt/summary.txt %s/cnt2/summary.txt"
 
 static void test_counters(void)
 {
@@ -738,10 +747,7 @@ static void test_counters(void)
 	kprof_crec_free(&r);
 	kprof_csv_free(&cnt);
 	/* kprofctl report re-makes them from raw/ alone */
-	KT_EQ_U64((uint64_t)sh("%s/kprofctl report %s/cnt -o %s/cnt2 >/dev/null && "
-			       "cmp -s %s/cnt/counters.csv %s/cnt2/counters.csv && "
-			       "cmp -s %s/cnt/summary.txt %s/cnt2/summary.txt",
-			       build, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	KT_EQ_U64((uint64_t)sh(COUNTERS_REPORT, build, tmp, tmp, tmp, tmp, tmp, tmp), 0);
 
 	/* no --counters: KPROF_AGENT_COUNTERS of the caller's environment
 	 * does not reach the agent (kprofctl unsets it): no counters
@@ -763,7 +769,8 @@ static void test_counters(void)
 	KT_EQ_U64((uint64_t)sh("rm -rf %s/cnt && export KPROF_STANDIN_RANGE_ENABLE=35 && "
 			       COUNTERS_CMD, tmp, tmp, srcdir, build, build, build, tmp, build,
 			       tmp), 0);
-	KT_EQ_U64((uint64_t)sh("grep -q 'cuptiRangeProfilerEnable failed (CUPTI error 35).*ERR_NVGPUCTRPERM.*as root' %s/cnt.log",
+	KT_EQ_U64((uint64_t)sh("grep -q '%s' %s/cnt.log",
+			       "cuptiRangeProfilerEnable failed (CUPTI error 35).*ERR_NVGPUCTRPERM.*as root",
 			       tmp), 0);
 	KT_EQ_U64((uint64_t)sh("grep -q 'kernel launches not profiled 8,' %s/cnt/summary.txt", tmp),
 		  0);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "kprof_array_size.h"
 #include "kprof_csvread.h"
 #include "kprof_cupti_prof.h"
 #include "kprof_gpucnt.h"
@@ -95,7 +96,7 @@ static void test_values(void)
 {
 	double v[] = { 0.0, 0.038729579668328747, 3.0, 97.25, 1e300 };
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
 		KT_CHECK(kprof_gpucnt_from_u64(kprof_gpucnt_to_u64(v[i])) == v[i], "%g", v[i]);
 		/* the aggregation's min/max compare the bits: same order */
 		if (i)
@@ -142,7 +143,8 @@ static void test_lines(void)
 	KT_CHECK(strstr(buf, "replay: kernel: CUPTI runs each kernel 8 time(s)"), "%s", buf);
 	KT_CHECK(strstr(buf, "kernels with values 4, joined to ops 4"), "%s", buf);
 	KT_CHECK(strstr(buf, "2.000 ms, 500.0 us per kernel"), "%s", buf);
-	KT_CHECK(strstr(buf, "metric kprof__no_such_metric.sum refused (CUPTI error 1)"), "%s", buf);
+	KT_CHECK(strstr(buf, "metric kprof__no_such_metric.sum refused (CUPTI error 1)"),
+		 "%s", buf);
 	KT_EQ_U64(kprof_gpucnt_problem(&v, line, sizeof(line)), 1);
 	KT_CHECK(strstr(line, "kprof__no_such_metric.sum refused") &&
 		 strstr(line, "ncu --query-metrics"), "%s", line);
@@ -160,8 +162,8 @@ static void test_lines(void)
 	g.errors[0].code = KPROF_CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
 	snprintf(g.errors[0].text, sizeof(g.errors[0].text), "counters: cuptiRangeProfilerEnable");
 	KT_EQ_U64(kprof_gpucnt_problem(&v, line, sizeof(line)), 1);
-	KT_CHECK(strstr(line, "cuptiRangeProfilerEnable failed") && strstr(line, "ERR_NVGPUCTRPERM") &&
-		 strstr(line, "as root"), "%s", line);
+	KT_CHECK(strstr(line, "cuptiRangeProfilerEnable failed") &&
+		 strstr(line, "ERR_NVGPUCTRPERM") && strstr(line, "as root"), "%s", line);
 	f = fmemopen(buf, sizeof(buf), "w");
 	kprof_gpucnt_summary(f, &v);
 	fclose(f);
@@ -225,7 +227,8 @@ static void test_h100_capture(void)
 
 			if (strcmp(cell(&cnt, k, "GLOBAL CALL COUNT"), seq))
 				continue;
-			KT_CHECK(strcmp(c, "kprof__no_such_metric.sum"), "refused metric has a row");
+			KT_CHECK(strcmp(c, "kprof__no_such_metric.sum"),
+				 "refused metric has a row");
 			for (int i = 0; i < 3; i++) {
 				if (strcmp(c, m[i]))
 					continue;
@@ -240,7 +243,8 @@ static void test_h100_capture(void)
 		/* recorded: spin.cu's kernels spun 1.2M cycles at 1200 MHz */
 		if (!strncmp(code, "kprof_spin", 10)) {
 			spins++;
-			KT_CHECK(cycles >= 1200000 && cycles < 1200000 * 1.005, "%s: %g", seq, cycles);
+			KT_CHECK(cycles >= 1200000 && cycles < 1200000 * 1.005, "%s: %g", seq,
+				 cycles);
 		} else {
 			KT_CHECK(cycles > 0 && cycles < 20000, "%s: %g", seq, cycles);
 		}

@@ -58,7 +58,7 @@ struct prof_fns {
 	kprof_cuptiRangeProfilerDecodeData_fn RangeProfilerDecodeData;
 	kprof_cuptiRangeProfilerSetConfig_fn RangeProfilerSetConfig;
 	kprof_cuptiRangeProfilerGetCounterDataSize_fn RangeProfilerGetCounterDataSize;
-	kprof_cuptiRangeProfilerCounterDataImageInitialize_fn RangeProfilerCounterDataImageInitialize;
+	kprof_cuptiRangeProfilerCounterDataImageInitialize_fn CounterDataInit;
 	kprof_cuptiRangeProfilerGetCounterDataInfo_fn RangeProfilerGetCounterDataInfo;
 };
 
@@ -161,7 +161,8 @@ static void error(const char *what, kprof_cupti_result_t r)
 	push_event(KPROF_GAGENT_ERROR, (int32_t)r, 0, 0, what);
 }
 
-#define PSYM(name) (C.f.name = (__typeof__(C.f.name))dlsym(C.lib, "cupti" #name))
+#define PSYM_AS(field, name) (C.f.field = (__typeof__(C.f.field))dlsym(C.lib, "cupti" #name))
+#define PSYM(name) PSYM_AS(name, name)
 
 static int load(void)
 {
@@ -181,7 +182,7 @@ static int load(void)
 	PSYM(RangeProfilerDecodeData);
 	PSYM(RangeProfilerSetConfig);
 	PSYM(RangeProfilerGetCounterDataSize);
-	PSYM(RangeProfilerCounterDataImageInitialize);
+	PSYM_AS(CounterDataInit, RangeProfilerCounterDataImageInitialize);
 	PSYM(RangeProfilerGetCounterDataInfo);
 	for (size_t i = 0; i < sizeof(C.f) / sizeof(void *); i++)
 		if (!((void **)&C.f)[i])
@@ -208,7 +209,8 @@ void kprof_counters_init(void *cupti_lib, struct CUpti_Subscriber_st *sub,
 		return;
 	n = kprof_gpucnt_parse(list, C.names, KPROF_GPU_MAX_METRICS, &err);
 	if (n < 0) {
-		kprof_agent_event(KPROF_GAGENT_ERROR, -22, 0, 0, "counters: bad KPROF_AGENT_COUNTERS list");
+		kprof_agent_event(KPROF_GAGENT_ERROR, -22, 0, 0,
+				  "counters: bad KPROF_AGENT_COUNTERS list");
 		return;
 	}
 	C.nmetrics = n;
@@ -369,7 +371,7 @@ static kprof_cupti_result_t arm(const char **what)
 	di.counter_data_size = C.data_size;
 	di.counter_data = C.data;
 	*what = "counters: cuptiRangeProfilerCounterDataImageInitialize";
-	r = C.f.RangeProfilerCounterDataImageInitialize(&di);
+	r = C.f.CounterDataInit(&di);
 	if (r != KPROF_CUPTI_SUCCESS)
 		return r;
 	sc.obj = C.obj;

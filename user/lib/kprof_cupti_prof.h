@@ -39,6 +39,7 @@ struct kprof_prof_init {
 	size_t struct_size;
 	void *priv;
 };
+
 #define KPROF_PROF_INIT_SIZE KPROF_PSIZE(struct kprof_prof_init, priv)
 
 /* CUpti_Device_GetChipName_Params */
@@ -48,6 +49,7 @@ struct kprof_prof_chip {
 	size_t device_index;
 	const char *chip_name;
 };
+
 #define KPROF_PROF_CHIP_SIZE KPROF_PSIZE(struct kprof_prof_chip, chip_name)
 
 /* CUpti_Profiler_Host_Initialize_Params */
@@ -59,6 +61,7 @@ struct kprof_prof_host_init {
 	const uint8_t *counter_availability;
 	struct CUpti_Profiler_Host_Object *host;
 };
+
 #define KPROF_PROF_HOST_INIT_SIZE KPROF_PSIZE(struct kprof_prof_host_init, host)
 
 /* CUpti_Profiler_Host_Deinitialize_Params */
@@ -67,6 +70,7 @@ struct kprof_prof_host_deinit {
 	void *priv;
 	struct CUpti_Profiler_Host_Object *host;
 };
+
 #define KPROF_PROF_HOST_DEINIT_SIZE KPROF_PSIZE(struct kprof_prof_host_deinit, host)
 
 /* CUpti_Profiler_Host_ConfigAddMetrics_Params */
@@ -77,6 +81,7 @@ struct kprof_prof_add_metrics {
 	const char **metric_names;
 	size_t num_metrics;
 };
+
 #define KPROF_PROF_ADD_METRICS_SIZE KPROF_PSIZE(struct kprof_prof_add_metrics, num_metrics)
 
 /* CUpti_Profiler_Host_GetConfigImageSize_Params */
@@ -86,6 +91,7 @@ struct kprof_prof_config_size {
 	struct CUpti_Profiler_Host_Object *host;
 	size_t config_image_size;
 };
+
 #define KPROF_PROF_CONFIG_SIZE_SIZE KPROF_PSIZE(struct kprof_prof_config_size, config_image_size)
 
 /* CUpti_Profiler_Host_GetConfigImage_Params */
@@ -96,6 +102,7 @@ struct kprof_prof_config {
 	size_t config_image_size;
 	uint8_t *config_image;
 };
+
 #define KPROF_PROF_CONFIG_SIZE KPROF_PSIZE(struct kprof_prof_config, config_image)
 
 /* CUpti_Profiler_Host_GetNumOfPasses_Params */
@@ -106,6 +113,7 @@ struct kprof_prof_passes {
 	uint8_t *config_image;
 	size_t num_passes;
 };
+
 #define KPROF_PROF_PASSES_SIZE KPROF_PSIZE(struct kprof_prof_passes, num_passes)
 
 /* CUpti_Profiler_Host_EvaluateToGpuValues_Params */
@@ -120,6 +128,7 @@ struct kprof_prof_evaluate {
 	size_t num_metrics;
 	double *values;
 };
+
 #define KPROF_PROF_EVALUATE_SIZE KPROF_PSIZE(struct kprof_prof_evaluate, values)
 
 /* CUpti_RangeProfiler_Enable_Params */
@@ -129,6 +138,7 @@ struct kprof_rp_enable {
 	struct CUctx_st *ctx;
 	struct CUpti_RangeProfiler_Object *obj;
 };
+
 #define KPROF_RP_ENABLE_SIZE KPROF_PSIZE(struct kprof_rp_enable, obj)
 
 /* CUpti_RangeProfiler_{Disable,Start}_Params (the same three fields) */
@@ -137,6 +147,7 @@ struct kprof_rp_obj {
 	void *priv;
 	struct CUpti_RangeProfiler_Object *obj;
 };
+
 #define KPROF_RP_OBJ_SIZE KPROF_PSIZE(struct kprof_rp_obj, obj)
 
 /* CUpti_RangeProfiler_Stop_Params */
@@ -148,6 +159,7 @@ struct kprof_rp_stop {
 	size_t target_nesting_level;
 	uint8_t all_passes_submitted;
 };
+
 #define KPROF_RP_STOP_SIZE KPROF_PSIZE(struct kprof_rp_stop, all_passes_submitted)
 
 /* CUpti_RangeProfiler_DecodeData_Params */
@@ -157,6 +169,7 @@ struct kprof_rp_decode {
 	struct CUpti_RangeProfiler_Object *obj;
 	size_t ranges_dropped;
 };
+
 #define KPROF_RP_DECODE_SIZE KPROF_PSIZE(struct kprof_rp_decode, ranges_dropped)
 
 /* CUpti_RangeProfiler_SetConfig_Params */
@@ -176,6 +189,7 @@ struct kprof_rp_set_config {
 	size_t pass_index;
 	uint16_t target_nesting_level;
 };
+
 #define KPROF_RP_SET_CONFIG_SIZE KPROF_PSIZE(struct kprof_rp_set_config, target_nesting_level)
 
 /* CUpti_RangeProfiler_GetCounterDataSize_Params */
@@ -189,6 +203,7 @@ struct kprof_rp_data_size {
 	uint32_t max_range_tree_nodes;
 	size_t counter_data_size;
 };
+
 #define KPROF_RP_DATA_SIZE_SIZE KPROF_PSIZE(struct kprof_rp_data_size, counter_data_size)
 
 /* CUpti_RangeProfiler_CounterDataImage_Initialize_Params */
@@ -199,6 +214,7 @@ struct kprof_rp_data_init {
 	size_t counter_data_size;
 	uint8_t *counter_data;
 };
+
 #define KPROF_RP_DATA_INIT_SIZE KPROF_PSIZE(struct kprof_rp_data_init, counter_data)
 
 /* CUpti_RangeProfiler_GetCounterDataInfo_Params */
@@ -209,6 +225,7 @@ struct kprof_rp_data_info {
 	size_t counter_data_size;
 	size_t num_ranges;
 };
+
 #define KPROF_RP_DATA_INFO_SIZE KPROF_PSIZE(struct kprof_rp_data_info, num_ranges)
 
 /* The functions (names: cupti<Name>), each taking its params struct. */
@@ -221,8 +238,10 @@ typedef kprof_cupti_result_t
 (*kprof_cuptiProfilerHostConfigAddMetrics_fn)(struct kprof_prof_add_metrics *);
 typedef kprof_cupti_result_t
 (*kprof_cuptiProfilerHostGetConfigImageSize_fn)(struct kprof_prof_config_size *);
-typedef kprof_cupti_result_t (*kprof_cuptiProfilerHostGetConfigImage_fn)(struct kprof_prof_config *);
-typedef kprof_cupti_result_t (*kprof_cuptiProfilerHostGetNumOfPasses_fn)(struct kprof_prof_passes *);
+typedef kprof_cupti_result_t
+(*kprof_cuptiProfilerHostGetConfigImage_fn)(struct kprof_prof_config *);
+typedef kprof_cupti_result_t
+(*kprof_cuptiProfilerHostGetNumOfPasses_fn)(struct kprof_prof_passes *);
 typedef kprof_cupti_result_t
 (*kprof_cuptiProfilerHostEvaluateToGpuValues_fn)(struct kprof_prof_evaluate *);
 typedef kprof_cupti_result_t (*kprof_cuptiRangeProfilerEnable_fn)(struct kprof_rp_enable *);

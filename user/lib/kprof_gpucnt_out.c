@@ -11,12 +11,18 @@
 
 #define CNT_PREFIX	"counters:"
 
+/* what to do, by cause: refused by the driver, an unknown metric */
+static const char *const hint[] = {
+	"the driver lets only admin users read GPU counters (ERR_NVGPUCTRPERM): capture as root, or load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0",
+	"CUPTI does not know this metric on this GPU: check its name (ncu --query-metrics lists them)",
+};
+
 const char *kprof_gpucnt_hint(int32_t code, int refused_metric)
 {
 	if (code == KPROF_CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-		return "the driver lets only admin users read GPU counters (ERR_NVGPUCTRPERM): capture as root, or load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0";
+		return hint[0];
 	if (refused_metric)
-		return "CUPTI does not know this metric on this GPU: check its name (ncu --query-metrics lists them)";
+		return hint[1];
 	if (code == KPROF_CUPTI_ERROR_NOT_SUPPORTED)
 		return "this GPU or driver does not support CUPTI's range profiler";
 	return "see CUPTI's error code";
@@ -39,7 +45,8 @@ void kprof_gpucnt_summary(FILE *f, const struct kprof_gpucnt_view *v)
 
 	if (!v->nmetrics)
 		return;
-	fprintf(f, "  counters (--counters, CUPTI range profiler, a range per kernel): %u metrics\n",
+	fprintf(f,
+		"  counters (--counters, CUPTI range profiler, a range per kernel): %u metrics\n",
 		v->nmetrics);
 	if (g->cnt.set_up)
 		fprintf(f,
@@ -47,15 +54,19 @@ void kprof_gpucnt_summary(FILE *f, const struct kprof_gpucnt_view *v)
 			" time(s) (passes its metrics need), saving and restoring its memory; kernels run one at a time\n",
 			kprof_gpucnt_replay_name(g->cnt.replay), g->cnt.passes);
 	else
-		fprintf(f, "    replay: none: the profiler was never set up  <-- no counter values\n");
+		fprintf(f,
+			"    replay: none: the profiler was never set up  <-- no counter values\n");
 	fprintf(f, "    kernels with values %" PRIu64 ", joined to ops %" PRIu64
 		", values with no kernel %" PRIu64 "\n", prof,
 		v->join ? v->join->joined : 0, v->join ? v->join->unjoined : 0);
-	fprintf(f, "    kernel launches not profiled %" PRIu64 ", ranges dropped or unmatched %" PRIu64 "%s\n",
+	fprintf(f, "    kernel launches not profiled %" PRIu64
+		", ranges dropped or unmatched %" PRIu64 "%s\n",
 		g->cnt.not_profiled, g->cnt.bad_ranges,
-		g->cnt.not_profiled || g->cnt.bad_ranges ? "  <-- some kernels have no counters" : "");
+		g->cnt.not_profiled || g->cnt.bad_ranges ?
+		"  <-- some kernels have no counters" : "");
 	if (!g->cnt.ended)
-		fprintf(f, "    the agent's account at exit is missing (the process did not exit normally)\n");
+		fprintf(f,
+			"    the agent's account at exit is missing (the process did not exit normally)\n");
 	fprintf(f, "    agent time in the profiler (stop, decode, evaluate, restart): %.3f ms",
 		(double)g->cnt.cost_ns / 1e6);
 	if (prof)
@@ -84,8 +95,10 @@ json_object *kprof_gpucnt_json(const struct kprof_gpucnt_view *v)
 	for (uint32_t i = 0; i < v->nmetrics; i++)
 		json_object_array_add(a, json_object_new_string(name_of(v, i)));
 	json_object_object_add(o, "metrics", a);
-	json_object_object_add(o, "replay", json_object_new_string(
-		g->cnt.set_up ? kprof_gpucnt_replay_name(g->cnt.replay) : "none"));
+	json_object_object_add(o, "replay",
+			       json_object_new_string(g->cnt.set_up ?
+						      kprof_gpucnt_replay_name(g->cnt.replay) :
+						      "none"));
 	ADD(o, "passes_per_kernel", g->cnt.set_up ? g->cnt.passes : 0);
 	ADD(o, "kernels_with_values", g->cnt.records);
 	ADD(o, "joined", v->join ? v->join->joined : 0);
@@ -97,12 +110,13 @@ json_object *kprof_gpucnt_json(const struct kprof_gpucnt_view *v)
 	r = json_object_new_array();
 	for (uint32_t i = 0; i < g->cnt.nrefused; i++) {
 		json_object *x = json_object_new_object();
+		const char *h = kprof_gpucnt_hint(g->cnt.refused[i].code, 1);
 
 		json_object_object_add(x, "metric",
 				       json_object_new_string(name_of(v, g->cnt.refused[i].index)));
 		ADD(x, "cupti_error", g->cnt.refused[i].code);
-		json_object_object_add(x, "hint", json_object_new_string(
-			kprof_gpucnt_hint(g->cnt.refused[i].code, 1)));
+		json_object_object_add(x, "hint",
+				       json_object_new_string(h));
 		json_object_array_add(r, x);
 	}
 	json_object_object_add(o, "refused", r);

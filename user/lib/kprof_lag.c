@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err)
 {
 	*l = (struct kprof_lag){ .ns_per_cycle = ref_clock_hz ? 1e9 / (double)ref_clock_hz : 1,
@@ -60,7 +59,8 @@ void kprof_lag_rec_slow(struct kprof_lag *l, const struct kprof_rec_hdr *rec)
 		const struct kprof_rec_lost *r = (const void *)rec;
 
 		kprof_lag_see(l, kprof_lag_to_host(l, r->timestamp));
-		kprof_lag_late(l, r->first_op_seq < r->last_op_seq ? r->first_op_seq : r->last_op_seq, 0);
+		kprof_lag_late(l, r->first_op_seq < r->last_op_seq ?
+			       r->first_op_seq : r->last_op_seq, 0);
 		return;
 	}
 	case KPROF_REC_COUNTERS:

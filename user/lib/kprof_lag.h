@@ -105,6 +105,7 @@ static inline void kprof_lag_rec(struct kprof_lag *l, const struct kprof_rec_hdr
 	else
 		kprof_lag_rec_slow(l, rec);
 }
+
 /*
  * The slack for pass 2: max(floor_ns, worst lateness x 1.25 + 50 ms),
  * at most cap_ns (*capped set when the lateness needed more).

@@ -89,12 +89,14 @@ struct spool_report {
 };
 
 /* The device and host record streams, whichever spools hold them. */
-static inline int dev_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+static inline int dev_next(struct spool_report *c, const struct kprof_rec_hdr **r,
+			   struct kprof_err *err)
 {
 	return c->gdev ? kprof_gpu_next(c->gdev, r, err) : kprof_spool_next(c->dev, r, err);
 }
 
-static inline int host_next(struct spool_report *c, const struct kprof_rec_hdr **r, struct kprof_err *err)
+static inline int host_next(struct spool_report *c, const struct kprof_rec_hdr **r,
+			    struct kprof_err *err)
 {
 	return c->ghost ? kprof_gpu_next(c->ghost, r, err) : kprof_spool_next(c->host, r, err);
 }

@@ -107,6 +107,7 @@ static inline double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t
 		return kprof_ts_seg_eval(&fit->seg[h], cycles);
 	return kprof_tsfit_to_host_slow(fit, cycles);
 }
+
 /* A device duration in cycles starting at `at` -> ns. */
 double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,
 			   uint64_t cycles);
