@@ -9,7 +9,10 @@ OUTDIR gets the CSVs (launch.csv, resnet.csv, report.csv, accuracy.csv),
 the captures go to OUTDIR/tmp (removed at the end). Environment: NVBENCH_REPS (5: C
 launch loop runs per mode), NVBENCH_PY_REPS (3: PyTorch runs per mode),
 NVBENCH_LAUNCHES (100000), NVBENCH_BIG (1000000: launches of the
-report-memory capture), NVBENCH_STEPS (30: timed ResNet-50 steps).
+report-memory capture), NVBENCH_STEPS (30: timed ResNet-50 steps),
+NVBENCH_BATCHES (32,256: the ResNet-50 batch sizes, each its own runs;
+the accuracy check takes the first), NVBENCH_PARTS (launch,torch,resnet,
+report: which parts run).
 No figure is asserted: this measures, it does not judge.
 """
 import csv
@@ -30,6 +33,8 @@ PY_REPS = int(os.environ.get("NVBENCH_PY_REPS", "3"))
 N = int(os.environ.get("NVBENCH_LAUNCHES", "100000"))
 BIG = int(os.environ.get("NVBENCH_BIG", "1000000"))
 STEPS = int(os.environ.get("NVBENCH_STEPS", "30"))
+BATCHES = [int(b) for b in os.environ.get("NVBENCH_BATCHES", "32,256").split(",")]
+PARTS = os.environ.get("NVBENCH_PARTS", "launch,torch,resnet,report").split(",")
 TMP = os.path.join(OUT, "tmp")
 os.makedirs(TMP, exist_ok=True)
 
@@ -127,43 +132,59 @@ def torch_kernels(trace):
     return by
 
 
-def main():
-    spin = [SPIN, "0", "0"]	# no spin kernels: the tiny loop alone
-    cap = os.path.join(TMP, "cap")
-    rows = []
-
+def part_launch(spin, cap, rows):
     log("## 1. launch overhead: %d empty kernels (spin.cu's tiny loop), %d runs per mode" % (N, REPS))
     c = alternate([("bare", spin + [str(N), "4096"]),
                    ("kprof", capture_cmd(cap, spin + [str(N), "4096"]))],
                   REPS, SPIN_NS, rows, "cuda_launch")
     log("# last kprof capture: " + gpu_stats(cap))
-    cap100k = os.path.join(TMP, "cap100k")
-    os.rename(cap, cap100k)
+    os.rename(cap, os.path.join(TMP, "cap100k"))
+    log("C empty kernel, us/launch: bare %s, kprof %s (+%s)" % (
+        fmt(c["bare"] and c["bare"] / 1e3), fmt(c["kprof"] and c["kprof"] / 1e3),
+        fmt(c["bare"] and c["kprof"] and (c["kprof"] - c["bare"]) / 1e3)))
 
+
+def part_torch(cap, rows):
     log("## 1b. launch overhead: %d x.add_(1) in PyTorch, %d runs per mode" % (N, PY_REPS))
     t = alternate([("bare", TORCH + ["launch", str(N)]),
                    ("torch_profiler", TORCH + ["launch", str(N), "--profile"]),
                    ("kprof", capture_cmd(cap, TORCH + ["launch", str(N)]))],
                   PY_REPS, TORCH_NS, rows, "torch_launch")
     log("# last kprof capture: " + gpu_stats(cap))
+    tb = t["bare"]
+    log("PyTorch x.add_(1), us/launch: bare %s, torch.profiler %s (+%s), kprof %s (+%s)" % (
+        fmt(tb and tb / 1e3), fmt(t["torch_profiler"] and t["torch_profiler"] / 1e3),
+        fmt(tb and t["torch_profiler"] and (t["torch_profiler"] - tb) / 1e3),
+        fmt(t["kprof"] and t["kprof"] / 1e3), fmt(tb and t["kprof"] and (t["kprof"] - tb) / 1e3)))
 
-    log("## 2. ResNet-50 bs32 bf16 train step, %d timed steps, %d runs per mode" % (STEPS, PY_REPS))
-    rrows = []
-    rn = alternate([("bare", TORCH + ["resnet", str(STEPS)]),
-                    ("kprof", capture_cmd(cap, TORCH + ["resnet", str(STEPS)]))],
-                   PY_REPS, IMG_S, rrows, "resnet50")
-    log("# last kprof capture: " + gpu_stats(cap))
+
+def part_resnet(cap, rrows):
+    """Each batch size in turn; the first one's capture and a torch.profiler
+    run of it give the accuracy comparison."""
     trace = os.path.join(TMP, "torch_trace.json")
-    tp, _ = run(TORCH + ["resnet", str(STEPS), "--profile", trace], IMG_S)
-    rrows.append(["resnet50", "torch_profiler", 0, tp, ""])
-    write_csv("launch.csv", ["bench", "mode", "rep", "host_ns_per_launch", "wall_s"], rows)
-    write_csv("resnet.csv", ["bench", "mode", "rep", "img_per_s", "wall_s"], rrows)
-
+    first_cap = None
+    for b in BATCHES:
+        rcmd = TORCH + ["resnet", str(STEPS), "--batch", str(b)]
+        log("## 2. ResNet-50 bs%d bf16 train step, %d timed steps, %d runs per mode"
+            % (b, STEPS, PY_REPS))
+        rn = alternate([("bare", rcmd), ("kprof", capture_cmd(cap, rcmd))],
+                       PY_REPS, IMG_S, rrows, "resnet50_bs%d" % b)
+        log("# last kprof capture: " + gpu_stats(cap))
+        tp = None
+        if first_cap is None:
+            tp, _ = run(rcmd + ["--profile", trace], IMG_S)
+            rrows.append(["resnet50_bs%d" % b, "torch_profiler", 0, tp, ""])
+            first_cap = os.path.join(TMP, "cap-resnet")
+            os.rename(cap, first_cap)
+        log("ResNet-50 bs%d img/s: bare %s, kprof %s (ratio %s %%), torch.profiler %s (one run)" % (
+            b, fmt(rn["bare"], "%.1f"), fmt(rn["kprof"], "%.1f"),
+            fmt(rn["bare"] and rn["kprof"] and 100 * rn["kprof"] / rn["bare"], "%.2f"),
+            fmt(tp, "%.1f")))
     log("## 2b. accuracy: per-kernel median duration, kprof vs PyTorch's profiler (separate runs)")
     acc = []
     agree = common = 0
-    if os.path.exists(trace) and os.path.exists(os.path.join(cap, "ops.csv")):
-        kk, tk = kprof_kernels(cap), torch_kernels(trace)
+    if first_cap and os.path.exists(trace) and os.path.exists(os.path.join(first_cap, "ops.csv")):
+        kk, tk = kprof_kernels(first_cap), torch_kernels(trace)
         for name in sorted(set(kk) & set(tk)):
             mk, mt = statistics.median(kk[name]), statistics.median(tk[name])
             tol = 1000.0 if mt < 100000 else 0.01 * mt
@@ -177,8 +198,14 @@ def main():
         log("# accuracy not run: no kprof ops.csv or no PyTorch trace")
     write_csv("accuracy.csv", ["kernel", "kprof_n", "kprof_median_ns", "torch_n",
                                "torch_median_ns", "diff_ns", "agree"], acc)
+    log("Accuracy: %d of %d kernel names agree (1 %%, or 1 us under 100 us)" % (agree, common))
 
+
+def part_report(spin):
     log("## 3. report of a %d-kernel capture vs a %d-kernel one: time and peak RSS" % (BIG, N))
+    cap100k = os.path.join(TMP, "cap100k")
+    if not os.path.isdir(cap100k):
+        run(capture_cmd(cap100k, spin + [str(N), "4096"]), SPIN_NS)
     capbig = os.path.join(TMP, "capbig")
     t0 = time.perf_counter()
     big, _ = run(capture_cmd(capbig, spin + [str(BIG), "4096"]), SPIN_NS)
@@ -192,24 +219,29 @@ def main():
         rep.append([n, raw, wall, rss, st])
         log("# report of %d launches: spool %d bytes, %s s, peak RSS %s KiB, exit %s"
             % (n, raw, wall, rss, st))
+        log("Report of %d launches: %s s, peak RSS %s KiB (exit %s)" % (n, wall, rss, st))
     write_csv("report.csv", ["launches", "raw_bytes", "report_wall_s", "peak_rss_kib", "exit"], rep)
 
-    log("\n## results (medians)")
-    log("C empty kernel, us/launch: bare %s, kprof %s (+%s)" % (
-        fmt(c["bare"] and c["bare"] / 1e3), fmt(c["kprof"] and c["kprof"] / 1e3),
-        fmt(c["bare"] and c["kprof"] and (c["kprof"] - c["bare"]) / 1e3)))
-    tb = t["bare"]
-    log("PyTorch x.add_(1), us/launch: bare %s, torch.profiler %s (+%s), kprof %s (+%s)" % (
-        fmt(tb and tb / 1e3), fmt(t["torch_profiler"] and t["torch_profiler"] / 1e3),
-        fmt(tb and t["torch_profiler"] and (t["torch_profiler"] - tb) / 1e3),
-        fmt(t["kprof"] and t["kprof"] / 1e3), fmt(tb and t["kprof"] and (t["kprof"] - tb) / 1e3)))
-    log("ResNet-50 img/s: bare %s, kprof %s (ratio %s %%), torch.profiler %s (one run)" % (
-        fmt(rn["bare"], "%.1f"), fmt(rn["kprof"], "%.1f"),
-        fmt(rn["bare"] and rn["kprof"] and 100 * rn["kprof"] / rn["bare"], "%.2f"),
-        fmt(tp, "%.1f")))
-    log("Accuracy: %d of %d kernel names agree (1 %%, or 1 us under 100 us)" % (agree, common))
-    for n, raw, wall, rss, st in rep:
-        log("Report of %d launches: %s s, peak RSS %s KiB (exit %s)" % (n, wall, rss, st))
+
+def main():
+    spin = [SPIN, "0", "0"]	# no spin kernels: the tiny loop alone
+    cap = os.path.join(TMP, "cap")
+    rows, rrows = [], []
+    unknown = set(PARTS) - {"launch", "torch", "resnet", "report"}
+    if unknown:
+        sys.exit("nvbench.py: unknown NVBENCH_PARTS %s (launch, torch, resnet, report)"
+                 % ",".join(sorted(unknown)))
+    if "launch" in PARTS:
+        part_launch(spin, cap, rows)
+    if "torch" in PARTS:
+        part_torch(cap, rows)
+    if rows:
+        write_csv("launch.csv", ["bench", "mode", "rep", "host_ns_per_launch", "wall_s"], rows)
+    if "resnet" in PARTS:
+        part_resnet(cap, rrows)
+        write_csv("resnet.csv", ["bench", "mode", "rep", "img_per_s", "wall_s"], rrows)
+    if "report" in PARTS:
+        part_report(spin)
     shutil.rmtree(TMP, ignore_errors=True)
 
 

@@ -7,8 +7,8 @@
       "launch N host_ns_per_launch X" (host time of the launch loop alone,
       as spin.cu's tiny loop). --profile: inside torch.profiler with the
       CPU and CUDA activities (its post-processing at exit is not timed).
-  torch_work.py resnet STEPS [--profile TRACE.json]
-      torchvision ResNet-50 (random weights), batch 32 of 224x224, bf16
+  torch_work.py resnet STEPS [--batch B] [--profile TRACE.json]
+      torchvision ResNet-50 (random weights), batch B (32) of 224x224, bf16
       autocast, forward + backward + SGD step; 10 warm-up steps, then
       STEPS steps timed with torch.cuda.synchronize() on both ends; prints
       "resnet STEPS wall_s W img_per_s I issue_s S" (S: until the last
@@ -53,14 +53,14 @@ def launch(n, prof):
     print("launch %d host_ns_per_launch %.1f" % (n, ns), flush=True)
 
 
-def resnet(steps, trace):
+def resnet(steps, batch, trace):
     import torchvision
     torch.manual_seed(0)
     model = torchvision.models.resnet50(weights=None).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     lossf = torch.nn.CrossEntropyLoss()
-    data = torch.randn(32, 3, 224, 224, device="cuda")
-    target = torch.randint(0, 1000, (32,), device="cuda")
+    data = torch.randn(batch, 3, 224, 224, device="cuda")
+    target = torch.randint(0, 1000, (batch,), device="cuda")
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -88,8 +88,8 @@ def resnet(steps, trace):
         p.export_chrome_trace(trace)
     else:
         wall, issue = timed()
-    print("resnet %d wall_s %.4f img_per_s %.1f issue_s %.4f" % (steps, wall, steps * 32 / wall,
-                                                                issue), flush=True)
+    print("resnet %d batch %d wall_s %.4f img_per_s %.1f issue_s %.4f"
+          % (steps, batch, wall, steps * batch / wall, issue), flush=True)
 
 
 def main():
@@ -98,7 +98,10 @@ def main():
     if what == "launch":
         launch(n, rest == ["--profile"])
     elif what == "resnet":
-        resnet(n, rest[1] if rest[:1] == ["--profile"] else None)
+        opt = dict(zip(rest[::2], rest[1::2]))
+        if len(rest) % 2 or set(opt) - {"--batch", "--profile"}:
+            sys.exit("torch_work.py: resnet STEPS [--batch B] [--profile TRACE.json]")
+        resnet(n, int(opt.get("--batch", "32")), opt.get("--profile"))
     else:
         sys.exit("torch_work.py: unknown workload '%s' (launch, resnet)" % what)
 
