@@ -112,6 +112,7 @@ check-debug: user examples kselftest
 	$(MAKE) -C bpf tests
 	$(MAKE) -C tests/fuzz ioctl
 	./scripts/sum-runs.sh ./tests/vm/debug-kernel/check \
+		"./tests/vm/debug-kernel/check --edu e2e_ioctl_fuzz.sh kprof_edu_test" \
 		"./tests/vm/debug-kernel/check --edu --iommu e2e_ioctl_fuzz.sh kprof_edu_test"
 
 # The README's set-up, run in a bare Debian 12 root made by debootstrap

@@ -156,6 +156,46 @@ void kprof_ring_put(struct kprof_ring *ring)
 	kref_put(&ring->ref, kprof_ring_release);
 }
 
+/*
+ * Whether the device reaches the pages directly. Without an IOMMU the bus
+ * address is the physical one (x86), and a page above the device's mask
+ * would be bounced by swiotlb (the device writing a copy, not the page
+ * user space maps) or refused with a WARN where there is no swiotlb.
+ * With an IOMMU the IOVA is allocated under the mask.
+ */
+static bool kprof_ring_reachable(struct device *dev, struct page *page,
+				 size_t len)
+{
+	u64 limit = min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
+
+	return device_iommu_mapped(dev) ||
+	       page_to_phys(page) + len - 1 <= limit;
+}
+
+/*
+ * Pages for a chunk the device reaches directly: gfp's zone first
+ * (ZONE_DMA32 for a mask of 32 bits or fewer), then ZONE_DMA for a mask
+ * under 32 bits (edu's 28) where ZONE_DMA32 gave pages above it.
+ */
+static struct page *kprof_ring_chunk_pages(struct device *dev, gfp_t gfp,
+					   unsigned int order)
+{
+	size_t len = PAGE_SIZE << order;
+	struct page *page = alloc_pages(gfp, order);
+
+	if (!page || kprof_ring_reachable(dev, page, len))
+		return page;
+	__free_pages(page, order);
+	if (!IS_ENABLED(CONFIG_ZONE_DMA))
+		return NULL;
+	page = alloc_pages((gfp & ~GFP_DMA32) | GFP_DMA, order);
+	if (page && !kprof_ring_reachable(dev, page, len)) {
+		__free_pages(page, order);
+		page = NULL;
+	}
+	return page;
+}
+
 /* One chunk of 1 << chunk_shift bytes, zeroed and mapped for the device. */
 static int kprof_ring_alloc_chunk(struct kprof_ring *ring,
 				  struct kprof_ring_chunk *c, gfp_t gfp)
@@ -164,7 +204,7 @@ static int kprof_ring_alloc_chunk(struct kprof_ring *ring,
 	struct page *page;
 	dma_addr_t dma;
 
-	page = alloc_pages(gfp, order);
+	page = kprof_ring_chunk_pages(ring->dma_dev, gfp, order);
 	if (!page)
 		return -ENOMEM;
 	split_page(page, order);

@@ -574,9 +574,14 @@ static int start_capture(struct capture_session *c)
 		return -1;
 	}
 	if (r) {
+		uint32_t ring = c->o->ring_size ? c->o->ring_size : KPROF_RING_SIZE_DEFAULT;
+
 		if (r == -EBADF)
 			kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
 				     "permission denied (open /dev/kprofN read-write: group kprof or root)");
+		else if (r == -ENOMEM)
+			kprofctl_err("device %u: capture start failed: no memory for a %u KiB capture ring that the device can reach (a device with a narrow DMA mask and no IOMMU can use only low memory); use a smaller --ring-size",
+				     c->o->dev_id, ring >> 10);
 		else
 			kprofctl_err("device %u: capture start failed: %s", c->o->dev_id,
 				     strerror(-r));
