@@ -19,6 +19,8 @@ $MODES (comma-separated) picks modes from:
                at once (what CUDA_INJECTION64_PATH alone costs)
   min          min_cupti: CUPTI kernel records only, thrown away
   min-copy     min_cupti: kernel + memcpy + memset records
+  min-hw       min_cupti with CUPTI's hardware trace asked for
+  min-ptb      min_cupti with per-thread activity buffers
   none         the agent, kernel + memcpy + memset records, no API calls
   api          the agent, host times from CUPTI's driver-API records
   callback     the agent, host times from CUPTI's driver-API callbacks
@@ -58,9 +60,13 @@ def env_of(mode, spool):
         e.pop(k, None)
     if mode == "bare":
         return e
-    if mode in ("min", "min-copy"):
+    if mode in ("min", "min-copy", "min-hw", "min-ptb"):
         e["CUDA_INJECTION64_PATH"] = MINC
         e["MIN_CUPTI_KINDS"] = "kernel,copy" if mode == "min-copy" else "kernel"
+        if mode == "min-hw":
+            e["MIN_CUPTI_HW"] = "1"
+        if mode == "min-ptb":
+            e["MIN_CUPTI_PTB"] = "1"
         return e
     e["CUDA_INJECTION64_PATH"] = AGENT
     if mode == "inject":
@@ -89,6 +95,9 @@ def main():
                 print("# FAILED %s (exit %d):\n%s" % (m, p.returncode, p.stdout[-2000:]),
                       flush=True)
                 continue
+            for ans in sorted(set(re.findall(r"min_cupti: (?:cupti|per-thread).*", p.stdout))):
+                if r == 0:
+                    print("# %s: %s" % (m, ans), flush=True)
             got[m].append(float(v[-1]))
             rows.append([WORK, m, r, v[-1], extra[-1] if extra else "", size])
             print("# %s %s rep %d: %s %s%s, spool %d bytes" % (

@@ -12,6 +12,13 @@
  *   gcc -O2 -shared -fPIC -I$CUDA/include -o min_cupti.so min_cupti.c \
  *       -L$CUDA/lib64 -lcupti
  *
+ * Two of CUPTI's knobs on its tracing cost, for agent_cost.py's min-hw and
+ * min-ptb modes: MIN_CUPTI_HW=1 asks for CUPTI's hardware trace
+ * (cuptiActivityEnableHWTrace: timestamps taken by the GPU, not on the
+ * launching thread), MIN_CUPTI_PTB=1 for per-thread activity buffers
+ * (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER); each prints what CUPTI
+ * answered.
+ *
  * Prints "min_cupti: N records, D dropped" at exit (stderr).
  */
 #include <pthread.h>
@@ -68,7 +75,20 @@ int InitializeInjection(void)
 {
 	const char *k = getenv("MIN_CUPTI_KINDS");
 
+	const char *hw = getenv("MIN_CUPTI_HW"), *ptb = getenv("MIN_CUPTI_PTB");
+
 	cuptiActivityRegisterCallbacks(request, complete);
+	if (hw && !strcmp(hw, "1"))
+		fprintf(stderr, "min_cupti: cuptiActivityEnableHWTrace: %d\n",
+			(int)cuptiActivityEnableHWTrace(1));
+	if (ptb && !strcmp(ptb, "1")) {
+		uint8_t one = 1;
+		size_t len = sizeof(one);
+
+		fprintf(stderr, "min_cupti: per-thread activity buffers: %d\n",
+			(int)cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER,
+						       &len, &one));
+	}
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (k && strstr(k, "copy")) {
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
