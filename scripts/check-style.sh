@@ -33,22 +33,57 @@ if [ "${#files[@]}" = 0 ]; then
 	exit 1
 fi
 
-echo "== checkpatch.pl --strict, kmod/: ${#files[@]} files"
-for f in "${files[@]}"; do
+# checkpatch takes a second or so a file, one CPU each: the files are
+# checked CHECK_STYLE_JOBS (the CPUs) at a time, their findings printed
+# in file order. sparse's module build runs beside them.
+JOBS=${CHECK_STYLE_JOBS:-$(nproc)}
+OUTDIR=$(mktemp -d)
+trap 'rm -rf "$OUTDIR"' EXIT
+
+# pool NAME FUNC FILE...: FUNC FILE for each, JOBS at a time; FUNC prints
+# its findings and fails when there are any. Then the findings in order
+# and the counts.
+pool() {
+	local name=$1 fn=$2 i=0 f pids=()
+	shift 2
+	for f in "$@"; do
+		i=$((i + 1))
+		{ "$fn" "$f" >"$OUTDIR/$name.$i" 2>&1; echo $? >"$OUTDIR/$name.$i.rc"; } &
+		pids+=($!)
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n
+		done
+	done
+	wait "${pids[@]}"
+	for i in $(seq 1 $#); do
+		cat "$OUTDIR/$name.$i"
+		if [ "$(cat "$OUTDIR/$name.$i.rc")" = 0 ]; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+# C=2 runs sparse on every file, also those already compiled.
+log=$LOGDIR/sparse.log
+# (its status goes to a file: the pool's `wait -n` may reap it)
+{ "$MAKE" --no-print-directory -C "$ROOT" kmod C=2 >"$log" 2>&1; echo $? >"$OUTDIR/sparse.rc"; } &
+
+check_kmod() {
+	local f=$1 ignore=FILE_PATH_CHANGES
+
 	# --no-tree: we check files, not a kernel tree; the spelling and
 	# const-struct lists come from the same scripts/ directory.
 	# kmod/kprof_compat.h is the one place that tests LINUX_VERSION_CODE
 	# (APIs newer than 6.1, the oldest kernel the module builds against).
-	ignore=FILE_PATH_CHANGES
 	[ "$f" = kmod/kprof_compat.h ] && ignore=$ignore,LINUX_VERSION_CODE
-	if out=$(perl "$CHECKPATCH" --no-tree --strict --terse --show-types --no-summary \
-		--ignore "$ignore" -f "$f" 2>&1); then
-		passed=$((passed + 1))
-	else
-		echo "$out"
-		failed=$((failed + 1))
-	fi
-done
+	perl "$CHECKPATCH" --no-tree --strict --terse --show-types --no-summary \
+		--ignore "$ignore" -f "$f" 2>&1
+}
+
+echo "== checkpatch.pl --strict, kmod/: ${#files[@]} files"
+pool kmod check_kmod "${files[@]}"
 
 # User space: no kernel types (u32...), compiler_attributes.h or BIT()
 # there (stdint and C11 instead); CamelCase names are the vendor APIs' own
@@ -126,24 +161,23 @@ drop_float_exponents() {
 	done
 }
 
-echo "== checkpatch.pl --strict, user space: ${#ufiles[@]} files"
-for f in "${ufiles[@]}"; do
+check_user() {
+	local f=$1 out
+
 	out=$(perl "$CHECKPATCH" --no-tree --strict --terse --show-types --no-summary \
 		--ignore "$USER_IGNORE$(user_extra_ignore "$f")" -f "$f" 2>&1 |
 		drop_float_exponents "$f")
-	if [ -z "$out" ]; then
-		passed=$((passed + 1))
-	else
-		echo "$out"
-		failed=$((failed + 1))
-	fi
-done
+	[ -z "$out" ] && return 0
+	echo "$out"
+	return 1
+}
 
-# C=2 runs sparse on every file, also those already compiled.
+echo "== checkpatch.pl --strict, user space: ${#ufiles[@]} files"
+pool user check_user "${ufiles[@]}"
+
 echo "== sparse (make kmod C=2)"
-log=$LOGDIR/sparse.log
-"$MAKE" --no-print-directory -C "$ROOT" kmod C=2 >"$log" 2>&1
-rc=$?
+wait
+rc=$(cat "$OUTDIR/sparse.rc")
 # Compiler and sparse findings both look like "file:line:col: warning: ...".
 findings=$(grep -E '(warning|error):' "$log")
 if [ "$rc" != 0 ] || [ -n "$findings" ]; then

@@ -85,9 +85,10 @@ int InitializeInjection(void)
 		uint8_t one = 1;
 		size_t len = sizeof(one);
 
+		CUpti_ActivityAttribute a = CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER;
+
 		fprintf(stderr, "min_cupti: per-thread activity buffers: %d\n",
-			(int)cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER,
-						       &len, &one));
+			(int)cuptiActivitySetAttribute(a, &len, &one));
 	}
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (k && strstr(k, "copy")) {

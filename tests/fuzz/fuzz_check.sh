@@ -5,9 +5,10 @@
 # TARGET:CORPUS:DICT argument, replays every file of
 # tests/fuzz/regressions/TARGET/, then fuzzes TARGET for FUZZ_SECONDS from
 # a scratch copy of corpus/CORPUS/ (the tree's corpus is never modified),
-# with the dictionary DICT.dict when DICT is not empty. One process at a
-# time. A crash input is kept in $FUZZ_OUT/crashes/TARGET/ and named in
-# the output.
+# with the dictionary DICT.dict when DICT is not empty. FUZZ_JOBS targets
+# (default: the CPUs) run at a time, each one process on one CPU; their
+# lines are printed in argument order. A crash input is kept in
+# $FUZZ_OUT/crashes/TARGET/ and named in the output.
 # Last line: "N passed, N failed"; exit status non-zero on any failure.
 set -u
 : "${FUZZ_OUT:?}" "${FUZZ_SRC:?}" "${FUZZ_SECONDS:=20}"
@@ -28,12 +29,10 @@ if [ -z "${FUZZ_SEED:-}" ]; then
 	fi
 fi
 
-pass=0
-fail=0
-ok() { echo "PASS $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-
-for arg in "$@"; do
+# one_target TARGET:CORPUS:DICT: its PASS/FAIL lines (and a failure's
+# context) on stdout.
+one_target() {
+	local arg=$1 t c d dict bin crashes log regs work execs cov
 	t=${arg%%:*}
 	c=${arg#*:}
 	d=${c#*:}
@@ -49,9 +48,9 @@ for arg in "$@"; do
 	regs=("$FUZZ_SRC"/regressions/"$t"/*)
 	if [ -e "${regs[0]}" ]; then
 		if "$bin" -runs=1 "${regs[@]}" >"$log.regress" 2>&1; then
-			ok "$t regressions (${#regs[@]} inputs)"
+			echo "PASS $t regressions (${#regs[@]} inputs)"
 		else
-			bad "$t regressions: see $log.regress"
+			echo "FAIL $t regressions: see $log.regress"
 			tail -n 30 "$log.regress"
 		fi
 	fi
@@ -63,12 +62,33 @@ for arg in "$@"; do
 		"$work" >"$log" 2>&1; then
 		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-		ok "$t ${FUZZ_SECONDS}s seed $FUZZ_SEED: ${execs:-?} execs, $cov"
+		echo "PASS $t ${FUZZ_SECONDS}s seed $FUZZ_SEED: ${execs:-?} execs, $cov"
 	else
-		bad "$t (seed $FUZZ_SEED): crash or leak, input in $crashes/ (log $log)"
+		echo "FAIL $t (seed $FUZZ_SEED): crash or leak, input in $crashes/ (log $log)"
 		grep -m 1 -A 12 '^==[0-9]*==ERROR\|runtime error\|^SUMMARY' "$log"
 	fi
 	rm -rf "$work"
+}
+
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+outs=$(mktemp -d)
+trap 'rm -rf "$outs"' EXIT
+i=0
+for arg in "$@"; do
+	i=$((i + 1))
+	one_target "$arg" >"$outs/$i" 2>&1 &
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n
+	done
+done
+wait
+
+pass=0
+fail=0
+for n in $(seq 1 "$i"); do
+	cat "$outs/$n"
+	pass=$((pass + $(grep -c '^PASS ' "$outs/$n")))
+	fail=$((fail + $(grep -c '^FAIL ' "$outs/$n")))
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
