@@ -7,11 +7,15 @@
 # without printing its counts adds one failure, so it cannot pass silently.
 #
 #   scripts/check.sh check-unit check-style check-vm
+#
+# Each lane's builds run CHECK_JOBS (default: the CPUs) jobs at a time;
+# the lanes themselves, and the tests in them, run one after the other.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 MAKE=${MAKE:-make}
+JOBS=${CHECK_JOBS:-$(nproc)}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 
@@ -49,7 +53,7 @@ for lane in "$@"; do
 	fi
 	echo "===== make $lane"
 	start=$(date +%s)
-	"$MAKE" --no-print-directory -C "$ROOT" "$lane" 2>&1 | tee "$log"
+	"$MAKE" -j"$JOBS" --no-print-directory -C "$ROOT" "$lane" 2>&1 | tee "$log"
 	st=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - start))
 	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n1)
