@@ -45,9 +45,7 @@ CC=${CC:-gcc}
 tmp=$(mktemp -d /tmp/kprof-nvidia.XXXXXX)
 chmod 755 "$tmp"
 export KPROF_RUN_DIR=$tmp/run
-n=0
-pass=0
-fail=0
+. "$here/tap_lib.sh"
 
 cleanup() {
 	# kprof's own reset first; nvidia-smi's in case kprof could not
@@ -58,23 +56,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-tap() {		# tap STATUS "what"
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
-
-check() {	# check "what" command...
-	what=$1
-	shift
-	"$@"
-	tap $? "$what"
-}
 
 run() {		# run WANT_STATUS command...: output in $tmp/out
 	want=$1
@@ -305,7 +286,5 @@ check "reset-clock after the captures" run 0 "$K" reset-clock --device nvidia:0
 check "multi_check.sh: captures of several GPUs (tests/nvidia/multi_check.sh)" \
 	run 0 env KPROFCTL="$K" AGENT="$tmp/build/libkprof_cupti.so" "$here/multi_check.sh"
 
-echo "1..$n"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end
 

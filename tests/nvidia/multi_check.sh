@@ -30,20 +30,7 @@ tmp=$(mktemp -d /tmp/kprof-nvidia-multi.XXXXXX)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-n=0
-pass=0
-fail=0
-
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-}
+. "$here/tap_lib.sh"
 
 run() {		# run WANT command...: output shown as comments
 	want=$1
@@ -105,6 +92,4 @@ else
 	done
 	sed -n '/^## Collectives and compute/,/^## Op counts/p' "$tmp/ddp/report.md" | sed 's/^/# /'
 fi
-echo "1..$n"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end

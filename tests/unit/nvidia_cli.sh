@@ -25,25 +25,7 @@ RUN=$tmp/run
 # every run below passes it, so nothing here reaches /run/kprof or /sys.
 export KPROF_DEV_DIR=$tmp/dev KPROF_SYSFS_ROOT=$tmp/sys KPROF_RUN_DIR=$RUN
 export KPROF_NVML_STANDIN_DATA=$DATA KPROF_NVML_STANDIN_LOG=$LOG
-n=0
-failed=0
-
-tap() {		# tap STATUS "what"
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
-
-check() {	# check "what" command...
-	what=$1
-	shift
-	"$@"
-	tap $? "$what"
-}
+. "$(dirname "$0")/../nvidia/tap_lib.sh"
 
 # kp WANT args...: kprofctl with the stand-in, output in $tmp/out
 kp() {
@@ -270,4 +252,4 @@ fi
 
 check "every call kprofctl made was in the recording" sh -c "! grep UNRECORDED '$LOG'"
 echo "nvidia_cli: $n checks"
-exit $failed
+[ "$fail" -eq 0 ]

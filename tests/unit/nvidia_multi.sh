@@ -30,18 +30,7 @@ U0=$(awk '/^nvmlDeviceGetUUID 0 = 0 /{print $5}' "$D/h100.nvml")
 U1=${U0%??}01
 U2=${U0%??}02
 FAKE=$B/tests/nvidia/fake_cuda
-n=0
-failed=0
-
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
+. "$here/../nvidia/tap_lib.sh"
 
 # cap WANT DIR DEVICES CMD...: a capture with the stand-in CUPTI, log in DIR.log
 cap() {
@@ -182,4 +171,4 @@ tap $? "--host-times uprobe with several GPUs: a usage error"
 [ ! -f "$tmp/nvml.log" ] || ! grep -q UNRECORDED "$tmp/nvml.log"
 tap $? "every NVML call was in the recording"
 echo "nvidia_multi: $n checks"
-exit $failed
+[ "$fail" -eq 0 ]
