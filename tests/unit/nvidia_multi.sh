@@ -99,6 +99,18 @@ tap $? "trace.json: a track group per GPU on one timeline"
 	cmp -s "$tmp/two/report.md" "$tmp/again/report.md"
 tap $? "kprofctl report DIR re-makes the same outputs"
 
+# The step pattern is the capture's: report DIR without --step keeps it.
+step() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step"])' "$1" 2>/dev/null; }
+[ "$(step "$tmp/two/capture.json")" = 'nccl*AllReduce*' ]
+tap $? "capture.json: the default step pattern"
+"$B/kprofctl" report "$tmp/two" --step 'kprof_spin*' >"$tmp/step1.log" 2>&1 &&
+	"$B/kprofctl" report "$tmp/two" -o "$tmp/step2" >"$tmp/step2.log" 2>&1 &&
+	[ "$(step "$tmp/two/capture.json")" = 'kprof_spin*' ] &&
+	[ "$(step "$tmp/step2/capture.json")" = 'kprof_spin*' ] &&
+	cmp -s "$tmp/two/report.md" "$tmp/step2/report.md" &&
+	! cmp -s "$tmp/two/report.md" "$tmp/again/report.md"
+tap $? "report DIR --step P, then report DIR without --step: P again, the same report.md"
+
 # A process's ops on a GPU not captured: counted, said, left out.
 cap 0 "$tmp/foreign" nvidia:0,nvidia:1 sh -c "
 	KPROF_STANDIN_DATA=$D/spin.cuptirec KPROF_STANDIN_GPUS=$U0 KPROF_STANDIN_DEVICE=0 $FAKE &

@@ -113,7 +113,8 @@ for dv in "$A" "$B"; do
 		"$D/dev$dv/ops.csv" | wc -l)" 0 "multi: every row of dev$dv/ops.csv is of device $dv"
 done
 eq "$(cd "$D" && find . -maxdepth 1 -type f | sort | tr '\n' ' ')" \
-	"./report.html ./report.md ./trace.json " "multi: DIR holds trace.json, report.md, report.html"
+	"./capture.json ./report.html ./report.md ./trace.json " \
+	"multi: DIR holds trace.json, report.md, report.html, capture.json"
 check_dev "$D/dev$A" $SIM_A "$loA" "$hiA" "multi dev$A"
 check_dev "$D/dev$B" $SIM_B "$loB" "$hiB" "multi dev$B"
 

@@ -11,6 +11,7 @@
 #include "kprof_outdir.h"
 #include "kprof_progress.h"
 #include "kprof_report.h"
+#include "kprof_steps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -228,6 +229,7 @@ int capture_multi_report(const char *dir, const char *out, int force,
 	struct kprof_multi_dev devs[KPROF_DEVICE_LIST_MAX];
 	struct kprof_outdir *ods[KPROF_DEVICE_LIST_MAX] = { 0 };
 	char names[KPROF_DEVICE_LIST_MAX][KPROF_DEVICE_NAME_LEN], list[256] = "";
+	char saved_step[1024];
 	struct kprof_err err = { 0 };
 	unsigned int flags = 0, k;
 	struct kprof_outdir *top;
@@ -236,6 +238,16 @@ int capture_multi_report(const char *dir, const char *out, int force,
 
 	if (n <= 0)
 		return -1;
+	/* the capture's own step pattern unless --step gives another */
+	if (!step) {
+		int r = kprof_multi_step_of(dir, saved_step, sizeof(saved_step), &err);
+
+		if (!r)
+			step = saved_step;
+		else if (r != -ENOENT)
+			kprofctl_warn("%s; steps are marked by the default pattern %s (--step sets one)",
+				      err.msg, KPROF_STEP_DEFAULT);
+	}
 	/* into another directory: it must be empty (or --force), as a report's */
 	if (out && strcmp(out, dir))
 		flags = KPROF_OUTDIR_EMPTY | (force ? KPROF_OUTDIR_FORCE : 0);

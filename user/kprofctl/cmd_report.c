@@ -58,8 +58,9 @@ static void report_usage(FILE *f)
 		"                         per core, with zone slices); bounds the file for\n"
 		"                         devices with many cores, without zone slices\n"
 		"      --step GLOB        several devices: an op matching GLOB starts a\n"
-		"                         step (default " KPROF_STEP_DEFAULT ", NCCL's\n"
-		"                         all-reduce); report.md names the slowest per step\n"
+		"                         step (default: the capture's, DIR/capture.json,\n"
+		"                         else " KPROF_STEP_DEFAULT ", NCCL's all-reduce);\n"
+		"                         report.md names the slowest per step\n"
 		"Needs no privileges. Run as root on files of another user (DIR, FILE,\n"
 		"OUTDIR or the directory OUTDIR is made in), it works as that user.\n");
 }

@@ -662,6 +662,76 @@ static int write_html(struct kprof_outdir *top, const struct kprof_multi_dev *de
 	return ret;
 }
 
+/* capture.json: {"devices": [names], "step": pattern} */
+static int write_capture_json(struct kprof_outdir *top, const char *const *names,
+			      unsigned int n, const char *step, struct kprof_err *err)
+{
+	json_object *root = json_object_new_object(), *list = json_object_new_array();
+	struct kprof_outfile of = { 0 };
+	int ret, bad = !root || !list;
+
+	/* root owns list once added; json-c's adds fail only on ENOMEM */
+	if (!bad) {
+		if (json_object_object_add(root, "devices", list))
+			bad = 1;
+		else
+			list = NULL;
+	}
+	for (unsigned int k = 0; k < n && !bad; k++)
+		bad = json_object_array_add(json_object_object_get(root, "devices"),
+					    json_object_new_string(names[k]));
+	if (!step)
+		step = KPROF_STEP_DEFAULT;
+	if (!bad)
+		bad = json_object_object_add(root, "step", json_object_new_string(step));
+	json_object_put(list);
+	if (bad) {
+		json_object_put(root);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	ret = kprof_outfile_create(top, "capture.json", &of, err);
+	if (!ret) {
+		fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						     JSON_C_TO_STRING_NOSLASHESCAPE), of.f);
+		fputc('\n', of.f);
+		ret = kprof_outfile_commit(&of, 0, err);
+		kprof_outfile_discard(&of);
+	}
+	json_object_put(root);
+	return ret;
+}
+
+int kprof_multi_step_of(const char *dir, char *buf, size_t len, struct kprof_err *err)
+{
+	char path[4200];
+	json_object *root, *step;
+	int fd, ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "%s/capture.json", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT :
+		       kprof_err_set(err, errno, "%s: %s", path, strerror(errno));
+	root = json_object_from_fd(fd);
+	close(fd);
+	if (!root)
+		return kprof_err_set(err, EBADMSG, "%s: not JSON: %s", path,
+				     json_util_get_last_err() ? json_util_get_last_err() : "?");
+	if (json_object_object_get_ex(root, "step", &step) &&
+	    json_object_is_type(step, json_type_string)) {
+		if ((size_t)json_object_get_string_len(step) < len) {
+			snprintf(buf, len, "%s", json_object_get_string(step));
+			ret = 0;
+		} else {
+			ret = kprof_err_set(err, ENAMETOOLONG,
+					    "%s: the step pattern is longer than %zu bytes",
+					    path, len - 1);
+		}
+	}
+	json_object_put(root);
+	return ret;
+}
+
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		      unsigned int n, const char *step, struct kprof_multi_result *res,
 		      struct kprof_err *err)
@@ -709,6 +779,8 @@ int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *de
 	kprof_outfile_discard(&of);
 	if (!ret)
 		ret = write_html(top, devs, n, md, mdlen, err);
+	if (!ret)
+		ret = write_capture_json(top, names, n, step, err);
 	if (!ret)
 		ret = kprof_outdir_prune(top, err);
 out:

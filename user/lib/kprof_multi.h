@@ -12,6 +12,8 @@
  *                collectives vs compute and the slowest device per step
  *                (kprof_steps.h)
  *   report.html  report.md as a page, with links to each device's page
+ *   capture.json the devices and the step pattern the outputs were made
+ *                with (kprof_multi_step_of)
  *
  * Everything is made from the devices' own outputs of this run, so
  * `kprofctl report DIR` re-makes it from their raw/ alone.
@@ -98,13 +100,22 @@ struct kprof_multi_result {
 };
 
 /*
- * Writes trace.json, report.md and report.html in top from the devices'
- * outputs; the other outputs of the set are removed from top. step: the
+ * Writes trace.json, report.md, report.html and capture.json in top from
+ * the devices' outputs; the other outputs of the set are removed from top. step: the
  * step pattern (NULL: KPROF_STEP_DEFAULT). res may be NULL. 0 or -errno
  * with err set.
  */
 int kprof_multi_write(struct kprof_outdir *top, const struct kprof_multi_dev *devs,
 		      unsigned int n, const char *step, struct kprof_multi_result *res,
 		      struct kprof_err *err);
+
+/*
+ * The step pattern DIR's outputs were made with, from DIR/capture.json,
+ * into buf (len bytes), so that `kprofctl report DIR` without --step
+ * makes them the same way. 0; -ENOENT when DIR has no capture.json (made
+ * before it was written) or it names no pattern; -errno with err set
+ * when it cannot be read or the pattern does not fit.
+ */
+int kprof_multi_step_of(const char *dir, char *buf, size_t len, struct kprof_err *err);
 
 #endif /* KPROF_MULTI_H */
