@@ -57,22 +57,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 
-run() {		# run WANT_STATUS command...: output in $tmp/out
-	want=$1
-	shift
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	sed 's/^/# /' "$tmp/out"
-	[ "$got" -eq "$want" ] || { echo "# exit $got, expected $want: $*"; return 1; }
-}
-
 has() { grep -q -- "$1" "$tmp/out" || { echo "# output lacks: $1"; return 1; }; }
 
 smi() { nvidia-smi -i 0 --query-gpu="$1" --format=csv,noheader,nounits | sed 's/ *$//'; }
 
-json() {	# json EXPR FILE: a Python expression over the document j
-	python3 -c 'import json, sys; j = json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$2"
-}
 
 eq() { [ "$1" = "$2" ] || { echo "# got '$1', expected '$2'"; return 1; }; }
 

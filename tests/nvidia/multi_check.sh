@@ -32,17 +32,6 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 . "$here/tap_lib.sh"
 
-run() {		# run WANT command...: output shown as comments
-	want=$1
-	shift
-	"$@" >"$tmp/out" 2>&1
-	got=$?
-	sed 's/^/# /' "$tmp/out"
-	[ "$got" -eq "$want" ] || { echo "# exit $got, expected $want"; return 1; }
-}
-
-json() { python3 -c 'import json, sys; j = json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$2"; }
-
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 echo "# $ngpu GPU(s)"
 

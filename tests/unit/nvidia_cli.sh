@@ -62,9 +62,6 @@ mark=0
 calls() { tail -n +$((mark + 1)) "$LOG" 2>/dev/null; }
 fresh() { mark=$(cat "$LOG" 2>/dev/null | wc -l); }
 
-# jget EXPR FILE: one value of a JSON document (python3)
-jget() { python3 -c 'import json, sys; j = json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$2"; }
-
 uuid=$(rec "nvmlDeviceGetUUID 0")
 name=$(rec "nvmlDeviceGetName 0")
 pci=$(rec "nvmlDeviceGetPciInfo_v3 0" | cut -d' ' -f1)
@@ -88,7 +85,7 @@ check "list: nvidia:0 with name, UUID, PCI bus id (no kprof module)" kp 0 list
 check "... row" grep -q "^nvidia:0 *$name *$uuid *$pci *$sm_now *$mem_now *unknown" "$tmp/out"
 check "list --json" kp 0 list --json
 check "... kind nvidia, id nvidia:0, the UUID" \
-	eq "$(jget '[(d["kind"], d["id"], d["uuid"]) for d in j]' "$tmp/out")" "[('nvidia', 'nvidia:0', '$uuid')]"
+	eq "$(json '[(d["kind"], d["id"], d["uuid"]) for d in j]' "$tmp/out")" "[('nvidia', 'nvidia:0', '$uuid')]"
 check "info --device nvidia:0" kp 0 info --device nvidia:0
 check "... header" has "^nvidia:0: $name$"
 check "... uuid, PCI, driver" sh -c "grep -q 'uuid: *$uuid' '$tmp/out' && grep -q 'pci bus id: *$pci' '$tmp/out' && grep -q 'driver: *$driver' '$tmp/out'"
@@ -101,17 +98,17 @@ check "... lock: unknown, never guessed" has "lock: *unknown: NVML cannot read a
 check "info --json" kp 0 info --device nvidia:0 --json
 cp "$tmp/out" "$tmp/info.json"
 check "... kind, id, uuid, pci, driver" \
-	eq "$(jget '(j["kind"], j["id"], j["uuid"], j["pci_bus_id"], j["driver_version"])' "$tmp/info.json")" \
+	eq "$(json '(j["kind"], j["id"], j["uuid"], j["pci_bus_id"], j["driver_version"])' "$tmp/info.json")" \
 	"('nvidia', 'nvidia:0', '$uuid', '$pci', '$driver')"
 check "... clocks" \
-	eq "$(jget '[j["clock"][k] for k in ("sm_mhz", "mem_mhz", "max_sm_mhz", "default_app_sm_mhz")]' "$tmp/info.json")" \
+	eq "$(json '[j["clock"][k] for k in ("sm_mhz", "mem_mhz", "max_sm_mhz", "default_app_sm_mhz")]' "$tmp/info.json")" \
 	"[$sm_now, $mem_now, $sm_max, $sm_defapp]"
-check "... supported SM" eq "$(jget 'j["clock"]["supported_sm"]' "$tmp/info.json")" \
+check "... supported SM" eq "$(json 'j["clock"]["supported_sm"]' "$tmp/info.json")" \
 	"{'min_mhz': $sup_lo, 'max_mhz': $sup_hi, 'count': $sup_n}"
-check "... event reasons" eq "$(jget 'j["clock"]["event_reasons"]["reasons"]' "$tmp/info.json")" "['gpu_idle']"
-check "... lock by unknown" eq "$(jget 'j["clock"]["lock"]["by"]' "$tmp/info.json")" unknown
+check "... event reasons" eq "$(json 'j["clock"]["event_reasons"]["reasons"]' "$tmp/info.json")" "['gpu_idle']"
+check "... lock by unknown" eq "$(json 'j["clock"]["lock"]["by"]' "$tmp/info.json")" unknown
 check "info --device nvidia:<uuid> is nvidia:0" kp 0 info --device "nvidia:$uuid" --json
-check "... id nvidia:0" eq "$(jget 'j["id"]' "$tmp/out")" nvidia:0
+check "... id nvidia:0" eq "$(json 'j["id"]' "$tmp/out")" nvidia:0
 check "info --device nvidia:1: no such GPU" kp 1 info --device nvidia:1
 check "... says how many there are" has "no nvidia:1: this machine has 1 NVIDIA GPU; kprofctl list shows them"
 check "info of an unknown UUID" kp 1 info --device nvidia:GPU-12345678-1234-1234-1234-123456789abc
@@ -127,7 +124,7 @@ check "... one call: nvmlDeviceSetGpuLockedClocks($F, $F)" \
 check "... says so" has "SM clock locked at $F MHz (nvmlDeviceSetGpuLockedClocks $F..$F)"
 check "... and where the state is" has "state in $state; kprofctl reset-clock --device nvidia:0 releases the lock"
 check "... state: sm_locked_mhz $F, no memory lock, before = the readings" \
-	eq "$(jget '(j["gpu"]["uuid"], j["gpu"]["sm_locked_mhz"], j["gpu"]["mem_locked_mhz"], j["gpu"]["before"]["sm_mhz"], j["gpu"]["before"]["mem_mhz"])' "$state")" \
+	eq "$(json '(j["gpu"]["uuid"], j["gpu"]["sm_locked_mhz"], j["gpu"]["mem_locked_mhz"], j["gpu"]["before"]["sm_mhz"], j["gpu"]["before"]["mem_mhz"])' "$state")" \
 	"('$uuid', $F, None, $sm_now, $mem_now)"
 check "info shows kprof's lock" kp 0 info --device nvidia:0
 check "... from the state file" has "lock: *locked by kprof at $F MHz (state file $state)"
@@ -137,7 +134,7 @@ fresh
 check "lock-clock --max over it" kp 0 lock-clock --device nvidia:0 --max
 check "... at the max SM clock" eq "$(calls)" "nvmlDeviceSetGpuLockedClocks 0 $sm_max $sm_max = 0"
 check "... keeps the first lock's 'before'" \
-	eq "$(jget '(j["gpu"]["sm_locked_mhz"], j["gpu"]["before"]["sm_mhz"])' "$state")" "($sm_max, $sm_now)"
+	eq "$(json '(j["gpu"]["sm_locked_mhz"], j["gpu"]["before"]["sm_mhz"])' "$state")" "($sm_max, $sm_now)"
 fresh
 check "reset-clock" kp 0 reset-clock --device nvidia:0
 check "... one call: nvmlDeviceResetGpuLockedClocks, no memory reset" \
@@ -186,7 +183,7 @@ if [ "$mem_rc" = 3 ]; then
 	check "... Not Supported: said; the SM lock stands; exit 0" \
 		has "memory clock not locked: this GPU does not support it (nvmlDeviceSetMemoryLockedClocks: Not Supported); the SM lock stands"
 	check "... memory not recorded as locked" \
-		eq "$(jget '(j["gpu"]["sm_locked_mhz"], j["gpu"]["mem_locked_mhz"])' "$state")" "($F, None)"
+		eq "$(json '(j["gpu"]["sm_locked_mhz"], j["gpu"]["mem_locked_mhz"])' "$state")" "($F, None)"
 fi
 fresh
 kp 0 reset-clock --device nvidia:0
@@ -195,7 +192,7 @@ fresh
 check "lock-clock --mem-mhz current where the GPU accepts it" \
 	kpx 0 "KPROF_NVML_STANDIN_RC=nvmlDeviceSetMemoryLockedClocks=0" \
 	lock-clock --device nvidia:0 --mhz "$F" --mem-mhz current
-check "... recorded" eq "$(jget 'j["gpu"]["mem_locked_mhz"]' "$state")" "$mem_now"
+check "... recorded" eq "$(json 'j["gpu"]["mem_locked_mhz"]' "$state")" "$mem_now"
 fresh
 check "... reset undoes both" kpx 0 "KPROF_NVML_STANDIN_RC=nvmlDeviceResetMemoryLockedClocks=0" \
 	reset-clock --device nvidia:0
