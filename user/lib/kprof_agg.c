@@ -114,6 +114,7 @@ struct kprof_agg {
 	struct kprof_zone_time *zspans;	/* scratch for kprof_op_row.zone_spans */
 	uint32_t zspans_cap;
 	uint32_t *zstack;		/* scratch: open zones of one RISC */
+	const uint32_t *core_rank;	/* kprof_agg_core_rank */
 	uint32_t zstack_cap;
 	struct sync_ev *syncs;		/* FIFO of sync ioctls */
 	size_t sync_head, sync_n, sync_cap;
@@ -564,6 +565,21 @@ static int cmp_core_span(const void *x, const void *y)
 	return (p->core > q->core) - (p->core < q->core);
 }
 
+/* The op's cores (and its zone markers' cores) renamed by core_rank. */
+static void rank_cores(const struct kprof_agg *a, struct op *o)
+{
+	for (uint32_t c = 0; c < o->ncores; c++)
+		o->cores[c].core = a->core_rank[o->cores[c].core];
+	for (uint32_t i = 0; i < o->nzm; i++)
+		o->zm[i].core = a->core_rank[o->zm[i].core];
+	o->unsorted = 1;
+}
+
+void kprof_agg_core_rank(struct kprof_agg *a, const uint32_t *rank)
+{
+	a->core_rank = rank;
+}
+
 static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 {
 	struct kprof_op_row row;
@@ -592,6 +608,8 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	/* by core id, as rows and timelines list them; the op's hash is
 	 * not used again (the op is written and recycled below)
 	 */
+	if (a->core_rank)
+		rank_cores(a, o);
 	if (o->unsorted)
 		qsort(o->cores, o->ncores, sizeof(*o->cores), cmp_core_span);
 	for (uint32_t c = 0; c < o->ncores; c++) {

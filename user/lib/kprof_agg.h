@@ -190,6 +190,15 @@ int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
 		      struct kprof_err *err);
 int kprof_agg_host_event(struct kprof_agg *a, const struct kprof_host_event *ev,
 			 struct kprof_err *err);
+/*
+ * From now on, an op's core c is written as rank[c] (rank: one entry per
+ * core id given so far, distinct values; kept, not copied): for inputs
+ * whose core ids are known only at their end (a tt-metal log: cores are
+ * numbered by their place in the sorted list). Only for slack_ns
+ * KPROF_AGG_NEVER, before kprof_agg_finish, so that no op was written
+ * with the ids given.
+ */
+void kprof_agg_core_rank(struct kprof_agg *a, const uint32_t *rank);
 /* Retires everything left, in order. */
 int kprof_agg_finish(struct kprof_agg *a, struct kprof_err *err);
 const struct kprof_agg_stats *kprof_agg_stats(const struct kprof_agg *a);

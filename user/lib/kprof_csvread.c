@@ -131,10 +131,69 @@ static int skip_rest(struct kprof_csv_src *s, size_t *skipped, int *state, size_
 }
 
 /*
+ * The common record, split where it lies: a whole line in the read-ahead
+ * with no '"' and no NUL. Its fields are its runs between commas, blanks
+ * trimmed, NUL-terminated in place (the bytes are consumed), which is
+ * what the state machine below makes of such a line, without copying
+ * each byte. 1: done (fld, nf, nskip, line set); 0: a blank line,
+ * consumed; -1: not such a record (nothing consumed); -2: out of memory.
+ */
+static int fast_record(struct kprof_csv_src *s, size_t max)
+{
+	unsigned char *b = s->in + s->inpos, *nl, *p, *e, *t;
+	size_t n = s->inlen - s->inpos;
+	int nf = 0, last = 0;
+
+	nl = memchr(b, '\n', n);
+	if (!nl)
+		return -1;	/* across the read-ahead, or no last line break */
+	n = (size_t)(nl - b);
+	/* the state machine's length cap (stored bytes and NULs) */
+	if (n + 2 >= max || memchr(b, '"', n) || memchr(b, '\0', n))
+		return -1;
+	for (p = b; p < nl && is_blank(*p); p++)
+		;
+	s->line = s->lines + 1;
+	s->lines++;
+	s->inpos = (size_t)(nl + 1 - s->in);
+	if (p == nl)
+		return 0;
+	p = b;
+	for (;;) {
+		while (p < nl && is_blank(*p))
+			p++;
+		e = p < nl ? memchr(p, ',', (size_t)(nl - p)) : NULL;
+		if (!e) {
+			e = nl;
+			last = 1;
+		}
+		for (t = e; t > p && is_blank(t[-1]); t--)
+			;
+		*t = '\0';	/* over a blank, the ',' or the '\n' */
+		if ((size_t)nf == s->fldcap &&
+		    grow(&s->fld, &s->fldcap, (size_t)nf + 1, sizeof(*s->fld)))
+			return -2;
+		s->fld[nf++] = (char *)p;
+		p = e + 1;
+		if (last)
+			break;
+		if (nf == s->skip_from) {
+			/* the rest: counted, not stored */
+			s->nskip = 1;
+			for (; p < nl && (p = memchr(p, ',', (size_t)(nl - p))); p++)
+				s->nskip++;
+			break;
+		}
+	}
+	s->nf = nf;
+	return 1;
+}
+
+/*
  * One pass over the bytes of one record: each byte moves the state
  * machine and is stored at most once, so time and memory are linear in
  * the record whatever it holds, and the field count and the fields come
- * from the same decisions.
+ * from the same decisions. A plain line takes fast_record() instead.
  */
 int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 {
@@ -144,6 +203,19 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 
 	if (grow(&s->off, &s->offcap, 2, sizeof(*s->off)))
 		return kprof_err_set(err, ENOMEM, "out of memory");
+	while (!s->slow_only) {
+		if (s->inpos == s->inlen && !refill(s))
+			break;	/* the end, or an error: the state machine says */
+		s->nf = 0;
+		s->nskip = 0;
+		c = fast_record(s, max);
+		if (c == -2)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		if (c == 1)
+			return 1;
+		if (c < 0)
+			break;
+	}
 	for (;;) {
 		state = S_START;
 		quoted = 0;
@@ -304,8 +376,8 @@ store:
 			if (state != S_PLAIN || !is_blank(c))
 				keep = s->len;
 		}
-		/* a line of blanks only: skipped (a quoted "" is a field) */
-		if (s->nf == 1 && s->len == 1 && !quoted)
+		/* a line of blanks only: skipped (a quoted "" is a field; "," is two) */
+		if (s->nf == 1 && !s->nskip && s->len == 1 && !quoted)
 			continue;
 		break;
 	}
@@ -323,15 +395,22 @@ too_long:
 /* The record's fields in one allocation: n pointers, then the bytes. */
 static char **pack(const struct kprof_csv_src *s)
 {
-	char **p = malloc((size_t)s->nf * sizeof(char *) + s->len);
+	size_t len = 0, l;
+	char **p;
 	char *b;
 
+	for (int i = 0; i < s->nf; i++)
+		len += strlen(s->fld[i]) + 1;
+	p = malloc((size_t)s->nf * sizeof(char *) + len);
 	if (!p)
 		return NULL;
 	b = (char *)(p + s->nf);
-	memcpy(b, s->buf, s->len);
-	for (int i = 0; i < s->nf; i++)
-		p[i] = b + s->off[i];
+	for (int i = 0; i < s->nf; i++) {
+		l = strlen(s->fld[i]) + 1;
+		memcpy(b, s->fld[i], l);
+		p[i] = b;
+		b += l;
+	}
 	return p;
 }
 

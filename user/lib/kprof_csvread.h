@@ -38,11 +38,13 @@ struct kprof_csv_src {
 	 * holds a '"' (then the state machine reads it, same result)
 	 */
 	int skip_from;
+	/* tests: every record through the state machine, none split in place */
+	int slow_only;
 	/* after kprof_csv_record() returned 1: */
 	int nf;			/* fields in fld */
 	int nskip;		/* fields after those, not stored (skip_from) */
 	char **fld;		/* nf NUL-terminated fields, writable, valid until
-				 * the next call
+				 * the next call (in the read-ahead or a copy)
 				 */
 	unsigned long line;	/* the line the record starts on (1-based) */
 	/* private */

@@ -2,9 +2,10 @@
 /*
  * Reports from a tt-metal profile_log_device.csv (kprof_ttmetal.h parses
  * it) -> ops.csv, device_log.csv, trace.json, summary.txt, params.json
- * and report.html. Two passes over the file: the first finds the RISC
- * types and cores (a core's id is its rank), the second feeds every zone
- * marker to the aggregation engine.
+ * and report.html. One pass over the file: every row to device_log.csv,
+ * every zone marker to the aggregation engine, which holds every op to
+ * the end (the log is not in time order); there the cores are sorted (a
+ * core's id is its place) and the ops written.
  */
 #include "kprof_report.h"
 
@@ -38,16 +39,22 @@ struct tt_core {
 };
 
 struct tt_ctx {
-	/* pass 1: tables */
 	char riscs[KPROF_MAX_RISCS][16];
 	unsigned int nriscs;
-	struct tt_core *cores;		/* pass 1: first-seen order; then sorted */
+	/*
+	 * first-seen order: a marker's core is its index here until the end,
+	 * when the cores are sorted and renamed by their place (rank)
+	 */
+	struct tt_core *cores;
 	size_t ncores, cap;
-	struct kprof_hidx ch;		/* pass 1: core -> index */
-	/* pass 2 */
+	struct kprof_hidx ch;		/* core -> index + 1 */
+	uint32_t *rank;
 	struct kprof_tsfit fit;
 	struct kprof_agg *agg;
 	struct kprof_out *out;
+	struct kprof_outdir *od;
+	const struct kprof_report_opts *opts;
+	int opened;
 	struct kprof_err *err;
 	uint64_t rows, markers, other_rows;
 	char freq[32];			/* CHIP_FREQ as written in the outputs */
@@ -93,45 +100,28 @@ static int core_eq(const void *key, size_t i)
 	return !cmp_core(&k->cores[i], k->key);
 }
 
-static int tt_core_add(struct tt_ctx *t, const struct tt_core *key)
+/* key's index in cores (added if new), or -1 with t->err set */
+static long tt_core_index(struct tt_ctx *t, const struct tt_core *key)
 {
 	struct core_key k = { t->cores, key };
 	size_t h = core_hash(key), pos;
 
-	if (t->ch.cap && t->ch.slot[kprof_hidx_slot(&t->ch, h, core_eq, &k)])
-		return 0;
-	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores))
-		return kprof_err_set(t->err, ENOMEM, "out of memory");
+	if (t->ch.cap) {
+		pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
+		if (t->ch.slot[pos])
+			return (long)t->ch.slot[pos] - 1;
+	}
+	if (kprof_hidx_reserve(&t->ch, t->ncores, core_hash_at, t->cores)) {
+		kprof_err_set(t->err, ENOMEM, "out of memory");
+		return -1;
+	}
 	if (kprof_report_grow(&t->cores, &t->cap, t->ncores, sizeof(*t->cores), 64, t->err))
-		return -ENOMEM;
+		return -1;
 	k.cores = t->cores;
 	pos = kprof_hidx_slot(&t->ch, h, core_eq, &k);
 	t->cores[t->ncores++] = *key;
 	t->ch.slot[pos] = t->ncores;
-	return 0;
-}
-
-static int tt_pass1(void *ctx, const struct kprof_tt_info *info,
-		    const struct kprof_tt_row *row)
-{
-	struct tt_ctx *t = ctx;
-	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y };
-
-	(void)info;
-	if (tt_risc_index(t, row->risc) < 0) {
-		if (t->nriscs == KPROF_MAX_RISCS)
-			return kprof_err_set(t->err, EBADMSG,
-					     "line %lu: more than %d RISC processor types",
-					     row->line, KPROF_MAX_RISCS);
-		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", row->risc);
-	}
-	/*
-	 * cores: distinct ones by hash (files list cores in runs: the last
-	 * first), sorted once after the pass: linear in the rows
-	 */
-	if (t->ncores && !cmp_core(&t->cores[t->ncores - 1], &key))
-		return 0;
-	return tt_core_add(t, &key);
+	return (long)t->ncores - 1;
 }
 
 static int zone_kind(const char *zone, const char *type)
@@ -154,15 +144,38 @@ static int zone_kind(const char *zone, const char *type)
 	return start ? KPROF_MARK_ZONE_START : KPROF_MARK_ZONE_END;
 }
 
-static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
-		    const struct kprof_tt_row *row)
+static int tt_open(struct tt_ctx *t, const struct kprof_tt_info *info);
+
+/*
+ * Every row: its RISC type and core registered (tt-metal's RISC order
+ * first), the row to device_log.csv, a zone marker to the engine.
+ */
+static int tt_row(void *ctx, const struct kprof_tt_info *info,
+		  const struct kprof_tt_row *row)
 {
 	struct tt_ctx *t = ctx;
-	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y }, *c;
+	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y };
 	struct kprof_agg_marker m;
-	int kind, r;
+	int kind, r, ret;
+	long c;
 
-	(void)info;
+	if (!t->opened) {
+		ret = tt_open(t, info);
+		if (ret)
+			return ret;
+	}
+	r = tt_risc_index(t, row->risc);
+	if (r < 0) {
+		if (t->nriscs == KPROF_MAX_RISCS)
+			return kprof_err_set(t->err, EBADMSG,
+					     "line %lu: more than %d RISC processor types",
+					     row->line, KPROF_MAX_RISCS);
+		snprintf(t->riscs[t->nriscs], sizeof(t->riscs[0]), "%s", row->risc);
+		r = (int)t->nriscs++;
+	}
+	c = tt_core_index(t, &key);
+	if (c < 0)
+		return -(t->err ? t->err->code : ENOMEM);
 	t->rows++;
 	kprof_out_devlog_row(t->out, row->pcie_slot, row->core_x, row->core_y, row->risc,
 			     row->timer_id, row->time, row->data, row->run_host_id,
@@ -172,96 +185,60 @@ static int tt_pass2(void *ctx, const struct kprof_tt_info *info,
 		t->other_rows++;
 		return 0;
 	}
-	c = t->ncores ? bsearch(&key, t->cores, t->ncores, sizeof(key), cmp_core) : NULL;
-	r = tt_risc_index(t, row->risc);
-	if (!c || r < 0)	/* file changed between the passes */
-		return kprof_err_set(t->err, EAGAIN, "line %lu: file changed while reading",
-				     row->line);
 	memset(&m, 0, sizeof(m));
 	m.op_seq = row->run_host_id;
 	m.timestamp = row->time;
-	m.core = (uint32_t)(c - t->cores);
+	m.core = (uint32_t)c;
 	m.risc = (uint8_t)r;
 	m.kind = (uint8_t)kind;
 	m.zone_id = (uint32_t)row->timer_id;
 	if (kind >= KPROF_MARK_ZONE_START && t->out->trace)
 		kprof_trace_zone_name(t->out->trace, m.zone_id, row->zone_name);
 	t->markers++;
-	r = kprof_agg_marker(t->agg, &m, t->err);
-	return r;
+	return kprof_agg_marker(t->agg, &m, t->err);
 }
 
 /*
- * Pass 1: the RISC types (tt-metal's order first) and the cores, sorted:
- * pass 2 finds a core by bsearch, and its id is its rank.
+ * ops.csv, device_log.csv, (unless left out) trace.json and the engine,
+ * at the first row (the log's first line is read by then) or the end.
+ * ops.csv's RISC columns and trace.json's cores are given at the end
+ * (tt_finish): ops.csv's header is written with its first op, and no op
+ * is written before the end.
  */
-static int tt_scan(const char *csv, struct tt_ctx *t, struct kprof_tt_info *info,
-		   struct kprof_err *err)
+static int tt_open(struct tt_ctx *t, const struct kprof_tt_info *info)
 {
-	int ret;
-
-	for (size_t i = 0; i < ARRAY_SIZE(tt_riscs); i++)
-		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", tt_riscs[i]);
-	ret = kprof_tt_scan_file(csv, tt_pass1, t, info, err);
-	if (ret)
-		return ret;
-	if (t->ncores)
-		qsort(t->cores, t->ncores, sizeof(*t->cores), cmp_core);
-	kprof_hidx_free(&t->ch);
-	return 0;
-}
-
-/* ops.csv, device_log.csv and (unless left out) trace.json */
-static int tt_open(struct tt_ctx *t, struct kprof_out *out, struct kprof_outdir *od,
-		   const struct kprof_report_opts *opts, const struct kprof_tt_info *info,
-		   struct kprof_err *err)
-{
+	const struct kprof_report_opts *opts = t->opts;
+	struct kprof_agg_config cfg;
 	struct kprof_trace_cfg tc;
+	struct kprof_out *out = t->out;
 	char label[96];
 	int ret;
 
-	out->nriscs = t->nriscs;
-	memcpy(out->risc_names, t->riscs, sizeof(out->risc_names));
+	t->opened = 1;
 	out->op_filter = opts ? opts->op_filter : NULL;
-	ret = kprof_out_open(out, od, KPROF_OUT_OPS |
+	ret = kprof_out_open(out, t->od, KPROF_OUT_OPS |
 			     (opts && (opts->flags & KPROF_REPORT_NO_DEVICE_LOG) ? 0 :
-			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, err);
+			      KPROF_OUT_DEVLOG), opts ? opts->top_n : 0, t->err);
 	if (ret)
 		return ret;
 	snprintf(t->freq, sizeof(t->freq), "%.6g", info->chip_freq_mhz);
 	kprof_out_devlog_header(out, info->arch[0] ? info->arch : "unknown", t->freq,
 				info->max_compute_cores);
 	/* without: an older report's trace.json is removed (kprof_outdir_prune) */
-	if (opts && (opts->flags & KPROF_REPORT_NO_TRACE))
-		return 0;
-	/*
-	 * busy % of the device's compute cores (the log header's Max Compute
-	 * Cores), or of every core in the log if more
-	 */
-	tc = (struct kprof_trace_cfg){
-		.device_label = label, .group = opts ? opts->trace_group : 0,
-		.num_cores = info->max_compute_cores > t->ncores ?
-			     info->max_compute_cores : (uint32_t)t->ncores,
-		.risc_names = (const char (*)[16])out->risc_names, .nriscs = out->nriscs,
-	};
-	snprintf(label, sizeof(label), "tt-metal %s (device time)", info->arch);
-	out->trace = kprof_trace_open(od, "trace.json", &tc, err);
-	return out->trace ? 0 : -(err ? err->code : EIO);
-}
-
-/* Pass 2: every row to device_log.csv, every zone marker to the engine. */
-static int tt_aggregate(const char *csv, struct tt_ctx *t, struct kprof_out *out,
-			const struct kprof_report_opts *opts, struct kprof_tt_info *info,
-			struct kprof_err *err)
-{
-	struct kprof_agg_config cfg;
-	int ret;
-
+	if (!(opts && (opts->flags & KPROF_REPORT_NO_TRACE))) {
+		tc = (struct kprof_trace_cfg){
+			.device_label = label, .group = opts ? opts->trace_group : 0,
+		};
+		snprintf(label, sizeof(label), "tt-metal %s (device time)", info->arch);
+		out->trace = kprof_trace_open(t->od, "trace.json", &tc, t->err);
+		if (!out->trace)
+			return -(t->err ? t->err->code : EIO);
+	}
 	kprof_tsfit_linear(&t->fit, 1000.0 / info->chip_freq_mhz, 0);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fit = &t->fit;
-	cfg.num_riscs = t->nriscs;
-	cfg.num_cores = (uint32_t)t->ncores;
+	cfg.num_riscs = KPROF_MAX_RISCS;	/* tt_row checks them */
+	cfg.num_cores = UINT32_MAX;		/* indexes into t->cores */
 	cfg.zone_spans = out->trace && !(opts && opts->trace_group > 1);
 	/*
 	 * tt-metal writes the log core by core, not in time order: no op is
@@ -270,12 +247,69 @@ static int tt_aggregate(const char *csv, struct tt_ctx *t, struct kprof_out *out
 	cfg.slack_ns = KPROF_AGG_NEVER;
 	cfg.emit = kprof_out_op;
 	cfg.ctx = out;
-	t->agg = kprof_agg_new(&cfg, err);
-	if (!t->agg)
-		return -(err ? err->code : ENOMEM);
-	t->out = out;
-	ret = kprof_tt_parse_file(csv, tt_pass2, t, info, err);
-	return ret ? ret : kprof_agg_finish(t->agg, err);
+	t->agg = kprof_agg_new(&cfg, t->err);
+	return t->agg ? 0 : -(t->err ? t->err->code : ENOMEM);
+}
+
+static int cmp_core_at(const void *a, const void *b, void *arg)
+{
+	const struct tt_core *cores = arg;
+
+	return cmp_core(&cores[*(const uint32_t *)a], &cores[*(const uint32_t *)b]);
+}
+
+/*
+ * The end of the log: the cores sorted (a core's id is its place), the
+ * RISC types known, every op written.
+ */
+static int tt_finish(struct tt_ctx *t, const struct kprof_tt_info *info)
+{
+	struct kprof_out *out = t->out;
+	uint32_t *order;
+
+	order = malloc((t->ncores ? t->ncores : 1) * sizeof(*order));
+	t->rank = malloc((t->ncores ? t->ncores : 1) * sizeof(*t->rank));
+	if (!order || !t->rank) {
+		free(order);
+		return kprof_err_set(t->err, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < t->ncores; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, t->ncores, sizeof(*order), cmp_core_at, t->cores);
+	for (size_t i = 0; i < t->ncores; i++)
+		t->rank[order[i]] = (uint32_t)i;
+	free(order);
+	out->nriscs = t->nriscs;
+	memcpy(out->risc_names, t->riscs, sizeof(out->risc_names));
+	/*
+	 * busy % of the device's compute cores (the log header's Max Compute
+	 * Cores), or of every core in the log if more
+	 */
+	if (out->trace) {
+		struct kprof_trace_cfg tc = {
+			.num_cores = info->max_compute_cores > t->ncores ?
+				     info->max_compute_cores : (uint32_t)t->ncores,
+			.risc_names = (const char (*)[16])out->risc_names,
+			.nriscs = out->nriscs,
+		};
+
+		kprof_trace_set_device(out->trace, &tc);
+	}
+	kprof_agg_core_rank(t->agg, t->rank);
+	return kprof_agg_finish(t->agg, t->err);
+}
+
+/* One pass over the file; then the ops, in order. */
+static int tt_aggregate(const char *csv, struct tt_ctx *t, struct kprof_tt_info *info)
+{
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tt_riscs); i++)
+		snprintf(t->riscs[t->nriscs++], sizeof(t->riscs[0]), "%s", tt_riscs[i]);
+	ret = kprof_tt_parse_file(csv, tt_row, t, info, t->err);
+	if (!ret && !t->opened)
+		ret = tt_open(t, info);	/* a log without rows */
+	return ret ? ret : tt_finish(t, info);
 }
 
 static int tt_summary(struct kprof_outdir *od, struct tt_ctx *t, struct kprof_out *out,
@@ -348,11 +382,10 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 	if (!t)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	t->err = err;
-	ret = tt_scan(csv, t, &info, err);
-	if (!ret)
-		ret = tt_open(t, &out, od, opts, &info, err);
-	if (!ret)
-		ret = tt_aggregate(csv, t, &out, opts, &info, err);
+	t->out = &out;
+	t->od = od;
+	t->opts = opts;
+	ret = tt_aggregate(csv, t, &info);
 	if (!ret)
 		ret = kprof_report_close_streams(&out, err);
 	if (!ret)
@@ -375,6 +408,7 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 	kprof_report_out_free(&out);
 	kprof_agg_free(t->agg);
 	free(t->cores);
+	free(t->rank);
 	kprof_hidx_free(&t->ch);
 	free(t);
 	return ret;

@@ -156,6 +156,18 @@ static int cmp_busy(const void *a, const void *b)
 	return (x->w > y->w) - (x->w < y->w);
 }
 
+void kprof_trace_set_device(struct kprof_trace *t, const struct kprof_trace_cfg *cfg)
+{
+	t->num_cores = cfg->num_cores;
+	t->nriscs = cfg->nriscs < KPROF_MAX_RISCS ? cfg->nriscs : KPROF_MAX_RISCS;
+	for (uint32_t r = 0; r < KPROF_MAX_RISCS; r++) {
+		if (cfg->risc_names && r < t->nriscs && cfg->risc_names[r][0])
+			snprintf(t->risc[r], sizeof(t->risc[r]), "%.15s", cfg->risc_names[r]);
+		else
+			snprintf(t->risc[r], sizeof(t->risc[r]), "RISC%u", r);
+	}
+}
+
 struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 				     const struct kprof_trace_cfg *cfg, struct kprof_err *err)
 {
@@ -190,14 +202,7 @@ struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 	t->core_label = cfg->core_label;
 	t->core_label_ctx = cfg->core_label_ctx;
 	t->group = cfg->group > 1 ? cfg->group : 1;
-	t->num_cores = cfg->num_cores;
-	t->nriscs = cfg->nriscs < KPROF_MAX_RISCS ? cfg->nriscs : KPROF_MAX_RISCS;
-	for (uint32_t r = 0; r < KPROF_MAX_RISCS; r++) {
-		if (cfg->risc_names && r < t->nriscs && cfg->risc_names[r][0])
-			snprintf(t->risc[r], sizeof(t->risc[r]), "%.15s", cfg->risc_names[r]);
-		else
-			snprintf(t->risc[r], sizeof(t->risc[r]), "RISC%u", r);
-	}
+	kprof_trace_set_device(t, cfg);
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"zone_slices\":", t->f);
 	/* zones are per RISC and core: grouping cores would multiply them
 	 * back, so a grouped trace says it has none

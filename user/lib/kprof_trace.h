@@ -65,6 +65,12 @@ struct kprof_outdir;
 /* Starts od/name (kprof_outfile_create: in place at kprof_trace_close). */
 struct kprof_trace *kprof_trace_open(struct kprof_outdir *od, const char *name,
 				     const struct kprof_trace_cfg *cfg, struct kprof_err *err);
+/*
+ * cfg's num_cores, risc_names and nriscs taken again (the rest is not
+ * read), before the first op: a tt-metal log's cores and RISC types are
+ * known at its end.
+ */
+void kprof_trace_set_device(struct kprof_trace *t, const struct kprof_trace_cfg *cfg);
 /* Names zone slices of zone_id (default "ZONE-<id>", as device_log.csv);
  * the first name given for an id stays.
  */

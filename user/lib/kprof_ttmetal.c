@@ -68,13 +68,17 @@ static void normalize(const char *in, char *out, size_t len)
  */
 static int parse_u64(const char *s, uint64_t *v)
 {
+	const char *p = s;
 	uint64_t x = 0;
+	unsigned int d;
 
 	if (!isdigit((unsigned char)*s))
 		return -1;
-	for (; *s; s++) {
-		unsigned int d = (unsigned int)(unsigned char)*s - '0';
-
+	/* 19 digits cannot overflow: checked only after them */
+	for (; (d = (unsigned int)(unsigned char)*p - '0') <= 9 && p - s < 19; p++)
+		x = x * 10 + d;
+	for (; *p; p++) {
+		d = (unsigned int)(unsigned char)*p - '0';
 		if (d > 9 || x > (UINT64_MAX - d) / 10)
 			return -1;
 		x = x * 10 + d;
@@ -128,9 +132,8 @@ static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *i
 	return 0;
 }
 
-/* cores_only: kprof_tt_scan's rows (the leading columns only) */
-static int tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
-		    struct kprof_tt_info *info, int cores_only, struct kprof_err *err)
+int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
+		   struct kprof_tt_info *info, struct kprof_err *err)
 {
 	int colidx[C_NR], ncols = 0, ret = 0;
 	struct kprof_csv_src src;
@@ -199,8 +202,7 @@ static int tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			 * for the field check, not split
 			 */
 			for (int c = 0; c < C_NR; c++)
-				if (c != C_RUN_ID && colidx[c] >= src.skip_from &&
-				    (!cores_only || c <= C_RISC))
+				if (c != C_RUN_ID && colidx[c] >= src.skip_from)
 					src.skip_from = colidx[c] + 1;
 			if (src.skip_from >= ncols)
 				src.skip_from = 0;
@@ -225,11 +227,10 @@ static int tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 				[C_DATA] = "data", [C_RUN_HOST_ID] = "run host ID",
 			};
 			uint64_t v[C_NR] = { 0 };
-			/* the core's three first: all kprof_tt_scan reads */
 			static const enum col nums[] = { C_SLOT, C_X, C_Y, C_TIMER, C_TIME,
 							 C_DATA, C_RUN_HOST_ID };
 
-			for (size_t k = 0; k < (cores_only ? 3 : ARRAY_SIZE(nums)); k++) {
+			for (size_t k = 0; k < ARRAY_SIZE(nums); k++) {
 				int c = colidx[nums[k]];
 				int optional = nums[k] == C_SLOT || nums[k] == C_TIMER ||
 					       nums[k] == C_DATA;
@@ -262,8 +263,8 @@ static int tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 			row.run_host_id = v[C_RUN_HOST_ID];
 		}
 		row.risc = fld[colidx[C_RISC]];
-		row.zone_name = cores_only ? "" : fld[colidx[C_ZONE]];
-		row.type = cores_only ? "" : fld[colidx[C_PHASE]];
+		row.zone_name = fld[colidx[C_ZONE]];
+		row.type = fld[colidx[C_PHASE]];
 		if (row.risc[0] == '\0') {
 			ret = kprof_err_set(err, EBADMSG, "%s:%lu: empty RISC processor type",
 					    name, lineno);
@@ -281,39 +282,15 @@ static int tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 	return ret;
 }
 
-int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
-		   struct kprof_tt_info *info, struct kprof_err *err)
-{
-	return tt_parse(f, name, fn, ctx, info, 0, err);
-}
-
-int kprof_tt_scan(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
-		  struct kprof_tt_info *info, struct kprof_err *err)
-{
-	return tt_parse(f, name, fn, ctx, info, 1, err);
-}
-
-static int parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
-		      struct kprof_tt_info *info, int cores_only, struct kprof_err *err)
+int kprof_tt_parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
+			struct kprof_tt_info *info, struct kprof_err *err)
 {
 	FILE *f = kprof_in_fopen(AT_FDCWD, path, NULL, err);
 	int ret;
 
 	if (!f)
 		return -(err ? err->code : errno);
-	ret = tt_parse(f, path, fn, ctx, info, cores_only, err);
+	ret = kprof_tt_parse(f, path, fn, ctx, info, err);
 	fclose(f);
 	return ret;
-}
-
-int kprof_tt_parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
-			struct kprof_tt_info *info, struct kprof_err *err)
-{
-	return parse_file(path, fn, ctx, info, 0, err);
-}
-
-int kprof_tt_scan_file(const char *path, kprof_tt_row_fn fn, void *ctx,
-		       struct kprof_tt_info *info, struct kprof_err *err)
-{
-	return parse_file(path, fn, ctx, info, 1, err);
 }

@@ -54,16 +54,5 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		   struct kprof_tt_info *info, struct kprof_err *err);
 int kprof_tt_parse_file(const char *path, kprof_tt_row_fn fn, void *ctx,
 			struct kprof_tt_info *info, struct kprof_err *err);
-/*
- * The same walk for a first pass that needs only the cores: each row's
- * line, pcie_slot, core_x, core_y and risc (zone_name and type are "",
- * the numbers 0). The columns after the RISC are counted for the field
- * check, not split or parsed, so a bad number there is not an error
- * here: kprof_tt_parse finds it.
- */
-int kprof_tt_scan(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
-		  struct kprof_tt_info *info, struct kprof_err *err);
-int kprof_tt_scan_file(const char *path, kprof_tt_row_fn fn, void *ctx,
-		       struct kprof_tt_info *info, struct kprof_err *err);
 
 #endif /* KPROF_TTMETAL_H */
