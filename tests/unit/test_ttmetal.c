@@ -271,6 +271,33 @@ int main(void)
 			free(csv);
 		}
 	}
+	/* the report's RISC types: at most KPROF_MAX_RISCS, names kept whole */
+	{
+		static const char *const logs[][2] = {
+			{ TT12_HDR "0,1,1,A_RISC_NAME_OF_20C,1,100,0,7,Z,begin,1,x\n",
+			  "/t.csv:3: RISC processor type 'A_RISC_NAME_OF_20C' is longer than 15" },
+			{ TT12_HDR "0,1,1,BRISC,1,100,0,7,Z,begin,1,x\n"
+			  "0,1,1,X1,1,100,0,7,Z,begin,1,x\n0,1,1,X2,1,100,0,7,Z,begin,1,x\n"
+			  "0,1,1,X3,1,100,0,7,Z,begin,1,x\n",
+			  "/t.csv:6: more than 8 RISC processor types" },
+		};
+		char p[600];
+
+		snprintf(p, sizeof(p), "%s/t.csv", dir);
+		snprintf(out, sizeof(out), "%s/orisc", dir);
+		for (size_t i = 0; i < ARRAY_SIZE(logs); i++) {
+			FILE *f = fopen(p, "w");
+
+			if (!f)
+				exit(2);
+			fputs(logs[i][0], f);
+			fclose(f);
+			memset(&err, 0, sizeof(err));
+			KT_CHECK(tt_report(p, out, &res, &err) < 0 && strstr(err.msg, logs[i][1]) &&
+				 !strncmp(err.msg, p, strlen(p)),
+				 "risc[%zu]: %s", i, err.msg);
+		}
+	}
 	/* 13-column variant with run ID and run host ID: run host ID wins;
 	 * quoted fields with commas; Max Compute Cores
 	 */

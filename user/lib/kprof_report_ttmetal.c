@@ -54,6 +54,7 @@ struct tt_ctx {
 	struct kprof_out *out;
 	struct kprof_outdir *od;
 	const struct kprof_report_opts *opts;
+	const char *csv;		/* in messages */
 	int opened;
 	struct kprof_err *err;
 	uint64_t rows, markers, other_rows;
@@ -166,10 +167,16 @@ static int tt_row(void *ctx, const struct kprof_tt_info *info,
 	}
 	r = tt_risc_index(t, row->risc);
 	if (r < 0) {
+		/* kept whole, or it would never match again */
+		if (strlen(row->risc) >= sizeof(t->riscs[0]))
+			return kprof_err_set(t->err, EBADMSG,
+					     "%s:%lu: RISC processor type '%.40s' is longer than %zu characters",
+					     t->csv, row->line, row->risc,
+					     sizeof(t->riscs[0]) - 1);
 		if (t->nriscs == KPROF_MAX_RISCS)
 			return kprof_err_set(t->err, EBADMSG,
-					     "line %lu: more than %d RISC processor types",
-					     row->line, KPROF_MAX_RISCS);
+					     "%s:%lu: more than %d RISC processor types",
+					     t->csv, row->line, KPROF_MAX_RISCS);
 		snprintf(t->riscs[t->nriscs], sizeof(t->riscs[0]), "%s", row->risc);
 		r = (int)t->nriscs++;
 	}
@@ -385,6 +392,7 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 	t->out = &out;
 	t->od = od;
 	t->opts = opts;
+	t->csv = csv;
 	ret = tt_aggregate(csv, t, &info);
 	if (!ret)
 		ret = kprof_report_close_streams(&out, err);
