@@ -8,9 +8,14 @@
 static struct kprof_op_row rows[MAXROWS];
 static int nrows;
 
+/* the first row's cores (rows[].cores points at the engine's scratch) */
+static struct kprof_core_time cores0[8];
+
 static int collect(void *ctx, const struct kprof_op_row *r)
 {
 	(void)ctx;
+	if (!nrows)
+		memcpy(cores0, r->cores, (r->ncores < 8 ? r->ncores : 8) * sizeof(*cores0));
 	if (nrows < MAXROWS)
 		rows[nrows] = *r;
 	nrows++;
@@ -297,5 +302,34 @@ int main(void)
 		KT_EQ_U64(kprof_agg_stats(a)->corrupt_records, 1);
 	}
 	kprof_agg_free(a);
+
+	/*
+	 * 6. KPROF_AGG_NEVER: nothing is written before the end, however far
+	 * the watermark moves (1 cycle = 1 s here: 2^64 ns apart), so that
+	 * kprof_agg_core_rank, given just before it, names every op's cores
+	 */
+	kprof_tsfit_linear(&fit, 1e9, 0);
+	a = mk(KPROF_AGG_NEVER, 0);
+	op_on(a, 1, 0, 0, 0, 100);
+	op_on(a, 1, 1, 0, 0, 50);
+	op_on(a, 2, 0, 0, 100000000000ULL, 100);
+	KT_EQ_U64(nrows, 0);
+	{
+		static const uint32_t rank[] = { 1, 0 };
+
+		kprof_agg_core_rank(a, rank);
+	}
+	KT_CHECK(kprof_agg_finish(a, &err) == 0, "finish");
+	KT_EQ_U64(nrows, 2);
+	if (nrows == 2 && rows[0].ncores == 2) {
+		/* by the new ids: old core 1 (50 s) is core 0 now */
+		KT_EQ_U64(cores0[0].core, 0);
+		KT_NEAR(cores0[0].fw_end_ns - cores0[0].fw_start_ns, 50e9, 1);
+		KT_EQ_U64(cores0[1].core, 1);
+	} else {
+		KT_CHECK(0, "op 1: %d rows, %u cores", nrows, nrows ? rows[0].ncores : 0);
+	}
+	kprof_agg_free(a);
+	kprof_tsfit_linear(&fit, 1.0, 0);
 	return kt_done("test_agg");
 }

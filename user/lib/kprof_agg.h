@@ -31,7 +31,9 @@
 
 #define KPROF_AGG_SLACK_NS_DEFAULT	(200ULL * 1000 * 1000)	/* 200 ms */
 #define KPROF_AGG_TIMEOUT_NS_DEFAULT	(5ULL * 1000 * 1000 * 1000)	/* 5 s */
-/* slack_ns: retire only at kprof_agg_finish() (inputs not in time order) */
+/* slack_ns: retire only at kprof_agg_finish(), not on timeout either (inputs
+ * not in time order)
+ */
 #define KPROF_AGG_NEVER			UINT64_MAX
 
 /* One marker, whatever its source. kind: KPROF_MARK_*. */
