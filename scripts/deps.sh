@@ -144,7 +144,9 @@ make_kbuild() {
 		ln -s "$e" "$dst.tmp/tools/"
 	done
 	"$KPROF_CACHE/linux-source-6.1/scripts/extract-vmlinux" "$img" >"$dst.tmp/vmlinux"
-	readelf -S "$dst.tmp/vmlinux" | grep -q '\.BTF ' || die "no .BTF section in the vmlinux of $img"
+	# grep reads all (not -q): readelf killed by SIGPIPE after an early
+	# match would fail the pipeline under pipefail, at random
+	readelf -S "$dst.tmp/vmlinux" | grep '\.BTF ' >/dev/null || die "no .BTF section in the vmlinux of $img"
 	make -s -C "$KPROF_CACHE/linux-source-6.1/tools/bpf/resolve_btfids" -j2 \
 		OUTPUT="$dst.tmp/tools/bpf/resolve_btfids/" >"$dst.tmp/resolve_btfids.log" 2>&1 ||
 		die "building resolve_btfids failed: see $dst.tmp/resolve_btfids.log"

@@ -90,7 +90,8 @@ for c in "" $cmds; do
 	help_opts=$(opts_in <<<"$tags")
 	[ -n "$c" ] || help_opts=$(opts_in <<<"$help")
 	page_tags=$(section "$man" OPTIONS | awk 'prev == ".TP" { print } { prev = $0 }' | plain)
-	section "$man" OPTIONS | grep -q '^\.HP' && fail "$page: OPTIONS has an entry without text (.HP): see --help's layout"
+	# not grep -q: under pipefail its early exit could hide a match
+	section "$man" OPTIONS | grep '^\.HP' >/dev/null && fail "$page: OPTIONS has an entry without text (.HP): see --help's layout"
 	while IFS= read -r t; do
 		[ -n "$t" ] && bad_tag "$t" && fail "$page: OPTIONS entry '$t' is not just options"
 	done <<<"$page_tags"
