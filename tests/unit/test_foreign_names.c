@@ -296,6 +296,56 @@ static void test_devlog_cells(void)
 	free(want);
 }
 
+/*
+ * device_log.csv's numbers as printf writes them: every power of ten and
+ * its neighbours, values whose last 8 digits are zeros, the largest one,
+ * and random ones of every length, in each number column.
+ */
+static void test_devlog_numbers(void)
+{
+	static struct kprof_out o;	/* static: it holds a block of rows */
+	uint64_t vals[4096], x = 88172645463325252ULL, p10 = 1;
+	char *got = NULL, *want = NULL;
+	size_t n = 0, gl, wl;
+	FILE *w = open_memstream(&want, &wl);
+
+	for (int k = 0; k < 20; k++, p10 *= 10) {
+		vals[n++] = p10 - 1;
+		vals[n++] = p10;
+		vals[n++] = p10 + 1;
+		vals[n++] = p10 * 123;
+	}
+	vals[n++] = UINT64_MAX;
+	vals[n++] = 12300000000ULL;
+	vals[n++] = 100000000ULL * 99999 + 7;
+	while (n < ARRAY_SIZE(vals)) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		vals[n++] = x >> (x % 64);
+	}
+	memset(&o, 0, sizeof(o));
+	o.devlog = open_memstream(&got, &gl);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = vals[i], u = vals[(i + 1) % n];
+		unsigned int slot = (unsigned int)(v >> (i % 33));
+
+		kprof_out_devlog_row(&o, slot, (unsigned int)u, (unsigned int)(u >> 32), "BRISC",
+				     v, u, v / 3, u / 7, "BRISC-FW", "ZONE_START");
+		fprintf(w, "%u,%u,%u,BRISC,%llu,%llu,%llu,%llu,,,BRISC-FW,ZONE_START,0,,\n",
+			slot, (unsigned int)u, (unsigned int)(u >> 32), (unsigned long long)v,
+			(unsigned long long)u, (unsigned long long)(v / 3),
+			(unsigned long long)(u / 7));
+	}
+	kprof_out_devlog_flush(&o);
+	fclose(o.devlog);
+	fclose(w);
+	KT_CHECK(got && want && gl == wl && !strcmp(got, want),
+		 "device_log.csv numbers differ from printf's (%zu bytes, want %zu)", gl, wl);
+	free(got);
+	free(want);
+}
+
 /* Numbers that are negative stay numbers in ops.csv. */
 static const double ns_values[] = {
 	0.0, 0.4, 0.5, 1.5, 2.5, 2.4999999, 123456789.5, 9007199254740993.0,
@@ -394,6 +444,7 @@ int main(void)
 	test_text();
 	test_cells();
 	test_devlog_cells();
+	test_devlog_numbers();
 	test_negative_numbers();
 	test_report_outputs();
 	return kt_done("test_foreign_names");
