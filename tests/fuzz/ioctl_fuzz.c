@@ -970,7 +970,11 @@ static void churn_proc(uint64_t seed)
 			}
 		}
 	}
-	/* leave the devices as we found them: sim0 present, no extra one */
+	/*
+	 * leave the devices as we found them: sim0 present with the default
+	 * cores (the loop may have re-made it with 1-8), no extra one
+	 */
+	write_sysfs(SIM_BUS "/del_device", "0");
 	write_sysfs(SIM_BUS "/new_device", "0");
 	knobs_reset(0);
 	snprintf(buf, sizeof(buf), "%u", CHURN_ID);
