@@ -10,8 +10,13 @@ capture does, without the report (kprofctl only waits while CMD runs).
 AGENT: libkprof_cupti.so; MIN_CUPTI: bench/nvidia/min_cupti.c built on
 the host (CUPTI's kernel records, counted and thrown away: the floor of
 CUPTI tracing). WORKLOAD: resnet (torch_work.py resnet, $STEPS steps,
-default 50: images/s) or spin:PATH (tests/nvidia/spin.cu built, 100,000
-empty kernels: host ns per launch). REPS (default 5) runs per mode.
+default 50: images/s), spin:PATH (tests/nvidia/spin.cu built, 100,000
+empty kernels launched without a pause: host ns per launch of the whole
+loop) or spincall:PATH (the same loop with a synchronize every 256
+launches, so that the GPU's queue never fills, and each launch call
+timed: the median launch call in ns, what the launching thread pays
+itself; the loop's ns per launch, synchronizes included, beside it).
+REPS (default 5) runs per mode.
 $MODES (comma-separated) picks modes from:
 
   bare         no injection
@@ -21,6 +26,8 @@ $MODES (comma-separated) picks modes from:
   min-copy     min_cupti: kernel + memcpy + memset records
   min-hw       min_cupti with CUPTI's hardware trace asked for
   min-ptb      min_cupti with per-thread activity buffers
+  min-serial   min_cupti with CUPTI_ACTIVITY_KIND_KERNEL (kernels
+               serialized) instead of CONCURRENT_KERNEL
   none         the agent, kernel + memcpy + memset records, no API calls
   api          the agent, host times from CUPTI's driver-API records
   callback     the agent, host times from CUPTI's driver-API callbacks
@@ -49,8 +56,16 @@ elif WORK.startswith("spin:"):
     CMD = [WORK[5:], "0", "0", "100000", "4096"]
     KEY, UNIT, HIGHER = r"launches, host ([0-9.]+) ns per launch", "ns/launch", False
     WORK = "spin"
+elif WORK.startswith("spincall:"):
+    CMD = [WORK[9:], "0", "0", "100000", "4096", "256", "1"]
+    KEY, UNIT, HIGHER = r"launch call median ([0-9.]+) ns", "ns/call", False
+    WORK = "spincall"
 else:
-    sys.exit("agent_cost.py: unknown workload '%s' (resnet, spin:PATH)" % WORK)
+    sys.exit("agent_cost.py: unknown workload '%s' (resnet, spin:PATH, spincall:PATH)"
+             % WORK)
+# a second figure of the same run, printed and kept beside the first
+EXTRA, EXTRA_NAME = ((r"launches, host ([0-9.]+) ns per launch", "loop_ns_per_launch")
+                     if WORK == "spincall" else (r"issue_s ([0-9.]+)", "issue_s"))
 
 
 def env_of(mode, spool):
@@ -60,9 +75,10 @@ def env_of(mode, spool):
         e.pop(k, None)
     if mode == "bare":
         return e
-    if mode in ("min", "min-copy", "min-hw", "min-ptb"):
+    if mode in ("min", "min-copy", "min-hw", "min-ptb", "min-serial"):
         e["CUDA_INJECTION64_PATH"] = MINC
-        e["MIN_CUPTI_KINDS"] = "kernel,copy" if mode == "min-copy" else "kernel"
+        e["MIN_CUPTI_KINDS"] = {"min-copy": "kernel,copy",
+                                "min-serial": "serial"}.get(mode, "kernel")
         if mode == "min-hw":
             e["MIN_CUPTI_HW"] = "1"
         if mode == "min-ptb":
@@ -88,7 +104,7 @@ def main():
             p = subprocess.run(CMD, env=env_of(m, spool), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
             v = re.findall(KEY, p.stdout)
-            extra = re.findall(r"issue_s ([0-9.]+)", p.stdout)
+            extra = re.findall(EXTRA, p.stdout)
             size = sum(os.path.getsize(os.path.join(spool, f)) for f in os.listdir(spool))
             shutil.rmtree(spool, ignore_errors=True)
             if p.returncode or not v:
@@ -101,11 +117,11 @@ def main():
             got[m].append(float(v[-1]))
             rows.append([WORK, m, r, v[-1], extra[-1] if extra else "", size])
             print("# %s %s rep %d: %s %s%s, spool %d bytes" % (
-                WORK, m, r, v[-1], UNIT, " issue_s " + extra[-1] if extra else "", size),
+                WORK, m, r, v[-1], UNIT, " %s %s" % (EXTRA_NAME, extra[-1]) if extra else "", size),
                 flush=True)
     with open(os.path.join(OUT, "agent_cost-%s.csv" % WORK), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["workload", "mode", "rep", UNIT, "issue_s", "spool_bytes"])
+        w.writerow(["workload", "mode", "rep", UNIT, EXTRA_NAME, "spool_bytes"])
         w.writerows(rows)
     bare = statistics.median(got["bare"]) if got.get("bare") else None
     for m in MODES:

@@ -2,8 +2,9 @@
 /*
  * The floor of CUPTI activity tracing, for bench/nvidia/agent_cost.py: a
  * minimal CUDA_INJECTION64_PATH library that enables CUPTI's kernel
- * records (MIN_CUPTI_KINDS=kernel, the default) or kernel, memcpy and
- * memset records (kernel,copy), takes the buffers CUPTI fills and only
+ * records (MIN_CUPTI_KINDS=kernel, the default), kernel, memcpy and
+ * memset records (kernel,copy) or the serialized kernel records
+ * (serial: CUPTI_ACTIVITY_KIND_KERNEL, kernels run one at a time), takes the buffers CUPTI fills and only
  * counts the records in them: no conversion, no files. What a workload
  * loses under it is what CUPTI's own tracing costs; what it loses under
  * kprof's agent beyond that is kprof's. Built on the GPU host with the
@@ -90,7 +91,10 @@ int InitializeInjection(void)
 		fprintf(stderr, "min_cupti: per-thread activity buffers: %d\n",
 			(int)cuptiActivitySetAttribute(a, &len, &one));
 	}
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	if (k && !strcmp(k, "serial"))
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL);
+	else
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (k && strstr(k, "copy")) {
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
