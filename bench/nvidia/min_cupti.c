@@ -4,8 +4,8 @@
  * minimal CUDA_INJECTION64_PATH library that enables CUPTI's kernel
  * records (MIN_CUPTI_KINDS=kernel, the default), kernel, memcpy and
  * memset records (kernel,copy) or the serialized kernel records
- * (serial: CUPTI_ACTIVITY_KIND_KERNEL, kernels run one at a time), takes the buffers CUPTI fills and only
- * counts the records in them: no conversion, no files. What a workload
+ * (serial: CUPTI_ACTIVITY_KIND_KERNEL, kernels run one at a time),
+ * takes the buffers CUPTI fills and only counts the records in them: no conversion, no files. What a workload
  * loses under it is what CUPTI's own tracing costs; what it loses under
  * kprof's agent beyond that is kprof's. Built on the GPU host with the
  * real cupti.h:

@@ -23,7 +23,7 @@ B=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 D=$here/../nvidia/data
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-nvidia-multi.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap "[ -n \"${KEEP:-}\" ] || rm -rf \"$tmp\"" EXIT INT TERM
 export LD_LIBRARY_PATH=$B/tests/nvidia KPROF_NVML_STANDIN_DATA=$D/h100.nvml
 export KPROF_NVML_STANDIN_LOG=$tmp/nvml.log KPROF_NVML_STANDIN_GPUS=3
 U0=$(awk '/^nvmlDeviceGetUUID 0 = 0 /{print $5}' "$D/h100.nvml")
@@ -143,6 +143,44 @@ KPROF_NVML_STANDIN_GPUS=1 cap 0 "$tmp/one" nvidia:all sh -c "
 	  $(($(rows "$tmp/one_spin/ops.csv") + $(rows "$tmp/one_torch/ops.csv"))) ] &&
 	[ "$(ls "$tmp/one/nvidia0/raw/"gpu-*.kspool | wc -l)" = 2 ]
 tap $? "nvidia:all on one GPU: DIR/nvidia0/, both processes' ops routed to it"
+
+# The report of a GPU with two processes takes the larger; --pid picks the other.
+pj() { python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["gpu"]; print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
+P=$tmp/one/nvidia0/params.json
+big=$(pj "$P" '[s["pid"] for s in g["spools"] if s["aggregated"]][0]')
+small=$(pj "$P" '[s["pid"] for s in g["spools"] if not s["aggregated"]][0]')
+[ "$(pj "$P" 'g["spool_picked_by"]')" = most_records ] &&
+	[ "$(kinds "$tmp/one/nvidia0/ops.csv")" = "$(kinds "$tmp/one_spin/ops.csv")" ] &&
+	grep -q "raw/gpu-$big.kspool (the process with the most records)" "$tmp/one/nvidia0/summary.txt" &&
+	grep -q "other CUDA processes, not in these outputs .*--pid PID.*: $small (" \
+		"$tmp/one/nvidia0/summary.txt" &&
+	grep -q "2 CUDA processes: .*kprofctl report $tmp/one/nvidia0 --pid PID -o NEWDIR" "$tmp/one.log"
+tap $? "two processes on one GPU: the larger reported (pid $big), the other ($small) named with how to report it"
+"$B/kprofctl" report "$tmp/one/nvidia0" --pid "$small" -o "$tmp/pick" >"$tmp/pick.log" 2>&1 &&
+	[ "$(rows "$tmp/pick/ops.csv")" = "$(rows "$tmp/one_torch/ops.csv")" ] &&
+	[ "$(kinds "$tmp/pick/ops.csv")" = "$(kinds "$tmp/one_torch/ops.csv")" ] &&
+	[ "$(pj "$tmp/pick/params.json" 'g["spool_picked_by"]')" = pid ] &&
+	[ "$(pj "$tmp/pick/params.json" '[s["pid"] for s in g["spools"] if s["aggregated"]]')" = "[$small]" ] &&
+	grep -q "raw/gpu-$small.kspool (picked with --pid)" "$tmp/pick/summary.txt" &&
+	grep -q "other CUDA processes, not in these outputs .*: $big (" "$tmp/pick/summary.txt"
+tap $? "report --pid $small: that process's ops (the torch recording's $(rows "$tmp/pick/ops.csv") rows), summary and params.json say so"
+"$B/kprofctl" report "$tmp/one/nvidia0" --pid "$big" -o "$tmp/pick_big" >/dev/null 2>&1 &&
+	cmp -s "$tmp/pick_big/ops.csv" "$tmp/one/nvidia0/ops.csv"
+tap $? "report --pid of the larger process: the same ops.csv as without --pid"
+"$B/kprofctl" report "$tmp/one/nvidia0" --pid 4000000000 -o "$tmp/nopid" >"$tmp/nopid.log" 2>&1
+st=$?
+[ $st -ne 0 ] && [ ! -e "$tmp/nopid/ops.csv" ] &&
+	grep -q -- "--pid 4000000000: no agent spool of that process in .*its CUDA processes: " "$tmp/nopid.log" &&
+	grep -q "$small" "$tmp/nopid.log" && grep -q "$big" "$tmp/nopid.log"
+tap $? "report --pid of no process there: exit $st, no ops.csv, the processes named"
+"$B/kprofctl" report "$tmp/one" --pid "$small" -o "$tmp/multipid" >"$tmp/multipid.log" 2>&1
+st=$?
+[ $st -ne 0 ] && grep -q -- "--pid works on one GPU's capture directory" "$tmp/multipid.log"
+tap $? "report --pid on the capture of several GPUs: exit $st, pointed at DIR/nvidiaN"
+"$B/kprofctl" report "$tmp/one/nvidia0" --pid 0 >"$tmp/pid0.log" 2>&1
+st=$?
+[ $st -eq 2 ] && grep -q -- "--pid wants a process id" "$tmp/pid0.log"
+tap $? "report --pid 0: usage error (exit $st)"
 
 # Holders: a capture waits on a FIFO while others try its GPUs.
 mkfifo "$tmp/go"

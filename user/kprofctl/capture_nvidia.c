@@ -677,8 +677,8 @@ static int report_gpu(const struct nv_opts *o, const char *name, struct kprof_ou
 		kprofctl_warn("%s: no CUDA process loaded the agent or ran work on it (no %s/raw/gpu-PID.kspool): CMD made no CUDA call there, or its CUDA_INJECTION64_PATH was overridden",
 			      name, dir);
 	else if (res.gpu_processes > 1)
-		kprofctl_warn("%s: %u CUDA processes: the outputs are of the one with the most records; summary.txt lists the others",
-			      name, res.gpu_processes);
+		kprofctl_warn("%s: %u CUDA processes: the outputs are of the one with the most records; summary.txt lists the others, and `kprofctl report %s --pid PID -o NEWDIR` reports one of them",
+			      name, res.gpu_processes, dir);
 	if (res.gpu_dropped)
 		kprofctl_warn("%s: CUPTI dropped %llu records (kernels, copies or API calls are missing): see summary.txt",
 			      name, (unsigned long long)res.gpu_dropped);

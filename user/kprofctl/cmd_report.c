@@ -57,6 +57,10 @@ static void report_usage(FILE *f)
 		"                         (default: the capture's --trace-group, else 1:\n"
 		"                         per core, with zone slices); bounds the file for\n"
 		"                         devices with many cores, without zone slices\n"
+		"      --pid PID          NVIDIA capture: report CUDA process PID (its\n"
+		"                         raw/gpu-PID.kspool) instead of the process\n"
+		"                         with the most records; DIR is one GPU's capture\n"
+		"                         (DIR/nvidiaN of a capture of several GPUs)\n"
 		"      --step GLOB        several devices: an op matching GLOB starts a\n"
 		"                         step (default: the capture's, DIR/capture.json,\n"
 		"                         else " KPROF_STEP_DEFAULT ", NCCL's all-reduce);\n"
@@ -127,7 +131,7 @@ static int same_dir(const char *a, const char *b)
 
 enum {
 	OPT_TTMETAL = 256, OPT_OP_FILTER, OPT_NO_DEVLOG, OPT_PEAKS, OPT_TRACE_GROUP,
-	OPT_PROGRESS, OPT_STEP,
+	OPT_PROGRESS, OPT_STEP, OPT_PID,
 };
 
 int cmd_report(int argc, char **argv)
@@ -142,6 +146,7 @@ int cmd_report(int argc, char **argv)
 		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "step", required_argument, NULL, OPT_STEP },
+		{ "pid", required_argument, NULL, OPT_PID },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,6 +197,12 @@ int cmd_report(int argc, char **argv)
 				return kprofctl_usage_error("report", "empty --step");
 			step = optarg;
 			break;
+		case OPT_PID:
+			if (kprofctl_parse_u32(optarg, UINT32_MAX, &ro.gpu_pid) || !ro.gpu_pid)
+				return kprofctl_usage_error("report",
+							    "--pid wants a process id (1 or more), not '%s'",
+							    optarg);
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -215,6 +226,9 @@ int cmd_report(int argc, char **argv)
 			return kprofctl_usage_error("report", "one capture directory at a time");
 		dir = argv[optind];
 	}
+	if (tt && ro.gpu_pid)
+		return kprofctl_usage_error("report",
+					    "--pid picks a CUDA process of an NVIDIA capture, not of a tt-metal log");
 	{
 		/* as root: the owner's report, made as the owner (docs/security.md) */
 		const char *const paths[] = { tt ? tt : dir, out };
@@ -230,6 +244,11 @@ int cmd_report(int argc, char **argv)
 		snprintf(spool, sizeof(spool), "%s/" KPROF_SPOOL_DEVICE_FILE, dir);
 		if (lstat(spool, &st)) {
 			/* a capture of several devices: theirs, and DIR's */
+			if (ro.gpu_pid) {
+				kprofctl_err("%s has no raw device spool (%s): --pid works on one GPU's capture directory (DIR/nvidiaN of a capture of several GPUs)",
+					     dir, spool);
+				return KPROFCTL_EXIT_FAIL;
+			}
 			r = capture_multi_report(dir, out, force, &ro, progress, step);
 			if (r >= 0)
 				return r;

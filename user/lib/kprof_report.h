@@ -46,6 +46,12 @@ struct kprof_report_opts {
 	void (*progress)(void *ctx, uint64_t records, uint64_t bytes,
 			 uint64_t total);
 	void *progress_ctx;
+	/*
+	 * NVIDIA captures: the CUDA process whose agent spool
+	 * (raw/gpu-PID.kspool) is reported; 0: the one with the most
+	 * records. Non-zero on another capture is an error.
+	 */
+	uint32_t gpu_pid;
 };
 
 /* kprof_report_opts.flags */

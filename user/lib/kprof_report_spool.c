@@ -86,6 +86,7 @@ struct spool_report {
 	struct kprof_gpu_src *gdev, *ghost;
 	struct kprof_gpu_spool gspools[MAX_GPU_SPOOLS];
 	int ngspools, gpick;		/* spools found; the one read (-1: none) */
+	int picked_pid;			/* gpick is the report's --pid */
 };
 
 /* The device and host record streams, whichever spools hold them. */
@@ -532,9 +533,11 @@ static void summary_gpu(FILE *f, const struct spool_report *c)
 		return;
 	}
 	g = kprof_gpu_stats(c->gdev);
-	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool\n", g->pid,
+	fprintf(f, "  process %u (%s), parent %u, CUPTI %u: raw/gpu-%u.kspool%s\n", g->pid,
 		g->comm[0] ? g->comm : "?", g->ppid, g->cupti_version,
-		c->gspools[c->gpick].pid);
+		c->gspools[c->gpick].pid,
+		c->picked_pid ? " (picked with --pid)" :
+		c->ngspools > 1 ? " (the process with the most records)" : "");
 	fprintf(f, "  host timestamps (%s): %s\n",
 		kprof_gpu_host_times_name(gpu_host_times(c)),
 		kprof_gpu_host_times_desc(gpu_host_times(c)));
@@ -581,7 +584,7 @@ static void summary_gpu(FILE *f, const struct spool_report *c)
 		fprintf(f, "  agent: %u more errors\n", g->nerrors - KPROF_GPU_MAX_ERRORS);
 	if (c->ngspools > 1) {
 		fprintf(f,
-			"  other CUDA processes, not in these outputs (their spools are in raw/):");
+			"  other CUDA processes, not in these outputs (their spools are in raw/; `kprofctl report DIR --pid PID -o NEWDIR` reports one):");
 		for (int i = 0; i < c->ngspools && i < MAX_GPU_SPOOLS; i++)
 			if (i != c->gpick)
 				fprintf(f, " %u (%" PRIu64 " bytes)", c->gspools[i].pid,
@@ -824,6 +827,9 @@ static json_object *gpu_json(const struct spool_report *c)
 	}
 	json_object_object_add(o, "spools", sp);
 	ADD("spools_total", c->ngspools);
+	/* which spool is aggregated: the report's --pid, or the largest */
+	json_object_object_add(o, "spool_picked_by",
+			       json_object_new_string(c->picked_pid ? "pid" : "most_records"));
 	if (!c->gdev)
 		return o;
 	g = kprof_gpu_stats(c->gdev);
@@ -1059,11 +1065,36 @@ static unsigned int pick_group(const struct kprof_report_opts *opts, const char 
 	return g;
 }
 
+/* The spool of process pid among those listed, or an error naming them. */
+static int pick_pid(struct spool_report *c, uint32_t pid, const char *capture_dir,
+		    struct kprof_err *err)
+{
+	int n = c->ngspools < MAX_GPU_SPOOLS ? c->ngspools : MAX_GPU_SPOOLS;
+	char list[256] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		if (c->gspools[i].pid == pid)
+			return i;
+	for (int i = 0; i < n && len < sizeof(list) - 16; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u", i ? ", " : "",
+					c->gspools[i].pid);
+	if (!n)
+		return kprof_err_set(err, ENOENT,
+				     "--pid %u: %s/%s has no agent spool (no CUDA process loaded kprof's agent)",
+				     pid, capture_dir, KPROF_SPOOL_DIR);
+	return kprof_err_set(err, ENOENT,
+			     "--pid %u: no agent spool of that process in %s/%s; its CUDA processes: %s%s",
+			     pid, capture_dir, KPROF_SPOOL_DIR, list,
+			     c->ngspools > n ? " and more" : "");
+}
+
 /*
- * NVIDIA: the agent spool of the process with the most records, as the
- * device and the host record streams (kprof_gpu.h); none is no error
+ * NVIDIA: the agent spool of process pid, or (pid 0) of the process with
+ * the most records, as the device and the host record streams
+ * (kprof_gpu.h); none is no error
  */
-static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir,
+static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir, uint32_t pid,
 		    struct kprof_err *err)
 {
 	char rel[64], path[PATH_MAX];
@@ -1072,7 +1103,14 @@ static int open_gpu(struct spool_report *c, int capfd, const char *capture_dir,
 	if (n < 0)
 		return n;
 	c->ngspools = n;
-	c->gpick = kprof_gpu_pick(c->gspools, n < MAX_GPU_SPOOLS ? n : MAX_GPU_SPOOLS);
+	c->picked_pid = pid != 0;
+	if (pid) {
+		c->gpick = pick_pid(c, pid, capture_dir, err);
+		if (c->gpick < 0)
+			return c->gpick;
+	} else {
+		c->gpick = kprof_gpu_pick(c->gspools, n < MAX_GPU_SPOOLS ? n : MAX_GPU_SPOOLS);
+	}
 	if (c->gpick < 0)
 		return 0;
 	snprintf(rel, sizeof(rel), KPROF_SPOOL_DIR "/" KPROF_SPOOL_GPU_PREFIX "%u"
@@ -1115,7 +1153,7 @@ static int emit_both(void *ctx, const struct kprof_op_row *row)
 
 /* raw/device.kspool (or an NVIDIA capture's agent spool) and raw/host.kspool */
 static int open_spools(struct spool_report *c, int capfd, const char *capture_dir,
-		       struct kprof_err *err)
+		       uint32_t gpu_pid, struct kprof_err *err)
 {
 	char path[PATH_MAX];
 	struct kprof_err e = { 0 };
@@ -1130,7 +1168,13 @@ static int open_spools(struct spool_report *c, int capfd, const char *capture_di
 	c->nvidia = !strncmp(c->dev_hdr.device.backend, KPROF_GPU_BACKEND,
 			     sizeof(c->dev_hdr.device.backend));
 	if (c->nvidia)
-		return open_gpu(c, capfd, capture_dir, err);
+		return open_gpu(c, capfd, capture_dir, gpu_pid, err);
+	if (gpu_pid)
+		return kprof_err_set(err, EINVAL,
+				     "--pid %u picks a CUDA process of an NVIDIA capture; %s is a capture of a %.*s device",
+				     gpu_pid, capture_dir,
+				     (int)sizeof(c->dev_hdr.device.backend),
+				     c->dev_hdr.device.backend);
 	snprintf(path, sizeof(path), "%s/%s", capture_dir, KPROF_SPOOL_HOST_FILE);
 	/* optional: absent without BPF; anything else there must be one */
 	c->host = kprof_spool_openat(capfd, KPROF_SPOOL_HOST_FILE, path, &e);
@@ -1335,7 +1379,7 @@ static int report_build(const char *capture_dir, int capfd, struct kprof_outdir 
 
 	if (!c)
 		return kprof_err_set(err, ENOMEM, "out of memory");
-	ret = open_spools(c, capfd, capture_dir, err);
+	ret = open_spools(c, capfd, capture_dir, opts ? opts->gpu_pid : 0, err);
 	if (!ret)
 		ret = load_config(capfd, capture_dir, od, opts, &config, err);
 	if (!ret)
