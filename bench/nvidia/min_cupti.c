@@ -5,10 +5,10 @@
  * records (MIN_CUPTI_KINDS=kernel, the default), kernel, memcpy and
  * memset records (kernel,copy) or the serialized kernel records
  * (serial: CUPTI_ACTIVITY_KIND_KERNEL, kernels run one at a time),
- * takes the buffers CUPTI fills and only counts the records in them: no conversion, no files. What a workload
- * loses under it is what CUPTI's own tracing costs; what it loses under
- * kprof's agent beyond that is kprof's. Built on the GPU host with the
- * real cupti.h:
+ * takes the buffers CUPTI fills and only counts the records in them: no
+ * conversion, no files. What a workload loses under it is what CUPTI's
+ * own tracing costs; what it loses under kprof's agent beyond that is
+ * kprof's. Built on the GPU host with the real cupti.h:
  *
  *   gcc -O2 -shared -fPIC -I$CUDA/include -o min_cupti.so min_cupti.c \
  *       -L$CUDA/lib64 -lcupti
