@@ -23,7 +23,7 @@ B=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 D=$here/../nvidia/data
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-nvidia-multi.XXXXXX")
-trap "[ -n \"${KEEP:-}\" ] || rm -rf \"$tmp\"" EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT INT TERM
 export LD_LIBRARY_PATH=$B/tests/nvidia KPROF_NVML_STANDIN_DATA=$D/h100.nvml
 export KPROF_NVML_STANDIN_LOG=$tmp/nvml.log KPROF_NVML_STANDIN_GPUS=3
 U0=$(awk '/^nvmlDeviceGetUUID 0 = 0 /{print $5}' "$D/h100.nvml")
