@@ -5,8 +5,10 @@
 # it; alone: KPROFCTL=... AGENT=... tests/nvidia/multi_check.sh):
 #  - on any GPU host, two processes on GPU 0 under --device nvidia:all:
 #    both agents' ops routed to DIR/nvidia0/ by the UUID libcuda gives
-#    (none unknown: CUDA's UUID bytes are NVML's UUID), and a second
-#    capture of GPU 0 while it runs refused, naming the holder;
+#    (none unknown: CUDA's UUID bytes are NVML's UUID), each process's
+#    report (report --pid) holding its own ops, together every op routed
+#    there, and a second capture of GPU 0 while it runs refused, naming
+#    the holder;
 #  - with 2 or more GPUs: a PyTorch DDP loop with NCCL all-reduce on two
 #    GPUs (torchrun, one process per GPU, ddp_step.py) captured with
 #    --device nvidia:0,nvidia:1: each GPU's kernels in its own directory,
@@ -66,6 +68,22 @@ tap $st "capture --device nvidia:all of two processes on GPU 0"
 	[ "$(json 'j["config"]["routing"]["ops_unknown_gpu"]' "$tmp/two/nvidia0/params.json")" = 0 ] &&
 	[ "$(json 'j["config"]["routing"]["ops_this_gpu"]' "$tmp/two/nvidia0/params.json")" -ge 300 ]
 tap $? "... both processes' ops routed to nvidia0 by UUID, none of an unknown device"
+# each process's own report (report --pid): together, every op routed there
+sum=0 pids=
+for f in "$tmp/two/nvidia0/raw/"gpu-*.kspool; do
+	p=${f##*/gpu-}
+	p=${p%.kspool}
+	pids="$pids $p"
+	run 0 "$K" report "$tmp/two/nvidia0" --pid "$p" -o "$tmp/pid-$p" &&
+		[ "$(json 'j["gpu"]["spool_picked_by"]' "$tmp/pid-$p/params.json")" = pid ] &&
+		grep -q "raw/gpu-$p.kspool (picked with --pid)" "$tmp/pid-$p/summary.txt"
+	tap $? "... report --pid $p: that process's outputs"
+	sum=$((sum + $(wc -l <"$tmp/pid-$p/ops.csv") - 1))
+done
+routed=$(json 'j["config"]["routing"]["ops_this_gpu"]' "$tmp/two/nvidia0/params.json")
+echo "# ops.csv rows of the processes$pids: $sum; ops routed to nvidia0: $routed"
+[ "$sum" = "$routed" ]
+tap $? "... the processes' reports hold every op routed to nvidia0 ($sum)"
 
 if [ "$ngpu" -lt 2 ]; then
 	echo "# SKIP the 2-GPU DDP capture: this host has $ngpu GPU"
