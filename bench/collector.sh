@@ -34,8 +34,12 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for run in 1 2 3; do
 	taskset -c "$cpu" "$build/bench/collector" limit "$dir"
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out"
+	# report.html alone, from those outputs (its share of the report)
+	taskset -c "$cpu" "$build/bench/collector" html "$dir/out"
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" trace
 	ls -l "$dir/out/trace.json" | awk '{print "trace.json bytes", $5}'
+	# ... and with trace.json there, which it reads for the device lanes
+	taskset -c "$cpu" "$build/bench/collector" html "$dir/out"
 	taskset -c "$cpu" "$build/bench/collector" run "$dir" "$dir/out" devlog
 	ls -l "$dir/out/device_log.csv" | awk '{print "device_log.csv bytes", $5}'
 	if [ -n "${BASE:-}" ]; then
