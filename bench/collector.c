@@ -56,6 +56,7 @@
 #include <time.h>
 
 #include "kprof_agg.h"
+#include "kprof_array_size.h"
 #include "kprof_err.h"
 #include "kprof_cupti_conv.h"
 #include "kprof_gpu.h"
@@ -433,7 +434,7 @@ static int rewrite_inputs(struct kprof_outdir *od, const char *outdir, struct kp
 	};
 	char path[4096], buf[1 << 16];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		struct kprof_outfile of;
 		size_t n;
 		FILE *in;
@@ -456,7 +457,7 @@ static int rewrite_inputs(struct kprof_outdir *od, const char *outdir, struct kp
 }
 
 /* report.html from the outputs in outdir, timed alone */
-static int html(const char *outdir)
+static int page(const char *outdir)
 {
 	struct kprof_err err = { 0 };
 	struct kprof_outdir *od;
@@ -779,7 +780,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "timesync"))
 		return timesync(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "html"))
-		return html(argv[2]);
+		return page(argv[2]);
 	fprintf(stderr,
 		"usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS [queued|uprobe] |\n"
 		"       collector run DIR OUTDIR [trace|devlog] | collector limit DIR |\n"

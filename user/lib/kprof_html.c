@@ -3,6 +3,7 @@
 #include "kprof_html.h"
 #include "kprof_trace.h"
 #include "kprof_csvread.h"
+#include "kprof_fmt.h"
 #include "kprof_hash.h"
 #include "kprof_median.h"
 #include "kprof_mdhtml.h"
@@ -1049,6 +1050,31 @@ static const char *kind_name(const struct html *h, int kind)
 	return h->kinds[kind].op[0] ? h->kinds[kind].op : "(no OP CODE)";
 }
 
+/* v as "%.*f" would write it (the timeline writes thousands of them) */
+static void put_fixed(FILE *f, double v, unsigned int prec)
+{
+	char b[KPROF_FMT_FIXED_MAX];
+	int n = kprof_fmt_fixed(b, sizeof(b), v, prec);
+
+	fwrite(b, 1, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1, f);
+}
+
+/* a non-negative int as "%d" would write it */
+static void put_int(FILE *f, int v)
+{
+	char b[16];
+	int i = sizeof(b);
+	unsigned int u = v < 0 ? 0U - (unsigned int)v : (unsigned int)v;
+
+	do {
+		b[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		b[--i] = '-';
+	fwrite(b + i, 1, sizeof(b) - (size_t)i, f);
+}
+
 static void svg_timeline(FILE *f, struct html *h)
 {
 	double tmin = h->tmin, span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
@@ -1092,22 +1118,36 @@ static void svg_timeline(FILE *f, struct html *h)
 			if (!s->cnt)
 				continue;
 			kind_color(colr, sizeof(colr), s->mixed ? 0 : s->kind, h->nkinds);
-			fprintf(f,
-				"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s><title>",
-				x0, l * LANE_H + 3, x1 - x0 < 0.5 ? 0.5 : x1 - x0, LANE_H - 6,
-				s->mixed ? "#999" : colr, s->mixed ? " class=\"mixed\"" : "");
+			/* fprintf's "%.1f" etc., by hand: a rect per lane and pixel */
+			fputs("<rect x=\"", f);
+			put_fixed(f, x0, 1);
+			fputs("\" y=\"", f);
+			put_int(f, l * LANE_H + 3);
+			fputs("\" width=\"", f);
+			put_fixed(f, x1 - x0 < 0.5 ? 0.5 : x1 - x0, 1);
+			fputs("\" height=\"", f);
+			put_int(f, LANE_H - 6);
+			fputs("\" fill=\"", f);
+			fputs(s->mixed ? "#999" : colr, f);
+			fputs(s->mixed ? "\" class=\"mixed\"><title>" : "\"><title>", f);
 			if (s->cnt == 1) {
 				kprof_html_escape(f, kind_name(h, s->kind));
-				fprintf(f, " seq %" PRIu64 ": %.3f us at %.3f ms", s->seq,
-					(s->t1 - s->t0) / 1e3, (s->t0 - tmin) / 1e6);
+				fprintf(f, " seq %" PRIu64 ": ", s->seq);
+				put_fixed(f, (s->t1 - s->t0) / 1e3, 3);
+				fputs(" us at ", f);
+				put_fixed(f, (s->t0 - tmin) / 1e6, 3);
+				fputs(" ms", f);
 			} else {
 				fprintf(f, "%" PRIu64 " slices (", s->cnt);
 				if (!s->mixed)
 					kprof_html_escape(f, kind_name(h, s->kind));
 				else
 					fputs("several kinds", f);
-				fprintf(f, "), %.3f to %.3f ms", (s->t0 - tmin) / 1e6,
-					(s->end - tmin) / 1e6);
+				fputs("), ", f);
+				put_fixed(f, (s->t0 - tmin) / 1e6, 3);
+				fputs(" to ", f);
+				put_fixed(f, (s->end - tmin) / 1e6, 3);
+				fputs(" ms", f);
 			}
 			fputs("</title></rect>\n", f);
 		}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "%.Nf" without printf (kprof_fmt.h). glibc's printf formats a double
+ * with multi-precision arithmetic, about 1,500 instructions for a
+ * timeline coordinate; this takes the value apart as M x 2^e (M an
+ * integer below 2^53) and does the rounding in 128-bit integers, exact.
+ */
+#include "kprof_fmt.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static const uint32_t pow10_u32[10] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+};
+
+int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
+{
+	char b[48];
+	int i = sizeof(b), neg, e, n;
+	uint64_t ip, q = 0, scale;
+	double a;
+
+	if (prec > 9 || !isfinite(v) || fabs(v) >= 9007199254740992.0)
+		return snprintf(out, len, "%.*f", (int)prec, v);
+	neg = signbit(v) != 0;
+	a = fabs(v);
+	scale = pow10_u32[prec];
+	/* a = m x 2^(e - 53), m below 2^53 */
+	{
+		uint64_t m = (uint64_t)ldexp(frexp(a, &e), 53);
+		int s = 53 - e;		/* a = m / 2^s */
+
+		if (s <= 0) {
+			ip = m << -s;	/* an integer below 2^53 */
+		} else if (s >= 100) {
+			/* a below 2^-47: a x 10^9 is far below one half */
+			ip = 0;
+		} else {
+			unsigned __int128 fm, p, r, half;
+
+			ip = s < 64 ? m >> s : 0;
+			fm = s < 64 ? m & (((uint64_t)1 << s) - 1) : m;
+			p = fm * scale;			/* below 2^83 */
+			q = (uint64_t)(p >> s);
+			r = p - ((unsigned __int128)q << s);
+			half = (unsigned __int128)1 << (s - 1);
+			/* to nearest, ties to even (the last digit written) */
+			if (r > half || (r == half && ((prec ? q : ip) & 1)))
+				q++;
+			if (prec == 0) {
+				ip += q;
+				q = 0;
+			} else if (q == scale) {
+				ip++;
+				q = 0;
+			}
+		}
+	}
+	for (unsigned int k = 0; k < prec; k++, q /= 10)
+		b[--i] = (char)('0' + q % 10);
+	if (prec)
+		b[--i] = '.';
+	do {
+		b[--i] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	if (neg)
+		b[--i] = '-';
+	n = (int)sizeof(b) - i;
+	if (len) {
+		size_t c = (size_t)n < len ? (size_t)n : len - 1;
+
+		memcpy(out, b + i, c);
+		out[c] = '\0';
+	}
+	return n;
+}
