@@ -546,13 +546,13 @@ static int cmp_track(const void *a, const void *b)
  */
 static bool trace_skip_line(const char *s)
 {
-	const char *t = strstr(s, "\"tid\":");
-	const char *ph = strstr(s, "\"ph\":\"");
+	const char *ph = strstr(s, "\"ph\":\""), *t;
 	unsigned long long tid;
 	char *end;
 
 	if (ph && ph[6] != 'X' && ph[6] != 'M')
 		return true;
+	t = strstr(s, "\"tid\":");	/* only when the phase did not decide */
 	if (!t)
 		return false;
 	t += 6;
