@@ -466,18 +466,12 @@ static int page(const char *outdir)
 	double w0, c0, w, c;
 
 	od = kprof_outdir_open(outdir, 0, (uid_t)-1, (gid_t)-1, &err);
-	if (!od || rewrite_inputs(od, outdir, &err)) {
-		fprintf(stderr, "collector: %s\n", err.msg);
-		kprof_outdir_close(od);
-		return 1;
-	}
+	if (!od || rewrite_inputs(od, outdir, &err))
+		goto fail;
 	w0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-	if (kprof_html_write(od, &err)) {
-		fprintf(stderr, "collector: %s\n", err.msg);
-		kprof_outdir_close(od);
-		return 1;
-	}
+	if (kprof_html_write(od, &err))
+		goto fail;
 	kprof_outdir_close(od);
 	w = now(CLOCK_MONOTONIC) - w0;
 	c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
@@ -491,6 +485,10 @@ static int page(const char *outdir)
 	       access(path, F_OK) ? "" : " (with trace.json)", w, c, (long long)st.st_size,
 	       (double)st.st_size / c / 1e6);
 	return 0;
+fail:
+	fprintf(stderr, "collector: %s\n", err.msg);
+	kprof_outdir_close(od);
+	return 1;
 }
 
 /* ---- timesync: fit error against the sim's ground truth ---- */
