@@ -536,21 +536,39 @@ static int cmp_track(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The integer value of a line's only "pid" key; 0: none, or not that. */
+static int line_pid(const char *s, long long *pid)
+{
+	const char *p = strstr(s, "\"pid\":");
+	char *end;
+
+	/* once, and no escape that could hide another in a string */
+	if (!p || strstr(p + 6, "\"pid\":") || strchr(s, '\\'))
+		return 0;
+	errno = 0;
+	*pid = strtoll(p + 6, &end, 10);
+	return end != p + 6 && !errno && (*end == ',' || *end == '}');
+}
+
 /*
- * Only slices ("X") and names ("M") of device tracks are drawn. The rest,
- * most of trace.json's lines (zone slices, counters, flows), is skipped
- * before json-c builds an object of it, which took most of a report's
- * time. A key such as "tid": can only occur unescaped as a key, so a line
- * holding it with another value is such an event; anything else is
- * parsed.
+ * Only slices ("X") and names ("M") of device tracks (pid 1) are drawn.
+ * The rest, most of trace.json's lines (zone slices, counters, flows,
+ * the host's calls), is skipped before json-c builds an object of it,
+ * which took most of a report's time. A key such as "tid": can only
+ * occur unescaped as a key, so a line holding it with another value is
+ * such an event; anything else is parsed.
  */
 static bool trace_skip_line(const char *s)
 {
 	const char *ph = strstr(s, "\"ph\":\""), *t;
 	unsigned long long tid;
+	long long pid;
 	char *end;
 
 	if (ph && ph[6] != 'X' && ph[6] != 'M')
+		return true;
+	/* the host's call slices and names (an NVIDIA report's most lines) */
+	if (line_pid(s, &pid) && pid != 1)
 		return true;
 	t = strstr(s, "\"tid\":");	/* only when the phase did not decide */
 	if (!t)
