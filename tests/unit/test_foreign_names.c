@@ -352,6 +352,83 @@ static const double ns_values[] = {
 	1e17 + 0.5, 999999999999999999.0, 1e18, 1.5e19, 1e300, INFINITY, 4.2e-300,
 };
 
+/*
+ * host_events.csv and counters.csv rows against the printf formats they
+ * replace: ",%u,%u," / ",0x%08x,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%"
+ * PRId64 ",%" PRIu64 and "%" PRIu64 "," / ",%u,%" PRIu64 x 3, at the
+ * edges (0, 2^32 - 1, INT64_MIN, UINT64_MAX, negative returns and
+ * durations).
+ */
+static void test_host_counter_numbers(void)
+{
+	static const uint64_t u[] = {
+		0, 1, 9, 10, 99, 100, 4294967295ULL, 99999999, 100000000,
+		1000000000000000000ULL, 9223372036854775807ULL, 9223372036854775808ULL,
+		18446744073709551615ULL,
+	};
+	char *dir = kt_tmpdir(), path[256], *hs, *cs;
+	struct kprof_err err = { 0 };
+	struct kprof_out o;
+	struct kprof_op_row row;
+	struct kprof_outdir *od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+	size_t n = ARRAY_SIZE(u);
+
+	memset(&o, 0, sizeof(o));
+	KT_CHECK(od && kprof_out_open(&o, od, KPROF_OUT_HOST | KPROF_OUT_COUNTERS, 0, &err) == 0,
+		 "open: %s", err.msg);
+	for (size_t i = 0; i < n; i++) {
+		struct kprof_host_event ev = { 0 };
+
+		ev.role = i % 2 ? KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
+		ev.pid = (uint32_t)u[i];
+		ev.tid = (uint32_t)u[n - 1 - i];
+		ev.cmd = (uint32_t)(u[i] * 2654435761ULL);
+		ev.enter_ns = u[i];
+		ev.exit_ns = u[n - 1 - i];
+		ev.ret = (int64_t)u[(i + 3) % n];
+		ev.seq = u[(i + 5) % n];
+		memcpy(ev.comm, "c", 2);
+		KT_CHECK(kprof_out_host_event(&o, &ev) == 0, "host event");
+	}
+	memset(&row, 0, sizeof(row));
+	snprintf(row.op_code, sizeof(row.op_code), "k");
+	for (size_t i = 0; i < n; i++) {
+		row.seq = u[i];
+		row.counter_mask = 1;
+		row.counter_cores[0] = (uint32_t)u[(i + 1) % n];
+		row.counter_min[0] = u[(i + 2) % n];
+		row.counter_max[0] = u[(i + 3) % n];
+		row.counter_sum[0] = u[(i + 4) % n];
+		KT_CHECK(kprof_out_op(&o, &row) == 0, "counters row");
+	}
+	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
+	kprof_outdir_close(od);
+	free(o.top);
+	free(o.codes);
+	snprintf(path, sizeof(path), "%s/host_events.csv", dir);
+	hs = kt_slurp(path, NULL);
+	snprintf(path, sizeof(path), "%s/counters.csv", dir);
+	cs = kt_slurp(path, NULL);
+	for (size_t i = 0; hs && cs && i < n; i++) {
+		uint64_t en = u[i], ex = u[n - 1 - i];
+		char want[256];
+
+		snprintf(want, sizeof(want), "\n%s,%u,%u,c,0x%08x,%" PRIu64 ",%" PRIu64 ",%" PRId64
+			 ",%" PRId64 ",%" PRIu64 "\n", i % 2 ? "launch" : "sync", (uint32_t)u[i],
+			 (uint32_t)u[n - 1 - i], (uint32_t)(u[i] * 2654435761ULL), en, ex,
+			 (int64_t)(ex - en), (int64_t)u[(i + 3) % n], u[(i + 5) % n]);
+		KT_CHECK(strstr(hs, want), "host_events.csv: no row '%s'", want + 1);
+		snprintf(want, sizeof(want), "\n%" PRIu64 ",k,counter0,,%u,%" PRIu64 ",%" PRIu64
+			 ",%" PRIu64 "\n", u[i], (uint32_t)u[(i + 1) % n], u[(i + 2) % n],
+			 u[(i + 3) % n], u[(i + 4) % n]);
+		KT_CHECK(strstr(cs, want), "counters.csv: no row '%s'", want + 1);
+	}
+	KT_CHECK(hs && cs, "outputs read");
+	free(hs);
+	free(cs);
+	kt_rmrf(dir);
+}
+
 static void test_negative_numbers(void)
 {
 	char *dir = kt_tmpdir(), path[256], *s;
@@ -446,6 +523,7 @@ int main(void)
 	test_devlog_cells();
 	test_devlog_numbers();
 	test_negative_numbers();
+	test_host_counter_numbers();
 	test_report_outputs();
 	return kt_done("test_foreign_names");
 }

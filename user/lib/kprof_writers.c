@@ -223,15 +223,38 @@ static char *devlog_num(char *p, uint64_t v)
 	return e + 8;
 }
 
-static void put_u64(FILE *f, uint64_t v)
+/* ",v": fprintf's ",%" PRIu64 without its format parsing (per row) */
+static void put_dec(FILE *f, uint64_t v)
 {
 	char b[24];
 
+	fwrite(b, 1, (size_t)(devlog_num(b, v) - b), f);
+}
+
+/* ",v", or "," when unknown */
+static void put_u64(FILE *f, uint64_t v)
+{
 	if (v == KPROF_AGG_NONE) {
 		fputc(',', f);
 		return;
 	}
-	fwrite(b, 1, (size_t)(devlog_num(b, v) - b), f);
+	put_dec(f, v);
+}
+
+/* ",v" for a signed v, as ",%" PRId64 */
+static void put_i64(FILE *f, int64_t v)
+{
+	char b[24], *e;
+
+	if (v >= 0) {
+		put_dec(f, (uint64_t)v);
+		return;
+	}
+	/* ",digits" of |v| (INT64_MIN too) one further, then ",-" before */
+	e = devlog_num(b + 1, 0 - (uint64_t)v);
+	b[0] = ',';
+	b[1] = '-';
+	fwrite(b, 1, (size_t)(e - b), f);
 }
 
 /*
@@ -394,7 +417,9 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 		if (o->ops == f && o->ops && ftell(f) == 0)
 			ops_header(o);
 		kprof_csv_field(f, row->op_code);
-		fprintf(f, ",%" PRIu64 ",%u,%u", row->seq, row->device_id, row->core_count);
+		put_dec(f, row->seq);
+		put_dec(f, row->device_id);
+		put_dec(f, row->core_count);
 		put_u64(f, row->host_start_ns);
 		put_u64(f, row->host_end_ns);
 		put_u64(f, row->host_start_ns != KPROF_AGG_NONE ?
@@ -415,11 +440,13 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 		put_ns(f, row->sync_wait_ns);
 		put_u64(f, row->sync_end_ns);
 		if (row->clock_mhz)
-			fprintf(f, ",%u", row->clock_mhz);
+			put_dec(f, row->clock_mhz);
 		else
 			fputc(',', f);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", row->markers,
-			row->markers_lost, row->zones);
+		put_dec(f, row->markers);
+		put_dec(f, row->markers_lost);
+		put_dec(f, row->zones);
+		fputc('\n', f);
 	}
 	if (o->counters) {
 		for (unsigned int i = 0; i < KPROF_MAX_COUNTERS; i++) {
@@ -434,7 +461,14 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 				name = unnamed;
 				unit = "";
 			}
-			fprintf(o->counters, "%" PRIu64 ",", row->seq);
+			/* the row's first number: its comma goes after it */
+			{
+				char b[24];
+				char *e = devlog_num(b, row->seq);
+
+				*e++ = ',';
+				fwrite(b + 1, 1, (size_t)(e - b - 1), o->counters);
+			}
 			kprof_csv_field(o->counters, row->op_code);
 			fputc(',', o->counters);
 			kprof_csv_field(o->counters, name);
@@ -447,9 +481,11 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 					row->counter_cores[i], v, v, v);
 				continue;
 			}
-			fprintf(o->counters, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-				row->counter_cores[i], row->counter_min[i],
-				row->counter_max[i], row->counter_sum[i]);
+			put_dec(o->counters, row->counter_cores[i]);
+			put_dec(o->counters, row->counter_min[i]);
+			put_dec(o->counters, row->counter_max[i]);
+			put_dec(o->counters, row->counter_sum[i]);
+			fputc('\n', o->counters);
 		}
 	}
 	if ((f && ferror(f)) || (o->counters && ferror(o->counters)))
@@ -594,11 +630,26 @@ int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 	comm[sizeof(ev->comm)] = '\0';
 	fputs(ev->role == KPROF_ROLE_LAUNCH ? "launch" :
 	      ev->role == KPROF_ROLE_SYNC ? "sync" : "other", f);
-	fprintf(f, ",%u,%u,", ev->pid, ev->tid);
+	put_dec(f, ev->pid);
+	put_dec(f, ev->tid);
+	fputc(',', f);
 	kprof_csv_field(f, comm);
-	fprintf(f, ",0x%08x,%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 "\n",
-		ev->cmd, (uint64_t)ev->enter_ns, (uint64_t)ev->exit_ns,
-		(int64_t)(ev->exit_ns - ev->enter_ns), (int64_t)ev->ret, (uint64_t)ev->seq);
+	{
+		/* ",0x%08x" */
+		static const char hex[] = "0123456789abcdef";
+		char b[16] = ",0x";
+		uint32_t c = ev->cmd;
+
+		for (int k = 0; k < 8; k++)
+			b[3 + k] = hex[(c >> (4 * (7 - k))) & 0xf];
+		fwrite(b, 1, 11, f);
+	}
+	put_dec(f, (uint64_t)ev->enter_ns);
+	put_dec(f, (uint64_t)ev->exit_ns);
+	put_i64(f, (int64_t)(ev->exit_ns - ev->enter_ns));
+	put_i64(f, (int64_t)ev->ret);
+	put_dec(f, (uint64_t)ev->seq);
+	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
 }
 
