@@ -228,7 +228,7 @@ static void put_dec(FILE *f, uint64_t v)
 {
 	char b[24];
 
-	fwrite(b, 1, (size_t)(devlog_num(b, v) - b), f);
+	fwrite_unlocked(b, 1, (size_t)(devlog_num(b, v) - b), f);
 }
 
 /* ",v", or "," when unknown */
@@ -254,7 +254,7 @@ static void put_i64(FILE *f, int64_t v)
 	e = devlog_num(b + 1, 0 - (uint64_t)v);
 	b[0] = ',';
 	b[1] = '-';
-	fwrite(b, 1, (size_t)(e - b), f);
+	fwrite_unlocked(b, 1, (size_t)(e - b), f);
 }
 
 /*
@@ -284,7 +284,7 @@ static void put_ns(FILE *f, double v)
 	} else {
 		p = devlog_num(b, (uint64_t)r);
 	}
-	fwrite(b, 1, (size_t)(p - b), f);
+	fwrite_unlocked(b, 1, (size_t)(p - b), f);
 }
 
 static void ops_header(struct kprof_out *o)
@@ -467,7 +467,7 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 				char *e = devlog_num(b, row->seq);
 
 				*e++ = ',';
-				fwrite(b + 1, 1, (size_t)(e - b - 1), o->counters);
+				fwrite_unlocked(b + 1, 1, (size_t)(e - b - 1), o->counters);
 			}
 			kprof_csv_field(o->counters, row->op_code);
 			fputc(',', o->counters);
@@ -642,7 +642,7 @@ int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 
 		for (int k = 0; k < 8; k++)
 			b[3 + k] = hex[(c >> (4 * (7 - k))) & 0xf];
-		fwrite(b, 1, 11, f);
+		fwrite_unlocked(b, 1, 11, f);
 	}
 	put_dec(f, (uint64_t)ev->enter_ns);
 	put_dec(f, (uint64_t)ev->exit_ns);
