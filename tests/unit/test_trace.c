@@ -390,6 +390,74 @@ static void spilled(const char *dir)
 	free(text);
 }
 
+/*
+ * The host's call slices and flow starts, as written (without printf):
+ * against the printf formats they replace, for negative returns,
+ * large seqs and tids and every hex digit of cmd.
+ */
+static void host_lines(const char *dir)
+{
+	static const struct {
+		uint32_t tid, cmd;
+		int64_t ret;
+		uint64_t seq, enter, exit;
+		int role;
+	} ev[] = {
+		{ 1, 0xc0186444, 0, 1, 1000, 3000, KPROF_ROLE_LAUNCH },
+		{ 4294967295U, 0x0123abcd, -16, 18446744073709551615ULL, 4000, 5000,
+		  KPROF_ROLE_SYNC },
+		{ 77, 0, INT64_MIN, 0, 0, 0, KPROF_ROLE_LAUNCH },
+		{ 77, 0xffffffff, INT64_MAX, 9, 123456789012, 123456789013, KPROF_ROLE_LAUNCH },
+	};
+	struct kprof_trace_cfg cfg = { .device_label = "device 0: test", .num_cores = 1 };
+	struct kprof_err err = { 0 };
+	struct kprof_trace *t = kprof_trace_open(tod, "host.json", &cfg, &err);
+	char path[256], want[512], *a;
+
+	KT_CHECK(t, "open: %s", err.msg);
+	if (!t)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(ev); i++) {
+		struct kprof_host_event e = { 0 };
+
+		e.tid = ev[i].tid;
+		e.pid = 5;
+		e.cmd = ev[i].cmd;
+		e.ret = ev[i].ret;
+		e.seq = ev[i].seq;
+		e.enter_ns = ev[i].enter;
+		e.exit_ns = ev[i].exit;
+		e.role = ev[i].role;
+		memcpy(e.comm, "w", 2);
+		kprof_trace_host(t, &e);
+	}
+	KT_CHECK(kprof_trace_close(t, &err) == 0, "close: %s", err.msg);
+	snprintf(path, sizeof(path), "%s/host.json", dir);
+	a = kt_slurp(path, NULL);
+	for (size_t i = 0; a && i < ARRAY_SIZE(ev); i++) {
+		double dur = (double)(ev[i].exit - ev[i].enter);
+		int k = snprintf(want, sizeof(want),
+				 "{\"ph\":\"X\",\"cat\":\"ioctl\",\"pid\":2,\"tid\":%u,\"name\":\"%s\",",
+				 ev[i].tid, ev[i].role == KPROF_ROLE_LAUNCH ? "launch" : "sync");
+
+		k += snprintf(want + k, sizeof(want) - (size_t)k, "\"ts\":%.3f,\"dur\":%.3f,",
+			      (double)ev[i].enter / 1e3, dur / 1e3);
+		snprintf(want + k, sizeof(want) - (size_t)k,
+			 "\"args\":{\"seq\":%" PRIu64 ",\"ret\":%" PRId64 ",\"cmd\":\"0x%08x\"}}",
+			 ev[i].seq, ev[i].ret, ev[i].cmd);
+		KT_CHECK(strstr(a, want), "no line %s", want);
+		if (ev[i].role != KPROF_ROLE_LAUNCH || ev[i].ret < 0)
+			continue;
+		snprintf(want, sizeof(want),
+			 "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64
+			 ",\"pid\":2,\"tid\":%u,\"ts\":%.3f}", ev[i].seq, ev[i].tid,
+			 (double)ev[i].enter / 1e3);
+		KT_CHECK(strstr(a, want), "no line %s", want);
+	}
+	KT_CHECK(a, "read %s", path);
+	free(a);
+}
+
 int main(void)
 {
 	char *dir = kt_tmpdir(), *a, *b, *p;
@@ -486,6 +554,7 @@ int main(void)
 	KT_EQ_U64(n, 0);
 	KT_EQ_U64(nclock, 1);
 	spilled(dir);
+	host_lines(dir);
 	kprof_outdir_close(tod);
 	kt_rmrf(dir);
 	return kt_done("test_trace");

@@ -17,6 +17,9 @@
 
 #define PID_DEVICE	KPROF_TRACE_PID_DEVICE
 #define PID_HOST	KPROF_TRACE_PID_HOST
+/* its digits, for the lines written without printf */
+#define PID_HOST_STR	"2"
+_Static_assert(PID_HOST == 2, "PID_HOST_STR names PID_HOST");
 #define MAX_NAMED_TIDS	4096	/* host threads given a name track */
 /* Zone tracks: tid KPROF_TRACE_ZONE_TID + core * 10 + RISC, sorted right
  * below their core's track (sort index core * 10 + 1 + RISC; cores:
@@ -498,21 +501,41 @@ void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev)
 		snprintf(name, sizeof(name), "%s (%u/%u)", comm, ev->pid, ev->tid);
 		meta(t, PID_HOST, ev->tid, "thread_name", name);
 	}
+	/* no fprintf: a slice (and a flow start) per launch and sync call */
 	sep(t);
-	fprintf(t->f, "{\"ph\":\"X\",\"cat\":\"ioctl\",\"pid\":%d,\"tid\":%u,\"name\":\"%s\"",
-		PID_HOST, ev->tid, what);
+	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"ioctl\",\"pid\":" PID_HOST_STR ",\"tid\":",
+		       t->f);
+	put_uint(t->f, ev->tid);
+	fputs_unlocked(",\"name\":\"", t->f);
+	fputs_unlocked(what, t->f);
+	fputc_unlocked('"', t->f);
 	put_ts(t->f, "ts", (double)ev->enter_ns);
 	put_ts(t->f, "dur", (double)(ev->exit_ns - ev->enter_ns));
-	fprintf(t->f, ",\"args\":{\"seq\":%" PRIu64 ",\"ret\":%" PRId64 ",\"cmd\":\"0x%08x\"}}",
-		(uint64_t)ev->seq, (int64_t)ev->ret, ev->cmd);
+	fputs_unlocked(",\"args\":{\"seq\":", t->f);
+	put_uint(t->f, ev->seq);
+	fputs_unlocked(",\"ret\":", t->f);
+	if (ev->ret < 0)
+		fputc_unlocked('-', t->f);
+	put_uint(t->f, ev->ret < 0 ? 0 - (uint64_t)ev->ret : (uint64_t)ev->ret);
+	{
+		/* "0x%08x" */
+		static const char hex[] = "0123456789abcdef";
+		char b[24] = ",\"cmd\":\"0x";
+
+		for (int k = 0; k < 8; k++)
+			b[10 + k] = hex[(ev->cmd >> (4 * (7 - k))) & 0xf];
+		fwrite_unlocked(b, 1, 18, t->f);
+	}
+	fputs_unlocked("\"}}", t->f);
 	if (ev->role == KPROF_ROLE_LAUNCH && ev->ret >= 0) {
 		sep(t);
-		fprintf(t->f,
-			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%"
-			PRIu64 ",\"pid\":%d,\"tid\":%u",
-			(uint64_t)ev->seq, PID_HOST, ev->tid);
+		fputs_unlocked("{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":",
+			       t->f);
+		put_uint(t->f, ev->seq);
+		fputs_unlocked(",\"pid\":" PID_HOST_STR ",\"tid\":", t->f);
+		put_uint(t->f, ev->tid);
 		put_ts(t->f, "ts", (double)ev->enter_ns);
-		fputc('}', t->f);
+		fputc_unlocked('}', t->f);
 	}
 }
 
