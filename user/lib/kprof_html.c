@@ -1077,20 +1077,10 @@ static void put_fixed(FILE *f, double v, unsigned int prec)
 	fwrite(b, 1, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1, f);
 }
 
-/* a non-negative int as "%d" would write it */
+/* an int as "%d" would write it (an integer's "%.0f" is its digits) */
 static void put_int(FILE *f, int v)
 {
-	char b[16];
-	int i = sizeof(b);
-	unsigned int u = v < 0 ? 0U - (unsigned int)v : (unsigned int)v;
-
-	do {
-		b[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		b[--i] = '-';
-	fwrite(b + i, 1, sizeof(b) - (size_t)i, f);
+	put_fixed(f, v, 0);
 }
 
 static void svg_timeline(FILE *f, struct html *h)
