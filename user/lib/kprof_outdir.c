@@ -465,12 +465,14 @@ int kprof_outfile_create(struct kprof_outdir *od, const char *name,
 		return fd;
 	if (take_owner(od, fd, what, err))
 		goto fail;
-	of->f = fdopen(fd, "w");
+	of->buf = malloc(KPROF_OUTFILE_BUF);
+	of->f = of->buf ? fdopen(fd, "w") : NULL;
 	if (!of->f) {
 		kprof_err_set(err, errno, "cannot write %s: %s", what, strerror(errno));
+		free(of->buf);
 		goto fail;
 	}
-	setvbuf(of->f, NULL, _IOFBF, 1 << 16);
+	setvbuf(of->f, of->buf, _IOFBF, KPROF_OUTFILE_BUF);
 	of->od = od;
 	snprintf(of->name, sizeof(of->name), "%s", name);
 	return 0;
@@ -494,6 +496,7 @@ int kprof_outfile_commit(struct kprof_outfile *of, unsigned int flags,
 		e = errno;
 	if (fclose(of->f) && !e)
 		e = errno;
+	free(of->buf);
 	of->f = NULL;
 	if (!e && renameat(od->fd, of->tmp, od->fd, of->name))
 		e = errno;
@@ -510,11 +513,21 @@ int kprof_outfile_commit(struct kprof_outfile *of, unsigned int flags,
 	return e ? -e : 0;
 }
 
+int kprof_outfile_fail(struct kprof_outfile *of, int e, struct kprof_err *err)
+{
+	if (of->f)
+		kprof_err_set(err, e, "writing %s/%s failed: %s", of->od->path, of->name,
+			      strerror(e));
+	kprof_outfile_discard(of);
+	return -e;
+}
+
 void kprof_outfile_discard(struct kprof_outfile *of)
 {
 	if (!of->f)
 		return;
 	fclose(of->f);
+	free(of->buf);
 	unlinkat(of->od->fd, of->tmp, 0);
 	memset(of, 0, sizeof(*of));
 }

@@ -85,15 +85,24 @@ struct kprof_outfile {
 	FILE *f;		/* write here */
 	/* private */
 	struct kprof_outdir *od;
+	char *buf;		/* f's buffer (KPROF_OUTFILE_BUF) */
 	char name[64], tmp[96];
 };
+
+/*
+ * An output's stdio buffer: 128 KiB, what cat(1) writes at a time.
+ * glibc's setvbuf() without a buffer of the caller's keeps its own of
+ * st_blksize (4 KiB) whatever size is asked: a write(2) per 4 KiB, 60k
+ * of them for a 242 MB device_log.csv.
+ */
+#define KPROF_OUTFILE_BUF	(128 * 1024)
 
 /* kprof_outfile_commit() flags */
 #define KPROF_OUTFILE_SYNC	(1U << 0)	/* fsync before the rename */
 
 /*
  * A new output file name in od, written to a temporary file until commit.
- * 0 (of->f ready, 64 KiB buffered) or -errno with err set.
+ * 0 (of->f ready, KPROF_OUTFILE_BUF buffered) or -errno with err set.
  */
 int kprof_outfile_create(struct kprof_outdir *od, const char *name,
 			 struct kprof_outfile *of, struct kprof_err *err);
@@ -104,6 +113,11 @@ int kprof_outfile_commit(struct kprof_outfile *of, unsigned int flags,
 			 struct kprof_err *err);
 /* Drops an unfinished file (no-op on a reset of). */
 void kprof_outfile_discard(struct kprof_outfile *of);
+/*
+ * Drops a file whose writing failed with errno e outside its stream (a
+ * write(2) of the caller's): the error commit would give, -e.
+ */
+int kprof_outfile_fail(struct kprof_outfile *of, int e, struct kprof_err *err);
 
 /*
  * A file created at its name, O_EXCL (spools: a new raw/ holds nothing).
