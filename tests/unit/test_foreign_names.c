@@ -246,10 +246,10 @@ static void test_devlog_cells(void)
 	const char *const txt[] = {
 		"BRISC", "=1+2", "a,b", "say \"hi\"", " lead", "", "TRISC-KERNEL", long1, long2,
 	};
-	size_t n = ARRAY_SIZE(txt), gl, wl, at = 0;
+	size_t n = ARRAY_SIZE(txt), gl, wl, at = 0, parts = 0;
 	char *got = NULL, *want = NULL;
 	FILE *w = open_memstream(&want, &wl);
-	static struct kprof_out o;	/* static: it holds a block of rows */
+	struct kprof_out o;
 
 	/* past the row buffer's field size: plain, and with a ',' at the end */
 	memset(long1, 'z', sizeof(long1) - 1);
@@ -257,20 +257,29 @@ static void test_devlog_cells(void)
 	memcpy(long2, long1, sizeof(long2));
 	long2[sizeof(long2) - 2] = ',';
 	memset(&o, 0, sizeof(o));
-	o.devlog = open_memstream(&got, &gl);
+	KT_CHECK(!kprof_out_devlog_stream(&o, open_memstream(&got, &gl)), "stream");
 	/* every pair, then plain rows only: several blocks' worth */
-	for (size_t i = 0; i < n * n + 400; i++) {
+	for (size_t i = 0; i < n * n + 6000; i++) {
 		const char *a = i < n * n ? txt[i % n] : "BRISC";
 		const char *b = i < n * n ? txt[i / n] : "BRISC-FW";
 		const char *c = i < n * n ? txt[(i + 3) % n] : "ZONE_START";
 
 		struct kprof_devlog_text ta, tb, tc;
+		struct kprof_devlog_part h, t;
 
-		/* every other row with fields checked once (kprof_devlog_text) */
+		/* a row of three: fields checked once (kprof_devlog_text), or
+		 * its parts made once where they can be (kprof_devlog_part)
+		 */
 		kprof_devlog_text_init(&ta, a);
 		kprof_devlog_text_init(&tb, b);
 		kprof_devlog_text_init(&tc, c);
-		if (i % 2)
+		kprof_devlog_head(&h, 1, 22, 333, &ta);
+		kprof_devlog_tail(&t, &tb, &tc);
+		parts += h.n >= 0 && t.n >= 0;
+		if (i % 3 == 2 && h.n >= 0 && t.n >= 0)
+			kprof_out_devlog_row_p(&o, &h, 4444, 18446744073709551615ULL - i, 0, 7,
+					       &t);
+		else if (i % 3)
 			kprof_out_devlog_row_t(&o, 1, 22, 333, &ta, 4444,
 					       18446744073709551615ULL - i, 0, 7, &tb, &tc);
 		else
@@ -286,12 +295,17 @@ static void test_devlog_cells(void)
 	}
 	kprof_out_devlog_flush(&o);
 	fclose(o.devlog);
+	kprof_out_discard(&o);
 	fclose(w);
 	while (got && want && got[at] && got[at] == want[at])
 		at++;
 	KT_CHECK(got && want && gl == wl && !strcmp(got, want),
 		 "rows differ at byte %zu of %zu (want %zu): '%.60s', want '%.60s'", at, gl, wl,
 		 got ? got + at : "", want ? want + at : "");
+	/* parts only where all three texts are plain and short: 3 of the
+	 * pairs ("BRISC", "", "TRISC-KERNEL"), and the plain rows
+	 */
+	KT_EQ_U64(parts, 3 + 6000);
 	free(got);
 	free(want);
 }
@@ -303,7 +317,7 @@ static void test_devlog_cells(void)
  */
 static void test_devlog_numbers(void)
 {
-	static struct kprof_out o;	/* static: it holds a block of rows */
+	struct kprof_out o;
 	uint64_t vals[4096], x = 88172645463325252ULL, p10 = 1;
 	char *got = NULL, *want = NULL;
 	size_t n = 0, gl, wl;
@@ -325,7 +339,7 @@ static void test_devlog_numbers(void)
 		vals[n++] = x >> (x % 64);
 	}
 	memset(&o, 0, sizeof(o));
-	o.devlog = open_memstream(&got, &gl);
+	KT_CHECK(!kprof_out_devlog_stream(&o, open_memstream(&got, &gl)), "stream");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = vals[i], u = vals[(i + 1) % n];
 		unsigned int slot = (unsigned int)(v >> (i % 33));
@@ -339,6 +353,7 @@ static void test_devlog_numbers(void)
 	}
 	kprof_out_devlog_flush(&o);
 	fclose(o.devlog);
+	kprof_out_discard(&o);
 	fclose(w);
 	KT_CHECK(got && want && gl == wl && !strcmp(got, want),
 		 "device_log.csv numbers differ from printf's (%zu bytes, want %zu)", gl, wl);

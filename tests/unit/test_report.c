@@ -7,12 +7,19 @@
  * the same spool must be byte-identical.
  */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_outdir.h"
 #include "kprof_report.h"
 #include "kprof_spool.h"
 
 #include <json.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NOPS	50
@@ -278,6 +285,72 @@ static void late_stream(const char *inorder_ops)
 		 "a fixed 200 ms slack makes the held records late");
 	KT_EQ_U64(param_int(out, "/aggregation/slack_ns"), 200000000);
 	kt_rmrf(dir);
+}
+
+static off_t file_size(const char *dir, const char *name)
+{
+	char p[600];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) ? -1 : st.st_size;
+}
+
+/*
+ * A write of device_log.csv that fails (here the file size limit: EFBIG,
+ * the limit set above every other output and below device_log.csv)
+ * fails the report with the file's name and the reason, and leaves no
+ * part of it: its rows go to the file's descriptor, not through stdio.
+ */
+static void devlog_write_fails(const char *dir)
+{
+	static const char *const others[] = { "ops.csv", "counters.csv", "host_events.csv",
+		"trace.json", "report.html", "summary.txt", "params.json", "bubbles.csv" };
+	char ok[400], out[400];
+	struct kprof_err err;
+	off_t limit = 0;
+	int st = -1;
+	pid_t pid;
+
+	snprintf(ok, sizeof(ok), "%s/fsize-ok", dir);
+	snprintf(out, sizeof(out), "%s/fsize", dir);
+	KT_CHECK(report_to(dir, ok, NULL, NULL, &err) == 0, "report: %s", err.msg);
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+		if (file_size(ok, others[i]) > limit)
+			limit = file_size(ok, others[i]);
+	limit += 4096;
+	KT_CHECK(file_size(ok, "device_log.csv") > limit + 4096,
+		 "device_log.csv (%lld bytes) is the largest output by far (limit %lld)",
+		 (long long)file_size(ok, "device_log.csv"), (long long)limit);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { (rlim_t)limit, (rlim_t)limit };
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(2);
+		if (report_to(dir, out, NULL, NULL, &err) == 0)
+			_exit(3);
+		fprintf(stderr, "(expected) %s\n", err.msg);
+		if (!strstr(err.msg, "device_log.csv") || !strstr(err.msg, strerror(EFBIG)))
+			_exit(4);
+		_exit(0);
+	}
+	KT_CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		 WEXITSTATUS(st) == 0, "report over the size limit: status %#x", st);
+	KT_CHECK(file_size(out, "device_log.csv") < 0, "no device_log.csv left");
+	{
+		DIR *d = opendir(out);
+		struct dirent *e;
+		int tmp = 0;
+
+		while (d && (e = readdir(d)))
+			tmp += !strncmp(e->d_name, ".", 1) && strcmp(e->d_name, ".") &&
+			       strcmp(e->d_name, "..");
+		if (d)
+			closedir(d);
+		KT_CHECK(d && tmp == 0, "%d temporary files left in %s", tmp, out);
+	}
 }
 
 int main(void)
@@ -668,6 +741,7 @@ int main(void)
 		KT_CHECK(s && strstr(s, "capture ended mid-write"), "summary says so");
 		free(s);
 	}
+	devlog_write_fails(dir);
 	/* no spool: a clear error */
 	KT_CHECK(kprof_report_build("/nonexistent-kprof", NULL, NULL, &res, &err) < 0 &&
 		 strstr(err.msg, "device.kspool"), "missing spool: %s", err.msg);

@@ -217,7 +217,17 @@ struct feed {
 	char risc[KPROF_MAX_RISCS][16];
 	char zone[KPROF_MAX_RISCS][2][48];
 	struct kprof_devlog_text trisc[KPROF_MAX_RISCS], tzone[KPROF_MAX_RISCS][2], ttype[2];
+	/* device_log.csv rows' heads by core and RISC (made at their first
+	 * marker, n 0 before; NULL: none kept, too many cores) and tails by
+	 * RISC and FW / KERNEL marker kind
+	 */
+	struct kprof_devlog_part *dl_head;
+	unsigned int dl_cores;
+	struct kprof_devlog_part dl_tail[KPROF_MAX_RISCS][4];
 };
+
+/* the most cores whose rows' heads are kept: 4096 x 8 RISCs x 68 bytes */
+#define DEVLOG_HEAD_CORES	4096
 
 static void risc_label(const struct kprof_spool_hdr *h, unsigned int r, char *out,
 		       size_t len)
@@ -232,8 +242,11 @@ static void risc_label(const struct kprof_spool_hdr *h, unsigned int r, char *ou
 	snprintf(out, len, "%.*s", (int)k, n);
 }
 
-/* fd's names of each RISC and its zones, made once, not per marker */
-static void devlog_names(struct feed *fd)
+/*
+ * fd's names of each RISC and its zones, and device_log.csv rows' parts,
+ * made once, not per marker
+ */
+static int devlog_names(struct feed *fd)
 {
 	for (unsigned int r = 0; r < KPROF_MAX_RISCS; r++) {
 		const char *n = fd->risc[r];
@@ -250,6 +263,31 @@ static void devlog_names(struct feed *fd)
 	}
 	kprof_devlog_text_init(&fd->ttype[0], "ZONE_END");
 	kprof_devlog_text_init(&fd->ttype[1], "ZONE_START");
+	for (unsigned int r = 0; r < KPROF_MAX_RISCS; r++)
+		for (unsigned int k = KPROF_MARK_FW_START; k <= KPROF_MARK_KERNEL_END; k++)
+			kprof_devlog_tail(&fd->dl_tail[r][k - 1],
+					  &fd->tzone[r][k > KPROF_MARK_FW_END], &fd->ttype[k % 2]);
+	fd->dl_cores = fd->c->dev_hdr.device.num_cores;
+	if (!fd->out->devlog || !fd->dl_cores || fd->dl_cores > DEVLOG_HEAD_CORES)
+		return 0;
+	fd->dl_head = calloc((size_t)fd->dl_cores * KPROF_MAX_RISCS, sizeof(*fd->dl_head));
+	return fd->dl_head ? 0 : -ENOMEM;
+}
+
+/* the head of m's row, made once; NULL when it has none */
+static const struct kprof_devlog_part *devlog_head(struct feed *fd,
+						   const struct kprof_rec_marker *m,
+						   unsigned int gx, unsigned int r)
+{
+	size_t i = (size_t)m->core * KPROF_MAX_RISCS + r;
+
+	if (!fd->dl_head || m->core >= fd->dl_cores)
+		return NULL;
+	/* (a head is never empty: "slot,x,y,RISC") */
+	if (!fd->dl_head[i].n)
+		kprof_devlog_head(&fd->dl_head[i], fd->c->dev_hdr.device.device_id,
+				  m->core % gx, m->core / gx, &fd->trisc[r]);
+	return fd->dl_head[i].n >= 0 ? &fd->dl_head[i] : NULL;
 }
 
 static int devlog_marker(struct feed *fd, const struct kprof_rec_marker *m)
@@ -265,9 +303,16 @@ static int devlog_marker(struct feed *fd, const struct kprof_rec_marker *m)
 	case KPROF_MARK_FW_START:
 	case KPROF_MARK_FW_END:
 	case KPROF_MARK_KERNEL_START:
-	case KPROF_MARK_KERNEL_END:
+	case KPROF_MARK_KERNEL_END: {
+		const struct kprof_devlog_part *h = devlog_head(fd, m, gx, r),
+					       *t = &fd->dl_tail[r][m->kind - 1];
+
+		if (h && t->n >= 0)
+			return kprof_out_devlog_row_p(fd->out, h, 0, m->timestamp, 0,
+						      m->op_seq, t);
 		zone = &fd->tzone[r][m->kind > KPROF_MARK_FW_END];
 		break;
+	}
 	default:
 		snprintf(zbuf, sizeof(zbuf), "ZONE-%u", m->zone_id);
 		kprof_devlog_text_init(&zt, zbuf);
@@ -1411,8 +1456,12 @@ static int report_build(const char *capture_dir, int capfd, struct kprof_outdir 
 		goto out;
 	}
 	fd = (struct feed){ .c = c, .agg = agg, .out = &out, .opts = opts };
-	devlog_names(&fd);
-	ret = pass2(&fd, err);
+	ret = devlog_names(&fd);
+	if (ret)
+		kprof_err_set(err, -ret, "out of memory for device_log.csv's rows");
+	if (!ret)
+		ret = pass2(&fd, err);
+	free(fd.dl_head);
 	if (!ret)
 		ret = write_outputs(c, od, &out, agg, an, opts, config, err);
 	if (!ret && res)

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEVLOG_HEADER "PCIe slot, core_x, core_y, RISC processor type, timer_id, " \
 	"time[cycles since reset], data, run host ID, trace id, trace id counter, " \
@@ -68,9 +69,12 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 			goto fail;
 	}
 	if (which & KPROF_OUT_DEVLOG) {
-		o->devlog = open_out(o, od, 2, "device_log.csv", err);
-		if (!o->devlog)
+		FILE *f = open_out(o, od, 2, "device_log.csv", err);
+
+		if (!f)
 			goto fail;
+		if (kprof_out_devlog_stream(o, f))
+			goto nomem;
 	}
 	if (which & KPROF_OUT_HOST) {
 		o->host = open_out(o, od, 3, "host_events.csv", err);
@@ -514,11 +518,48 @@ static char *devlog_text(FILE *f, char *blk, char *p, const char *s)
 	return blk;
 }
 
+int kprof_out_devlog_stream(struct kprof_out *o, FILE *f)
+{
+	o->dl_buf = malloc(KPROF_OUT_DEVLOG_BUF);
+	if (!o->dl_buf)
+		return -ENOMEM;
+	o->dl_len = 0;
+	o->dl_err = 0;
+	o->devlog = f;
+	return 0;
+}
+
 void kprof_out_devlog_flush(struct kprof_out *o)
 {
-	if (o->dl_len)
-		fwrite(o->dl_buf, 1, o->dl_len, o->devlog);
+	const char *p = o->dl_buf;
+	size_t left = o->dl_len;
+	int fd = fileno(o->devlog);
+
 	o->dl_len = 0;
+	if (!left || o->dl_err)
+		return;
+	if (fd < 0) {
+		/* a stream of no file (a memory stream) */
+		fwrite(p, 1, left, o->devlog);
+		return;
+	}
+	/* what the stream holds comes first (the header, a quoted cell) */
+	if (fflush(o->devlog)) {
+		o->dl_err = errno ? errno : EIO;
+		return;
+	}
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			o->dl_err = n < 0 ? errno : EIO;
+			return;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
 }
 
 int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
@@ -616,6 +657,80 @@ int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int 
 	return 0;
 }
 
+/* text at p, ending at p + t->n; no for text that needs quotes */
+static char *devlog_part_text(char *p, const struct kprof_devlog_text *t)
+{
+	memcpy(p, t->s, (size_t)t->n);
+	return p + t->n;
+}
+
+/* s (length n) as part pt; unusable (n -1) when longer than a part */
+static void devlog_part_set(struct kprof_devlog_part *pt, const char *s, size_t n)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->n = -1;
+	if (n > sizeof(pt->s))
+		return;
+	memcpy(pt->s, s, n);
+	pt->n = (int)n;
+}
+
+void kprof_devlog_head(struct kprof_devlog_part *h, unsigned int slot, unsigned int x,
+		       unsigned int y, const struct kprof_devlog_text *risc)
+{
+	char b[3 * 21 + DEVLOG_FIELD + 2], *p;
+
+	if (risc->n < 0) {
+		devlog_part_set(h, NULL, SIZE_MAX);
+		return;
+	}
+	/* as kprof_out_devlog_row_t starts a row */
+	p = devlog_num(b, slot);
+	p = devlog_num(devlog_num(p, x), y);
+	*p++ = ',';
+	p = devlog_part_text(p, risc);
+	devlog_part_set(h, b + 1, (size_t)(p - b - 1));
+}
+
+void kprof_devlog_tail(struct kprof_devlog_part *t, const struct kprof_devlog_text *zone,
+		       const struct kprof_devlog_text *type)
+{
+	char b[2 * DEVLOG_FIELD + 16], *p = b;
+
+	if (zone->n < 0 || type->n < 0) {
+		devlog_part_set(t, NULL, SIZE_MAX);
+		return;
+	}
+	/* as kprof_out_devlog_row_t ends a row */
+	memcpy(p, ",,,", 3);
+	p = devlog_part_text(p + 3, zone);
+	*p++ = ',';
+	p = devlog_part_text(p, type);
+	memcpy(p, ",0,,\n", 5);
+	devlog_part_set(t, b, (size_t)(p + 5 - b));
+}
+
+int kprof_out_devlog_row_p(struct kprof_out *o, const struct kprof_devlog_part *head,
+			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
+			   const struct kprof_devlog_part *tail)
+{
+	char *p;
+
+	if (!o->devlog)
+		return 0;
+	if (KPROF_OUT_DEVLOG_BUF - o->dl_len < DEVLOG_ROW)
+		kprof_out_devlog_flush(o);
+	/* whole parts: what follows each is written over */
+	p = o->dl_buf + o->dl_len;
+	memcpy(p, head->s, sizeof(head->s));
+	p += head->n;
+	p = devlog_num(devlog_num(p, timer_id), time);
+	p = devlog_num(devlog_num(p, data), run_id);
+	memcpy(p, tail->s, sizeof(tail->s));
+	o->dl_len = (size_t)(p + tail->n - o->dl_buf);
+	return 0;
+}
+
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 {
 	FILE *f = o->host;
@@ -676,12 +791,16 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 		ops_header(o);
 	if (o->devlog)
 		kprof_out_devlog_flush(o);
+	if (o->dl_err)
+		ret = kprof_outfile_fail(&o->files[2], o->dl_err, err);
 	for (int i = 0; i < 4; i++)
 		if (o->files[i].f) {
 			int r = kprof_outfile_commit(&o->files[i], 0, ret ? NULL : err);
 
 			ret = ret ? ret : r;
 		}
+	free(o->dl_buf);
+	o->dl_buf = NULL;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;
@@ -694,6 +813,8 @@ void kprof_out_discard(struct kprof_out *o)
 	for (int i = 0; i < 4; i++)
 		kprof_outfile_discard(&o->files[i]);
 	o->dl_len = 0;
+	free(o->dl_buf);
+	o->dl_buf = NULL;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;

@@ -35,7 +35,7 @@ struct kprof_out_code {
 	double fw_sum_ns, fw_min_ns, fw_max_ns, kernel_sum_ns;
 };
 
-#define KPROF_OUT_DEVLOG_BUF	(16 * 1024)
+#define KPROF_OUT_DEVLOG_BUF	(128 * 1024)
 
 struct kprof_out {
 	FILE *ops, *counters, *devlog, *host;	/* the files' streams, or NULL */
@@ -69,10 +69,12 @@ struct kprof_out {
 	struct kprof_out_code *codes;
 	/* device_log.csv rows gathered here, written a block at a time
 	 * (kprof_out_devlog_flush): one fwrite per row was a tenth of that
-	 * output's cost
+	 * output's cost; a block goes to the file's descriptor, not through
+	 * its stream's buffer (a copy of every byte)
 	 */
 	size_t dl_len;
-	char dl_buf[KPROF_OUT_DEVLOG_BUF];
+	int dl_err;		/* errno of the blocks' writing, or 0 */
+	char *dl_buf;		/* KPROF_OUT_DEVLOG_BUF bytes */
 };
 
 /* Starts the files of which in od (kprof_outfile_create). */
@@ -104,6 +106,34 @@ int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int 
 			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
 			   const struct kprof_devlog_text *zone,
 			   const struct kprof_devlog_text *type);
+/*
+ * The parts of device_log.csv rows that repeat, made once: a head
+ * "slot,x,y,RISC" for one RISC of one core, a tail ",,,ZONE,TYPE,0,,\n"
+ * for one zone and type. A row is then its head, its four numbers and
+ * its tail, each part copied at a fixed size. n is the part's length,
+ * -1 when its text needs quotes or it is longer than a part holds: such
+ * rows go through kprof_out_devlog_row_t().
+ */
+#define KPROF_DEVLOG_PART	64
+struct kprof_devlog_part {
+	char s[KPROF_DEVLOG_PART];	/* zero-filled past n */
+	int n;
+};
+
+void kprof_devlog_head(struct kprof_devlog_part *h, unsigned int slot, unsigned int x,
+		       unsigned int y, const struct kprof_devlog_text *risc);
+void kprof_devlog_tail(struct kprof_devlog_part *t, const struct kprof_devlog_text *zone,
+		       const struct kprof_devlog_text *type);
+/* A row of two parts whose n >= 0: what kprof_out_devlog_row_t() writes. */
+int kprof_out_devlog_row_p(struct kprof_out *o, const struct kprof_devlog_part *head,
+			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
+			   const struct kprof_devlog_part *tail);
+/*
+ * device_log.csv's rows to f (kprof_out_open does it for the file it
+ * makes): 0, or -ENOMEM for its block of rows. kprof_out_discard() frees
+ * the block, f stays the caller's.
+ */
+int kprof_out_devlog_stream(struct kprof_out *o, FILE *f);
 /* The rows kprof_out_devlog_row() gathered to the stream (kprof_out_close does it). */
 void kprof_out_devlog_flush(struct kprof_out *o);
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev);
