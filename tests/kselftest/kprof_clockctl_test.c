@@ -268,6 +268,14 @@ TEST_F(ctl, reset_gives_back_foreign_lock)
 	}
 }
 
+#define KILL_ROUNDS	40
+/*
+ * The debug-kernel lane lowers it (kt_rounds): a kprofctl run takes
+ * over a second there, and the stock lane has already killed it at 40
+ * points of each kind.
+ */
+#define KILL_ROUNDS_ENV	"KPROF_CLOCK_KILL_ROUNDS"
+
 /*
  * SIGKILL kprofctl lock-clock at random points. The kernel holds the
  * state, so after every kill the device is either as before the first
@@ -279,9 +287,13 @@ static void kill_loop(struct __test_metadata *_metadata, int fd,
 		      uint32_t orig_mhz)
 {
 	unsigned int killed = 0, finished = 0, took = 0, i;
+	const int rounds = kt_rounds(KILL_ROUNDS_ENV, KILL_ROUNDS);
 	struct kprof_clock_state s;
 	uint64_t t0, run_us;
 	char mhz[16];
+
+	ASSERT_LT(0, rounds) TH_LOG("%s='%s': want a whole number from 1 to %d",
+				    KILL_ROUNDS_ENV, getenv(KILL_ROUNDS_ENV), KILL_ROUNDS);
 
 	/* How long one whole run takes here, so the kills spread over it. */
 	t0 = kt_now_ns();
@@ -290,7 +302,7 @@ static void kill_loop(struct __test_metadata *_metadata, int fd,
 	run_us = (kt_now_ns() - t0) / 1000;
 	ASSERT_EQ(0, kt_clock_set(fd, KPROF_CLOCK_OP_RESET, 0));
 	srand(getpid());
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < (unsigned int)rounds; i++) {
 		unsigned int f = 805 + 5 * (rand() % 79);	/* 805..1195 */
 		pid_t pid;
 		int st;
@@ -332,8 +344,9 @@ static void kill_loop(struct __test_metadata *_metadata, int fd,
 		if (orig_flags & KPROF_CLOCK_LOCKED)
 			ASSERT_EQ(orig_mhz, s.saved_mhz);
 	}
-	TH_LOG("one run %llu us; %u runs killed, %u finished; lock in place after %u",
-	       (unsigned long long)run_us, killed, finished, took);
+	TH_LOG("one run %llu us; %u runs killed, %u finished; lock in place after %u%s",
+	       (unsigned long long)run_us, killed, finished, took,
+	       rounds < KILL_ROUNDS ? " (rounds lowered by " KILL_ROUNDS_ENV ")" : "");
 	ASSERT_EQ(0, CTL(out, "info", "--device", "0"));
 	ASSERT_EQ(0, out->status) TH_LOG("%s", out->text);
 	ASSERT_EQ(0, CTL(out, "reset-clock", "--device", "0"));

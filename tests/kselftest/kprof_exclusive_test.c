@@ -12,28 +12,11 @@
 #define RACERS		32
 #define ROUNDS		200
 /*
- * Only the debug-kernel lane sets this (tests/vm/debug-kernel/suite.sh):
- * there one round of 32 forks and starts takes seconds, and 200 of them
- * would take the better part of an hour. It can lower the round count,
- * never raise it; the stock lane runs all 200.
+ * The debug-kernel lane lowers it (kt_rounds): there one round of 32
+ * forks and starts takes seconds, and 200 of them would take the better
+ * part of an hour; the stock lane runs all 200.
  */
 #define ROUNDS_ENV	"KPROF_EXCL_RACE_ROUNDS"
-
-/* ROUNDS, or the lower count from ROUNDS_ENV; -1 if that is not valid. */
-static int race_rounds(void)
-{
-	const char *s = getenv(ROUNDS_ENV);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return ROUNDS;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < 1 || v > ROUNDS)
-		return -1;
-	return (int)v;
-}
 
 FIXTURE(excl) {
 	int fd;
@@ -136,7 +119,7 @@ static void racer(int gun, int report, int release)
 
 TEST_F_TIMEOUT(excl, race_32_processes_200_rounds, 600)
 {
-	const int rounds = race_rounds();
+	const int rounds = kt_rounds(ROUNDS_ENV, ROUNDS);
 
 	ASSERT_LT(0, rounds) TH_LOG("%s='%s': want a whole number from 1 to %d",
 				    ROUNDS_ENV, getenv(ROUNDS_ENV), ROUNDS);

@@ -313,6 +313,27 @@ static inline bool kt_kmsg_has(int fd, const char *a, const char *b)
 	return false;
 }
 
+/*
+ * A loop's round count: max, or the lower count the variable env gives
+ * (only the debug-kernel lane sets one, tests/vm/debug-kernel/suite.sh:
+ * every round there is many times slower). It can lower the count, never
+ * raise it; -1 if its value is not a whole number from 1 to max.
+ */
+static inline int kt_rounds(const char *env, int max)
+{
+	const char *s = getenv(env);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return max;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 1 || v > max)
+		return -1;
+	return (int)v;
+}
+
 static inline const char *kt_ko_path(const char *name, const char *dflt)
 {
 	char var[64];

@@ -8,8 +8,7 @@
 # Time limits here are sized for the stock kernel under TCG; KASAN, lockdep
 # and kmemleak make every syscall several times slower. So every kselftest
 # time limit is multiplied (tests/kselftest/kprof_harness.h); no assertion
-# changes, and the 32-racer exclusive-open race runs all its 200 rounds.
-# The stock lane does not scale.
+# changes. The stock lane does not scale.
 export KPROF_TEST_TIMEOUT_SCALE=10
 echo "# kprof-debug: KPROF_TEST_TIMEOUT_SCALE=$KPROF_TEST_TIMEOUT_SCALE"
 # Every kselftest runs, but only the e2e scripts that drive the module's
@@ -17,14 +16,16 @@ echo "# kprof-debug: KPROF_TEST_TIMEOUT_SCALE=$KPROF_TEST_TIMEOUT_SCALE"
 # permissions. The others (analysis, trace/diff, report.html) exercise
 # kprofctl's report code, which the stock lane runs on the same captures;
 # here they took 12 of the lane's 35 minutes. The exclusive-open race runs
-# 50 of its 200 rounds (1600 racing opens under lockdep and KASAN; the
-# stock lane runs all 200).
+# 50 of its 200 rounds (1600 racing opens under lockdep and KASAN), and
+# the clock tests kill kprofctl lock-clock at 12 of their 40 random
+# points (a run takes over a second here; the stock lane runs them all).
 # The ioctl fuzzer (e2e_ioctl_fuzz.sh) runs KPROF_FUZZ_CALLS calls per
 # seed: each call is several times slower here than on the stock kernel.
 export KPROF_SUITE_E2E="${KPROF_SUITE_E2E-e2e_capture.sh e2e_kprofctl.sh e2e_names.sh e2e_privileges.sh e2e_security.sh e2e_ioctl_fuzz.sh}"
 export KPROF_EXCL_RACE_ROUNDS="${KPROF_EXCL_RACE_ROUNDS:-50}"
+export KPROF_CLOCK_KILL_ROUNDS="${KPROF_CLOCK_KILL_ROUNDS:-12}"
 export KPROF_FUZZ_CALLS="${KPROF_FUZZ_CALLS:-10000}"
-echo "# kprof-debug: e2e scripts: $KPROF_SUITE_E2E; race rounds: $KPROF_EXCL_RACE_ROUNDS; fuzz calls: $KPROF_FUZZ_CALLS"
+echo "# kprof-debug: e2e scripts: $KPROF_SUITE_E2E; race rounds: $KPROF_EXCL_RACE_ROUNDS; clock kill rounds: $KPROF_CLOCK_KILL_ROUNDS; fuzz calls: $KPROF_FUZZ_CALLS"
 # "bpf-sim" among the names runs the BPF sim test too; no names: everything.
 all=0 bpf=0
 [ $# = 0 ] && all=1 bpf=1
