@@ -25,7 +25,11 @@ export KPROF_SUITE_E2E="${KPROF_SUITE_E2E-e2e_capture.sh e2e_kprofctl.sh e2e_nam
 export KPROF_EXCL_RACE_ROUNDS="${KPROF_EXCL_RACE_ROUNDS:-50}"
 export KPROF_CLOCK_KILL_ROUNDS="${KPROF_CLOCK_KILL_ROUNDS:-12}"
 export KPROF_FUZZ_CALLS="${KPROF_FUZZ_CALLS:-10000}"
-echo "# kprof-debug: e2e scripts: $KPROF_SUITE_E2E; race rounds: $KPROF_EXCL_RACE_ROUNDS; clock kill rounds: $KPROF_CLOCK_KILL_ROUNDS; fuzz calls: $KPROF_FUZZ_CALLS"
+# e2e_kprofctl.sh: its device part only (the host part, usage errors and
+# host clocks against a fake cpufreq tree, touches no device and runs in
+# make check-unit)
+export DEVICE_ONLY=1
+echo "# kprof-debug: e2e scripts: $KPROF_SUITE_E2E (e2e_kprofctl.sh: device part only); race rounds: $KPROF_EXCL_RACE_ROUNDS; clock kill rounds: $KPROF_CLOCK_KILL_ROUNDS; fuzz calls: $KPROF_FUZZ_CALLS"
 # "bpf-sim" among the names runs the BPF sim test too; no names: everything.
 all=0 bpf=0
 [ $# = 0 ] && all=1 bpf=1
