@@ -11,14 +11,22 @@
  * kprof's. Built on the GPU host with the real cupti.h:
  *
  *   gcc -O2 -shared -fPIC -I$CUDA/include -o min_cupti.so min_cupti.c \
- *       -L$CUDA/lib64 -lcupti
+ *       -L$CUDA/lib64 -lcupti -lcuda
  *
  * Two of CUPTI's knobs on its tracing cost, for agent_cost.py's min-hw and
  * min-ptb modes: MIN_CUPTI_HW=1 asks for CUPTI's hardware trace
  * (cuptiActivityEnableHWTrace: timestamps taken by the GPU, not on the
  * launching thread), MIN_CUPTI_PTB=1 for per-thread activity buffers
  * (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER); each prints what CUPTI
- * answered.
+ * answered. MIN_CUPTI_LATENCY=1 turns on CUPTI's latency timestamps
+ * (cuptiActivityEnableLatencyTimestamps: queued and submitted times on
+ * the kernel records, what kprof's --host-times queued uses), to tell
+ * CUPTI's behaviour with them from the agent's; with it, what kprof's
+ * agent does beyond counting, one at a time: MIN_CUPTI_GETTS=1 calls
+ * cuptiGetTimestamp five times in each buffer completion (the agent's
+ * SYNC sample), MIN_CUPTI_DEVICES=1 asks the driver for its devices in
+ * the first completion, MIN_CUPTI_FLUSH_MS=N sets cuptiActivityFlushPeriod,
+ * MIN_CUPTI_API=1 enables the driver API's activity records.
  *
  * Prints "min_cupti: N records, D dropped" at exit (stderr).
  */
@@ -26,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cuda.h>
 #include <cupti.h>
 
 #define BUF_SIZE (4u << 20)
@@ -56,6 +65,23 @@ static void CUPTIAPI complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size
 	size_t d = 0;
 
 	(void)size;
+	if (getenv("MIN_CUPTI_GETTS") && !strcmp(getenv("MIN_CUPTI_GETTS"), "1"))
+		for (int i = 0; i < 5; i++) {
+			uint64_t t;
+
+			cuptiGetTimestamp(&t);
+		}
+	if (getenv("MIN_CUPTI_DEVICES") && !strcmp(getenv("MIN_CUPTI_DEVICES"), "1")) {
+		static int asked;
+		int n = 0;
+		CUdevice d;
+		CUuuid u;
+
+		if (!asked++ && cuDeviceGetCount(&n) == CUDA_SUCCESS)
+			for (int i = 0; i < n; i++)
+				if (cuDeviceGet(&d, i) == CUDA_SUCCESS)
+					cuDeviceGetUuid(&u, d);
+	}
 	while (cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
 		n_records++;
 	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &d) == CUPTI_SUCCESS)
@@ -91,6 +117,15 @@ int InitializeInjection(void)
 		fprintf(stderr, "min_cupti: per-thread activity buffers: %d\n",
 			(int)cuptiActivitySetAttribute(a, &len, &one));
 	}
+	if (getenv("MIN_CUPTI_LATENCY") && !strcmp(getenv("MIN_CUPTI_LATENCY"), "1"))
+		fprintf(stderr, "min_cupti: cuptiActivityEnableLatencyTimestamps: %d\n",
+			(int)cuptiActivityEnableLatencyTimestamps(1));
+	if (getenv("MIN_CUPTI_FLUSH_MS"))
+		fprintf(stderr, "min_cupti: cuptiActivityFlushPeriod: %d\n",
+			(int)cuptiActivityFlushPeriod((uint32_t)atoi(getenv("MIN_CUPTI_FLUSH_MS"))));
+	if (getenv("MIN_CUPTI_API") && !strcmp(getenv("MIN_CUPTI_API"), "1"))
+		fprintf(stderr, "min_cupti: cuptiActivityEnable(DRIVER): %d\n",
+			(int)cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
 	if (k && !strcmp(k, "serial"))
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL);
 	else

@@ -22,8 +22,8 @@
 #     call entered, no covering sync returns before its kernel ended,
 #     nothing dropped; the same through CUPTI's own clock and the fit;
 #     causality.py over 200k tiny kernels with a sync every 100 (default
-#     host times, api), over 200k with --host-times callback and over 20k
-#     with --host-times queued; --counters: each spin kernel's
+#     host times, api), over 200k with --host-times callback, with
+#     uprobes and with --host-times queued; --counters: each spin kernel's
 #     sm__cycles_elapsed.max within 0.5 % above the cycles it spun, every
 #     kernel's metrics joined, a refused metric named.
 #  5. multi_check.sh: captures of several GPUs (two processes on GPU 0;
@@ -235,9 +235,9 @@ for mode in monotonic cupti; do
 done
 # causality over 200k kernels, syncs interleaved (the default host times:
 # the launch calls' activity records), the same with the launch calls'
-# callbacks and with BPF uprobes on libcuda; --host-times queued on 20k
-# (200k hung with CUPTI's latency timestamps on: docs/performance.md)
-for c in api:200000 callback:200000 uprobe:200000 queued:20000; do
+# callbacks, with BPF uprobes on libcuda, and with CUPTI's latency
+# timestamps (queued; no memcpy/memset records there: docs/performance.md)
+for c in api:200000 callback:200000 uprobe:200000 queued:200000; do
 	ht=${c%%:*}
 	nk=${c#*:}
 	check "capture --host-times $ht -- spin: $nk tiny kernels, a sync every 100" \

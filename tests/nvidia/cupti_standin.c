@@ -20,6 +20,7 @@
  * GPU, where its sync triples bracket them: playback waits the
  * recording's span first; for the CUPTI-clock path),
  * KPROF_STANDIN_LATENCY (see cuptiActivityEnableLatencyTimestamps),
+ * KPROF_STANDIN_ENABLED=FILE (the kinds the agent enables, one a line),
  * KPROF_STANDIN_LOCKS=1 (cuptiActivityGetNumDroppedRecords waits for a
  * buffer request made on another thread, as CUPTI can wait for a
  * launching thread that is requesting a buffer: an agent that holds its
@@ -174,9 +175,16 @@ static void play_callback(unsigned int domain, const struct kprof_cupti_api *a)
 	S.cb_corr = 0;
 }
 
+/* KPROF_STANDIN_ENABLED=FILE: each kind enabled, a line of FILE */
 EXPORT kprof_cupti_result_t cuptiActivityEnable(unsigned int kind)
 {
-	(void)kind;
+	const char *path = getenv("KPROF_STANDIN_ENABLED");
+	FILE *f = path ? fopen(path, "a") : NULL;
+
+	if (f) {
+		fprintf(f, "%u\n", kind);
+		fclose(f);
+	}
 	return KPROF_CUPTI_SUCCESS;
 }
 

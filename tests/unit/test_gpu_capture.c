@@ -216,6 +216,19 @@ static char *file(const char *name, const char *f)
 	return kprof_in_read(AT_FDCWD, p, NULL, 64 << 20, NULL, &err);
 }
 
+/* kinds: the stand-in's KPROF_STANDIN_ENABLED file; 1 if kind is a line of it */
+static int enabled(const char *kinds, unsigned int kind)
+{
+	char line[16];
+	const char *p = kinds;
+
+	snprintf(line, sizeof(line), "%u\n", kind);
+	for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, line, strlen(line)))
+			return 1;
+	return 0;
+}
+
 static uint64_t u64(const char *s)
 {
 	return s && *s ? strtoull(s, NULL, 10) : UINT64_MAX;
@@ -820,9 +833,30 @@ int main(void)
 		 * timestamps, no launch-call records for kernels
 		 */
 		static struct expect e;
+		char env[PATH_MAX + 64];
+		char *s;
 
-		test_recording("spinq", "spinq.cuptirec", &e);
+		snprintf(env, sizeof(env), "KPROF_STANDIN_ENABLED=%s/spinq.kinds", tmp);
+		test_recording_ht("spinq", "spinq.cuptirec", &e, NULL, env);
 		KT_CHECK(e.queued > 0, "the recording has queued timestamps");
+		/* no copy records with latency timestamps (CUPTI stops the
+		 * workload with both), and the summary says so
+		 */
+		s = file(".", "spinq.kinds");
+		KT_CHECK(s && enabled(s, KPROF_CUPTI_KIND_CONCURRENT_KERNEL) &&
+			 !enabled(s, KPROF_CUPTI_KIND_MEMCPY) && !enabled(s, KPROF_CUPTI_KIND_MEMSET),
+			 "queued: kernel records on, memcpy and memset off (%s)", s ? s : "no file");
+		free(s);
+		s = file("spinq", "summary.txt");
+		KT_CHECK(s && strstr(s, "no memcpy or memset records"), "queued: summary says so");
+		free(s);
+		/* the default host times keep them */
+		snprintf(env, sizeof(env), "KPROF_STANDIN_ENABLED=%s/spina.kinds", tmp);
+		test_recording_ht("spina", "spin.cuptirec", &e, NULL, env);
+		s = file(".", "spina.kinds");
+		KT_CHECK(s && enabled(s, KPROF_CUPTI_KIND_MEMCPY) && enabled(s, KPROF_CUPTI_KIND_MEMSET),
+			 "api: memcpy and memset on (%s)", s ? s : "no file");
+		free(s);
 	}
 	{
 		/* --host-times callback: the recorded API records played as

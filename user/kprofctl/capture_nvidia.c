@@ -108,7 +108,8 @@ static void print_help(FILE *f)
 		"                        callback (CUPTI's API callbacks, timestamped by the\n"
 		"                        agent: the same columns, no cheaper), queued\n"
 		"                        (CUPTI's latency timestamps on the kernel records:\n"
-		"                        when the launch left the queue, not the call), or\n"
+		"                        when the launch left the queue, not the call; no\n"
+		"                        memcpy or memset records with them), or\n"
 		"                        uprobe (BPF uprobes on libcuda's launch and sync\n"
 		"                        functions, root only, dearer than api; the agent then\n"
 		"                        records kernels only: --api is none; copies get no\n"
@@ -554,7 +555,7 @@ static int agent_env(const struct nv_opts *o, const char *agent, const char *raw
 		kprofctl_warn("CUDA_INJECTION64_PATH was %s: replaced by kprof's agent for CMD",
 			      inj);
 	if (o->host_times && !strcmp(o->host_times, "queued"))
-		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call; on an H100 (CUDA 13.0) workloads of 200k+ launches stopped with them on (docs/performance.md): use the default (api) for long runs");
+		kprofctl_warn("--host-times queued: CUPTI's latency timestamps are when a launch left the queue, not the launch call, and with them no memcpy or memset is recorded (CUPTI stops the workload with both on: docs/performance.md); the default (api) has neither limit");
 	if (setenv("CUDA_INJECTION64_PATH", agent, 1) || setenv("KPROF_AGENT_DIR", rawdir, 1) ||
 	    (o->cupti && setenv("KPROF_CUPTI_LIB", o->cupti, 1)) ||
 	    ((o->api || up) && setenv("KPROF_AGENT_API", up ? "none" : o->api, 1)) ||

@@ -184,7 +184,7 @@ const char *kprof_gpu_host_times_name(uint32_t host_times)
 	       host_times == KPROF_GHOST_CALLBACK ? "callback" : "api";
 }
 
-#define HOST_TIMES_QUEUED_DESC "kernel launches from CUPTI's latency timestamps (queued, submitted) on the kernel records; CUPTI API activity records of the copy, graph launch and sync calls (entry and exit on the calling thread)"
+#define HOST_TIMES_QUEUED_DESC "kernel launches from CUPTI's latency timestamps (queued, submitted) on the kernel records; CUPTI API activity records of the copy, graph launch and sync calls (entry and exit on the calling thread); no memcpy or memset records (with them and latency timestamps on, CUPTI stops the workload)"
 #define HOST_TIMES_API_DESC "CUPTI API activity records of the launch and sync calls (entry and exit on the calling thread)"
 #define HOST_TIMES_CALLBACK_DESC "CUPTI API callbacks of the launch and sync calls (entry and exit timestamps taken by the agent on the calling thread)"
 
