@@ -18,6 +18,13 @@
 #define KPROF_ROLE_LAUNCH	1
 #define KPROF_ROLE_SYNC		2
 
+/*
+ * kprof_host_event.flags (above the record flags, KPROF_RECF_*): a sync
+ * that waited for something the event does not name (a CUDA event), so
+ * it is not taken as the sync of any op (ops.csv SYNC WAIT)
+ */
+#define KPROF_HEVF_NO_COVER	(1U << 16)
+
 struct kprof_host_event {
 	__u16 type;			/* KPROF_HREC_IOCTL */
 	__u16 size;			/* sizeof(struct kprof_host_event) */

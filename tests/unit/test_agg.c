@@ -223,6 +223,40 @@ int main(void)
 	}
 	kprof_agg_free(a);
 
+	/* 2c. a sync on an event (KPROF_HEVF_NO_COVER) is counted but is the
+	 * sync of no op: the next ordinary one after the launch is
+	 */
+	a = mk(0, 0);
+	{
+		struct kprof_host_event l = { .type = KPROF_HREC_IOCTL, .size = sizeof(l),
+			.role = KPROF_ROLE_LAUNCH };
+		struct kprof_host_event se = l, ss = l;
+
+		se.role = ss.role = KPROF_ROLE_SYNC;
+		se.flags = KPROF_HEVF_NO_COVER;
+		for (uint64_t i = 1; i <= 2; i++) {
+			l.seq = i;
+			l.enter_ns = 100 * i;
+			l.exit_ns = 100 * i + 10;
+			kprof_agg_host_event(a, &l, &err);
+			op_on(a, i, 0, 0, 1000 * i, 100);
+		}
+		se.seq = 3;		/* entered after both launches */
+		se.enter_ns = 300;
+		se.exit_ns = 305;
+		kprof_agg_host_event(a, &se, &err);
+		ss.seq = 4;
+		ss.enter_ns = 400;
+		ss.exit_ns = 430;
+		kprof_agg_host_event(a, &ss, &err);
+		KT_CHECK(!kprof_agg_finish(a, &err), "finish");
+		KT_CHECK(nrows == 2 && rows[0].sync_wait_ns == 30 && rows[1].sync_wait_ns == 30 &&
+			 rows[0].sync_end_ns == 430, "event sync passed over: %.0f %.0f",
+			 nrows ? rows[0].sync_wait_ns : -1, nrows > 1 ? rows[1].sync_wait_ns : -1);
+		KT_EQ_U64(kprof_agg_stats(a)->syncs, 2);
+	}
+	kprof_agg_free(a);
+
 	/* 3. paused gap: ops retire on timeout while the stream is quiet for
 	 * their cores; a marker for an op already written is counted late
 	 */

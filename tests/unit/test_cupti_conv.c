@@ -26,6 +26,12 @@ static void test_roles(void)
 	KT_EQ_U64(kprof_conv_api_role("cudaStreamSynchronize_ptsz_v7000"), KPROF_GROLE_SYNC);
 	KT_EQ_U64(kprof_conv_api_role("cuCtxSynchronize_v2"), KPROF_GROLE_SYNC);
 	KT_EQ_U64(kprof_conv_api_role("cuEventSynchronize"), KPROF_GROLE_SYNC);
+	/* an event's sync covers no op (KPROF_HEVF_NO_COVER); the others may */
+	KT_EQ_U64(kprof_conv_api_event_sync("cuEventSynchronize"), 1);
+	KT_EQ_U64(kprof_conv_api_event_sync("cudaEventSynchronize_v3020"), 1);
+	KT_EQ_U64(kprof_conv_api_event_sync("cuStreamSynchronize_ptsz"), 0);
+	KT_EQ_U64(kprof_conv_api_event_sync("cuCtxSynchronize"), 0);
+	KT_EQ_U64(kprof_conv_api_event_sync("cuEventRecord"), 0);
 	/* not work, not waits */
 	KT_EQ_U64(kprof_conv_api_role("cudaMalloc_v3020"), 0);
 	KT_EQ_U64(kprof_conv_api_role("cuStreamWaitEvent"), 0);

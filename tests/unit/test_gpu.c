@@ -41,7 +41,16 @@ static void put(struct kprof_spool_writer *w, const void *r, size_t n)
 	KT_CHECK(!kprof_spool_append(w, r, n, &err), "append: %s", err.msg);
 }
 
+static void put_name_kind(struct kprof_spool_writer *w, uint16_t kind, uint32_t id,
+			  const char *text, int bad);
+
 static void put_name(struct kprof_spool_writer *w, uint32_t id, const char *text, int bad)
+{
+	put_name_kind(w, KPROF_GNAME_KERNEL, id, text, bad);
+}
+
+static void put_name_kind(struct kprof_spool_writer *w, uint16_t kind, uint32_t id,
+			  const char *text, int bad)
 {
 	uint8_t b[1024];
 	struct kprof_grec_name *n = (void *)b;
@@ -51,7 +60,7 @@ static void put_name(struct kprof_spool_writer *w, uint32_t id, const char *text
 	n->type = KPROF_GREC_NAME;
 	n->size = (uint16_t)size;
 	n->id = id;
-	n->kind = KPROF_GNAME_KERNEL;
+	n->kind = kind;
 	n->len = (uint16_t)(bad ? len + 64 : len);	/* bad: says more than it holds */
 	memcpy(n->text, text, len);
 	put(w, b, size);
@@ -516,6 +525,53 @@ static void test_queued(void)
 	kprof_gpu_free(s);
 }
 
+/*
+ * A synchronize on an event (its API NAME record says which cbid) is a
+ * sync host event flagged KPROF_HEVF_NO_COVER: it covers no op; a
+ * stream's synchronize is not flagged.
+ */
+static void test_event_sync(void)
+{
+	struct kprof_spool_writer *w = create("evsync.kspool");
+	const struct kprof_host_event *ev;
+	struct kprof_gpu_src *s;
+	struct kprof_grec_api a = {
+		.type = KPROF_GREC_API, .size = sizeof(a), .pid = 40, .tid = 41,
+		.domain = KPROF_GDOMAIN_DRIVER, .role = KPROF_GROLE_SYNC,
+	};
+	struct kprof_err err;
+	char path[64];
+
+	if (!w)
+		return;
+	put_agent(w, KPROF_GAGENT_START, 0, 130001, 4096, KPROF_GCLOCK_MONOTONIC, "");
+	put_name_kind(w, KPROF_GNAME_API, KPROF_GDOMAIN_DRIVER << 16 | 121,
+		      "cuEventSynchronize", 0);
+	put_name_kind(w, KPROF_GNAME_API, KPROF_GDOMAIN_DRIVER << 16 | 126,
+		      "cuStreamSynchronize", 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		a.correlation = 20 + i;
+		a.cbid = i ? 126 : 121;
+		a.start_ns = 1000 + 100 * i;
+		a.end_ns = a.start_ns + 50;
+		put(w, &a, sizeof(a));
+	}
+	KT_CHECK(!kprof_spool_close(w, &err), "close: %s", err.msg);
+	snprintf(path, sizeof(path), "%s/evsync.kspool", dir);
+	s = kprof_gpu_open(path, KPROF_GPU_VIEW_HOST, &err);
+	KT_CHECK(s, "%s", err.msg);
+	if (!s)
+		return;
+	ev = (const void *)next(s);
+	KT_CHECK(ev && ev->role == KPROF_ROLE_SYNC && ev->seq == 20 &&
+		 ev->flags == KPROF_HEVF_NO_COVER, "cuEventSynchronize: no cover (flags %#x)",
+		 ev ? ev->flags : 0);
+	ev = (const void *)next(s);
+	KT_CHECK(ev && ev->role == KPROF_ROLE_SYNC && ev->seq == 21 && ev->flags == 0,
+		 "cuStreamSynchronize: covers (flags %#x)", ev ? ev->flags : 0);
+	kprof_gpu_free(s);
+}
+
 int main(void)
 {
 	char path[512];
@@ -533,6 +589,7 @@ int main(void)
 	test_device_view(path, KPROF_GCLOCK_CUPTI);
 	test_oversized();
 	test_queued();
+	test_event_sync();
 	test_list();
 	test_device_info();
 	snprintf(path, sizeof(path), "rm -rf %s", dir);

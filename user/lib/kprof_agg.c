@@ -1215,7 +1215,9 @@ int kprof_agg_host_event(struct kprof_agg *a, const struct kprof_host_event *ev,
 		}
 	} else if (ev->role == KPROF_ROLE_SYNC) {
 		a->st.syncs++;
-		if (ev->seq && is_retired(a, ev->seq)) {
+		if (ev->flags & KPROF_HEVF_NO_COVER) {
+			/* listed, but the sync of no op */
+		} else if (ev->seq && is_retired(a, ev->seq)) {
 			a->st.late_host_events++;
 		} else {
 			ret = push_sync(a, ev, err);

@@ -74,6 +74,16 @@ int kprof_conv_api_role(const char *cupti_name)
 	return 0;
 }
 
+int kprof_conv_api_event_sync(const char *cupti_name)
+{
+	char b[128];
+
+	if (!cupti_name)
+		return 0;
+	base_name(cupti_name, b, sizeof(b));
+	return !strcmp(b, "cuEventSynchronize") || !strcmp(b, "cudaEventSynchronize");
+}
+
 int kprof_conv_api_kernel_launch(const char *cupti_name)
 {
 	char b[128];

@@ -38,6 +38,12 @@ struct kprof_conv {
  * KPROF_GROLE_SYNC for the synchronize calls, 0 for the rest.
  */
 int kprof_conv_api_role(const char *cupti_name);
+/*
+ * 1 for a synchronize on a CUDA event (cuEventSynchronize and the
+ * runtime's): it waits for work recorded before the event, on one stream,
+ * not for every op launched before it (KPROF_HEVF_NO_COVER).
+ */
+int kprof_conv_api_event_sync(const char *cupti_name);
 
 /* Whether that call is a kernel launch (cuLaunchKernel, cudaLaunchKernel_v7000...):
  * the calls whose host times a kernel's queued timestamp stands in for.

@@ -5,6 +5,7 @@
 #include "kprof_gpu.h"
 #include "kprof_array_size.h"
 #include "kprof_bpf_cuda.h"
+#include "kprof_cupti_conv.h"
 #include "kprof_gpucnt.h"
 
 #include <dirent.h>
@@ -39,6 +40,11 @@ struct kprof_gpu_src {
 	const struct kprof_tsfit *fit;
 	struct kprof_gpu_stats st;
 	char *names[KPROF_GNAME_SLOTS];
+	/* the API calls that synchronize on an event (domain << 16 | cbid,
+	 * from their NAME records): the sync of no op (KPROF_HEVF_NO_COVER)
+	 */
+	uint32_t event_sync[4];
+	unsigned int nevent_sync;
 	struct track tracks[KPROF_GPU_MAX_TRACKS];
 	uint32_t ntracks;
 	struct launch *launches;	/* LAUNCH_RING, device view */
@@ -401,6 +407,13 @@ static void name_rec(struct kprof_gpu_src *s, const struct kprof_grec_name *n)
 			s->nmetrics = n->id + 1;
 		return;
 	}
+	if (n->kind == KPROF_GNAME_API) {
+		if (sizeof(*n) + len + 1 <= n->size && n->text[len] == '\0' &&
+		    kprof_conv_api_event_sync(n->text) &&
+		    s->nevent_sync < ARRAY_SIZE(s->event_sync))
+			s->event_sync[s->nevent_sync++] = n->id;
+		return;
+	}
 	if (n->kind != KPROF_GNAME_KERNEL)
 		return;
 	if (n->id >= KPROF_GNAME_SLOTS || sizeof(*n) + len + 1 > n->size ||
@@ -528,6 +541,10 @@ static void host_rec(struct kprof_gpu_src *s, const struct kprof_grec_api *a)
 	ev->tid = a->tid;
 	ev->cmd = (uint32_t)a->domain << 16 | (a->cbid & 0xffff);
 	ev->role = a->role == KPROF_GROLE_LAUNCH ? KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
+	ev->flags = 0;
+	for (unsigned int i = 0; i < s->nevent_sync && ev->role == KPROF_ROLE_SYNC; i++)
+		if (s->event_sync[i] == ev->cmd)
+			ev->flags = KPROF_HEVF_NO_COVER;
 	/* kprof's rule: ret < 0 is a failed call (no op) */
 	ev->ret = a->ret ? -(int64_t)a->ret : 0;
 	ev->seq = a->correlation;
@@ -710,6 +727,8 @@ static int uprobe_next(struct kprof_gpu_src *s, const struct kprof_rec_hdr **rec
 				 (uint32_t)(c.user >> 32 & 0xffff);
 			h->role = kprof_cuda_fn_role((uint32_t)(c.user >> 32)) == 1 ?
 				  KPROF_ROLE_LAUNCH : KPROF_ROLE_SYNC;
+			if ((uint32_t)(c.user >> 32) == KPROF_CUDA_EVENT_SYNC)
+				h->flags = KPROF_HEVF_NO_COVER;
 			/* kprof's rule: ret < 0 is a failed call (no op) */
 			h->ret = (uint32_t)c.user ? -(int64_t)(uint32_t)c.user : 0;
 			h->seq = c.corr;
