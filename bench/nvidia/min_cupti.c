@@ -120,9 +120,12 @@ int InitializeInjection(void)
 	if (getenv("MIN_CUPTI_LATENCY") && !strcmp(getenv("MIN_CUPTI_LATENCY"), "1"))
 		fprintf(stderr, "min_cupti: cuptiActivityEnableLatencyTimestamps: %d\n",
 			(int)cuptiActivityEnableLatencyTimestamps(1));
-	if (getenv("MIN_CUPTI_FLUSH_MS"))
+	if (getenv("MIN_CUPTI_FLUSH_MS")) {
+		uint32_t ms = (uint32_t)atoi(getenv("MIN_CUPTI_FLUSH_MS"));
+
 		fprintf(stderr, "min_cupti: cuptiActivityFlushPeriod: %d\n",
-			(int)cuptiActivityFlushPeriod((uint32_t)atoi(getenv("MIN_CUPTI_FLUSH_MS"))));
+			(int)cuptiActivityFlushPeriod(ms));
+	}
 	if (getenv("MIN_CUPTI_API") && !strcmp(getenv("MIN_CUPTI_API"), "1"))
 		fprintf(stderr, "min_cupti: cuptiActivityEnable(DRIVER): %d\n",
 			(int)cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));

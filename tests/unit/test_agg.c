@@ -232,7 +232,8 @@ int main(void)
 			.role = KPROF_ROLE_LAUNCH };
 		struct kprof_host_event se = l, ss = l;
 
-		se.role = ss.role = KPROF_ROLE_SYNC;
+		se.role = KPROF_ROLE_SYNC;
+		ss.role = KPROF_ROLE_SYNC;
 		se.flags = KPROF_HEVF_NO_COVER;
 		for (uint64_t i = 1; i <= 2; i++) {
 			l.seq = i;

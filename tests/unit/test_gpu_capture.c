@@ -844,8 +844,10 @@ int main(void)
 		 */
 		s = file(".", "spinq.kinds");
 		KT_CHECK(s && enabled(s, KPROF_CUPTI_KIND_CONCURRENT_KERNEL) &&
-			 !enabled(s, KPROF_CUPTI_KIND_MEMCPY) && !enabled(s, KPROF_CUPTI_KIND_MEMSET),
-			 "queued: kernel records on, memcpy and memset off (%s)", s ? s : "no file");
+			 !enabled(s, KPROF_CUPTI_KIND_MEMCPY) &&
+			 !enabled(s, KPROF_CUPTI_KIND_MEMSET),
+			 "queued: kernel records on, memcpy and memset off (%s)",
+			 s ? s : "no file");
 		free(s);
 		s = file("spinq", "summary.txt");
 		KT_CHECK(s && strstr(s, "no memcpy or memset records"), "queued: summary says so");
@@ -854,7 +856,8 @@ int main(void)
 		snprintf(env, sizeof(env), "KPROF_STANDIN_ENABLED=%s/spina.kinds", tmp);
 		test_recording_ht("spina", "spin.cuptirec", &e, NULL, env);
 		s = file(".", "spina.kinds");
-		KT_CHECK(s && enabled(s, KPROF_CUPTI_KIND_MEMCPY) && enabled(s, KPROF_CUPTI_KIND_MEMSET),
+		KT_CHECK(s && enabled(s, KPROF_CUPTI_KIND_MEMCPY) &&
+			 enabled(s, KPROF_CUPTI_KIND_MEMSET),
 			 "api: memcpy and memset on (%s)", s ? s : "no file");
 		free(s);
 	}
