@@ -13,6 +13,8 @@
 #include "capture_child.h"
 #include "capture_multi.h"
 #include "capture_nvidia.h"
+#include "capture_opts.h"
+#include "kprof_array_size.h"
 #include "kprof_gpucnt.h"
 #include "kprof_agg.h"
 #include "kprof_bpf_cuda.h"
@@ -48,21 +50,14 @@ struct nv_opts {
 	struct kprof_device_id ids[KPROF_DEVICE_LIST_MAX];
 	unsigned int n;
 	int multi;			/* several, or nvidia:all: capture_nvidia_multi() */
-	const char *step;			/* --step */
 	char name[KPROF_DEVICE_NAME_LEN];	/* canonical: nvidia:N */
-	const char *outdir;
-	int force;
-	const char *op_filter;
-	uint32_t trace_group;
-	int no_devlog;
-	int progress;
+	struct capture_common cc;	/* -o, -f, -u, --op-filter, ... */
 	const char *agent;
 	const char *cupti;
 	const char *api;
 	const char *host_times;
 	const char *libcuda;		/* --libcuda */
 	const char *counters;		/* --counters: CUPTI metric list */
-	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
 };
@@ -132,8 +127,8 @@ static void print_help(FILE *f)
 }
 
 enum {
-	OPT_OP_FILTER = 256, OPT_TRACE_GROUP, OPT_NO_DEVLOG, OPT_PROGRESS, OPT_AGENT,
-	OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA, OPT_COUNTERS, OPT_STEP
+	OPT_AGENT = CAPTURE_OPT_OWN, OPT_CUPTI, OPT_API, OPT_HOST_TIMES, OPT_LIBCUDA,
+	OPT_COUNTERS,
 };
 
 int capture_nvidia_wanted(int argc, char **argv)
@@ -193,64 +188,37 @@ static int uprobe_mode(const struct nv_opts *o)
 
 static int parse(int argc, char **argv, struct nv_opts *o)
 {
-	static const struct option lo[] = {
+	/* the GPU's own long options; capture_opts.h adds the common ones */
+	static const struct option own[] = {
 		{ "device", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
-		{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
-		{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "cupti", required_argument, NULL, OPT_CUPTI },
 		{ "api", required_argument, NULL, OPT_API },
 		{ "host-times", required_argument, NULL, OPT_HOST_TIMES },
 		{ "libcuda", required_argument, NULL, OPT_LIBCUDA },
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
-		{ "step", required_argument, NULL, OPT_STEP },
-		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, have_dev = 0;
+	struct option lo[ARRAY_SIZE(own) + CAPTURE_COMMON_NLONG];
+	int c, r, have_dev = 0;
 
 	memset(o, 0, sizeof(*o));
+	if (capture_opts_merge(own, lo, ARRAY_SIZE(lo)))
+		return KPROFCTL_EXIT_FAIL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+d:o:fu:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:h" CAPTURE_COMMON_SHORT, lo, NULL)) != -1) {
+		r = capture_opts_take(&o->cc, c, optarg);
+		if (!r)
+			continue;
+		if (r != 1)
+			return r;
 		switch (c) {
-		case 'd': {
-			int r = parse_devices(optarg, o);
-
+		case 'd':
+			r = parse_devices(optarg, o);
 			if (r)
 				return r;
 			have_dev = 1;
-			break;
-		}
-		case OPT_STEP:
-			if (!*optarg)
-				return kprofctl_usage_error("capture", "empty --step");
-			o->step = optarg;
-			break;
-		case 'o':
-			o->outdir = optarg;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case OPT_OP_FILTER:
-			o->op_filter = optarg;
-			break;
-		case OPT_TRACE_GROUP:
-			if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
-				return kprofctl_usage_error("capture",
-							    "bad --trace-group '%s' (1..65536)",
-							    optarg);
-			break;
-		case OPT_NO_DEVLOG:
-			o->no_devlog = 1;
-			break;
-		case OPT_PROGRESS:
-			o->progress = 1;
 			break;
 		case OPT_AGENT:
 			o->agent = optarg;
@@ -286,9 +254,6 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 			o->counters = optarg;
 			break;
 		}
-		case 'u':
-			o->user = optarg;
-			break;
 		case 'h':
 			print_help(stdout);
 			return -1;
@@ -308,7 +273,7 @@ static int parse(int argc, char **argv, struct nv_opts *o)
 	if (o->multi && uprobe_mode(o))
 		return kprofctl_usage_error("capture",
 					    "--host-times uprobe takes one GPU; with several, use the default (api)");
-	if (o->step && !o->multi)
+	if (o->cc.step && !o->multi)
 		return kprofctl_usage_error("capture",
 					    "--step compares several GPUs: give a list of them");
 	if (optind >= argc)
@@ -469,14 +434,11 @@ static char *config_json(const struct nv_opts *o, const char *name, const char *
 	json_object_object_add(j, "command", a);
 	json_object_object_add(j, "device", json_object_new_string(name));
 	if (rt) {
-		json_object_object_add(j, "step", json_object_new_string(o->step ? o->step :
+		json_object_object_add(j, "step", json_object_new_string(o->cc.step ? o->cc.step :
 							KPROF_STEP_DEFAULT));
 		route_json(j, rt, k);
 	}
-	json_object_object_add(j, "op_filter",
-			       o->op_filter ? json_object_new_string(o->op_filter) : NULL);
-	json_object_object_add(j, "trace_group",
-			       json_object_new_int64(o->trace_group ? o->trace_group : 1));
+	capture_opts_json(&o->cc, j);
 	json_object_object_add(j, "agent", json_object_new_string(agent));
 	json_object_object_add(j, "cupti_lib", o->cupti ? json_object_new_string(o->cupti) : NULL);
 	json_object_object_add(j, "api", json_object_new_string(o->api ? o->api : "driver"));
@@ -657,13 +619,7 @@ static int report_gpu(const struct nv_opts *o, const char *name, struct kprof_ou
 	int r;
 
 	ro.config_json = cfg;
-	ro.op_filter = o->op_filter;
-	ro.trace_group = o->trace_group;
-	if (o->no_devlog)
-		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
-	kprof_progress_init(&prog, stderr, "report", o->progress);
-	ro.progress = kprof_progress_report_cb;
-	ro.progress_ctx = &prog;
+	capture_opts_report(&o->cc, &ro, &prog);
 	memset(&res, 0, sizeof(res));
 	r = kprof_report_build(NULL, od, &ro, &res, &err);
 	kprof_progress_done(&prog);
@@ -786,7 +742,7 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 	}
 	if (find_agent(o, agent, sizeof(agent)))
 		goto out;
-	if (kprof_user_for_workload(o->user, &as, &err)) {
+	if (kprof_user_for_workload(o->cc.user, &as, &err)) {
 		kprofctl_err("%s", err.msg);
 		goto out;
 	}
@@ -817,7 +773,7 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 		}
 		held++;
 	}
-	m = capture_multi_open(o->outdir, o->force, ids, o->n, uid, gid);
+	m = capture_multi_open(o->cc.outdir, o->cc.force, ids, o->n, uid, gid);
 	if (!m)
 		goto out;
 	top = capture_multi_top(m);
@@ -825,7 +781,7 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 		struct kprof_spool_writer *w;
 
 		unsigned int fl = KPROF_OUTDIR_EMPTY |
-				  (o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0);
+				  (o->cc.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0);
 
 		od[k] = kprofctl_outdir(capture_multi_devdir(m, k), fl, uid, gid);
 		if (!od[k])
@@ -863,7 +819,7 @@ static int capture_nvidia_multi(const struct nv_opts *o)
 			failed = 1;
 		free(cfg);
 	}
-	if (failed || capture_multi_finish(m, od, o->step))
+	if (failed || capture_multi_finish(m, od, o->cc.step))
 		goto out;
 	rc = cmd_status(&ch);
 out:
@@ -913,8 +869,8 @@ int capture_nvidia(int argc, char **argv)
 			return KPROFCTL_EXIT_FAIL;
 		}
 	}
-	if (o.outdir) {
-		snprintf(dir, sizeof(dir), "%s", o.outdir);
+	if (o.cc.outdir) {
+		snprintf(dir, sizeof(dir), "%s", o.cc.outdir);
 	} else {
 		char stamp[32];
 		time_t now = time(NULL);
@@ -925,7 +881,7 @@ int capture_nvidia(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "./kprof-nvidia-%u-%s", o.id.index, stamp);
 	}
 	/* who CMD runs as: it owns the outputs, and its agent writes raw/ */
-	if (kprof_user_for_workload(o.user, &as, &err)) {
+	if (kprof_user_for_workload(o.cc.user, &as, &err)) {
 		kprofctl_err("%s", err.msg);
 		return KPROFCTL_EXIT_FAIL;
 	}
@@ -936,7 +892,7 @@ int capture_nvidia(int argc, char **argv)
 		return KPROFCTL_EXIT_FAIL;
 	/* a new capture starts from an empty raw/, as any capture */
 	od = kprofctl_outdir(dir, KPROF_OUTDIR_EMPTY |
-			     (o.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
+			     (o.cc.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
 			     as.drop ? as.uid : (uid_t)-1, as.drop ? as.gid : (gid_t)-1);
 	if (!od)
 		goto out;

@@ -11,9 +11,11 @@
 #include "kprofctl.h"
 #include "capture_child.h"
 #include "capture_multi.h"
-#include "kprof_steps.h"
 #include "capture_nvidia.h"
+#include "capture_opts.h"
 #include "capture_perf.h"
+#include "kprof_array_size.h"
+#include "kprof_steps.h"
 #include "kprof_bpf.h"
 #include "kprof_clockstate.h"
 #include "kprof_cpufreq.h"
@@ -142,39 +144,31 @@ static void capture_usage(FILE *f)
 }
 
 enum {
-	OPT_OP_FILTER = 256, OPT_RING_SIZE, OPT_PAUSED, OPT_DURATION,
+	OPT_RING_SIZE = CAPTURE_OPT_OWN, OPT_PAUSED, OPT_DURATION,
 	OPT_NO_BPF, OPT_BPF_HOOK, OPT_DEV_NODE, OPT_LAUNCH_IOCTL,
-	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_NO_DEVLOG, OPT_DRAIN_DELAY, OPT_PEAKS,
-	OPT_TRACE_GROUP, OPT_PROGRESS, OPT_STEP,
+	OPT_SYNC_IOCTL, OPT_PROFILE, OPT_DRAIN_DELAY, OPT_PEAKS,
 };
 
 #define STOP_GRACE_S	(STOP_GRACE_MS / 1000)
 
 struct capture_opts {
-	int progress;			/* 1: progress on any stderr */
+	struct capture_common cc;	/* -o, -f, -u, --op-filter, ... */
 	uint32_t dev_id;
 	int have_dev;
 	/* --device N,M,...: every device (ndev 1: a one-device capture) */
 	struct kprof_device_id devs[KPROF_DEVICE_LIST_MAX];
 	unsigned int ndev;
-	const char *outdir;
-	int force;
 	const char *events;
-	const char *op_filter;
-	const char *step;		/* --step: several devices' step marker */
 	uint32_t ring_size;
 	int paused;
 	double duration;
 	int no_bpf;
-	int no_devlog;
-	uint32_t trace_group;		/* trace.json cores per track; 0: 1 */
 	uint32_t drain_delay_ms;	/* test knob: a deliberately slow reader */
 	const char *bpf_hook;
 	const char *dev_node;
 	const char *launch_ioctl, *sync_ioctl;
 	const char *profile;
 	const char *peaks;
-	const char *user;		/* --user */
 	char **cmd;
 	int cmd_argc;
 };
@@ -233,12 +227,10 @@ static struct capture_session *lead_of(struct capture_session *c)
 /* Options                                                             */
 /* ------------------------------------------------------------------ */
 
+/* capture's own long options; capture_opts.h adds the common ones */
 static const struct option capture_long_opts[] = {
 	{ "device", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, 'f' },
 	{ "events", required_argument, NULL, 'e' },
-	{ "op-filter", required_argument, NULL, OPT_OP_FILTER },
 	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 	{ "paused", no_argument, NULL, OPT_PAUSED },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -248,12 +240,7 @@ static const struct option capture_long_opts[] = {
 	{ "launch-ioctl", required_argument, NULL, OPT_LAUNCH_IOCTL },
 	{ "sync-ioctl", required_argument, NULL, OPT_SYNC_IOCTL },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "no-device-log", no_argument, NULL, OPT_NO_DEVLOG },
 	{ "peaks", required_argument, NULL, OPT_PEAKS },
-	{ "trace-group", required_argument, NULL, OPT_TRACE_GROUP },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
-	{ "step", required_argument, NULL, OPT_STEP },
-	{ "user", required_argument, NULL, 'u' },
 	{ "test-drain-delay", required_argument, NULL, OPT_DRAIN_DELAY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -269,7 +256,10 @@ static int parse_one_opt(struct capture_opts *o, int c, char **argv)
 	uint32_t cmd;
 	uint64_t sz;
 	char *end;
+	int r = capture_opts_take(&o->cc, c, optarg);
 
+	if (r != 1)
+		return r;
 	switch (c) {
 	case 'd':
 		if (strchr(optarg, ',')) {
@@ -285,31 +275,8 @@ static int parse_one_opt(struct capture_opts *o, int c, char **argv)
 		o->ndev = 1;
 		o->have_dev = 1;
 		break;
-	case 'o':
-		if (!*optarg)
-			return kprofctl_usage_error("capture", "empty output directory");
-		o->outdir = optarg;
-		break;
-	case 'f':
-		o->force = 1;
-		break;
 	case 'e':
 		o->events = optarg;
-		break;
-	case 'u':
-		if (!*optarg)
-			return kprofctl_usage_error("capture", "empty --user");
-		o->user = optarg;
-		break;
-	case OPT_STEP:
-		if (!*optarg)
-			return kprofctl_usage_error("capture", "empty --step");
-		o->step = optarg;
-		break;
-	case OPT_OP_FILTER:
-		if (!*optarg)
-			return kprofctl_usage_error("capture", "empty --op-filter");
-		o->op_filter = optarg;
 		break;
 	case OPT_RING_SIZE:
 		if (kprofctl_parse_size(optarg, &sz) || sz < KPROF_RING_SIZE_MIN ||
@@ -352,20 +319,9 @@ static int parse_one_opt(struct capture_opts *o, int c, char **argv)
 	case OPT_PROFILE:
 		o->profile = optarg;
 		break;
-	case OPT_NO_DEVLOG:
-		o->no_devlog = 1;
-		break;
 	case OPT_PEAKS:
 		/* checked once the workload's user is known (check_peaks) */
 		o->peaks = optarg;
-		break;
-	case OPT_TRACE_GROUP:
-		if (kprofctl_parse_u32(optarg, 65536, &o->trace_group) || !o->trace_group)
-			return kprofctl_usage_error("capture",
-				"--trace-group wants a core count 1..65536, not '%s'", optarg);
-		break;
-	case OPT_PROGRESS:
-		o->progress = 1;
 		break;
 	case OPT_DRAIN_DELAY:
 		if (kprofctl_parse_u32(optarg, 10000, &o->drain_delay_ms))
@@ -409,7 +365,7 @@ static int check_opts(struct capture_opts *o)
 	if (o->ndev > 1 && o->dev_node)
 		return kprofctl_usage_error("capture",
 					    "--dev-node names one device's node: not with several devices");
-	if (o->ndev < 2 && o->step)
+	if (o->ndev < 2 && o->cc.step)
 		return kprofctl_usage_error("capture",
 					    "--step compares several devices: give a list of them (--device N,M)");
 	if (o->no_bpf && (o->dev_node || o->bpf_hook || o->profile))
@@ -420,6 +376,7 @@ static int check_opts(struct capture_opts *o)
 
 static int parse_opts(int argc, char **argv, struct capture_opts *o)
 {
+	struct option lo[ARRAY_SIZE(capture_long_opts) + CAPTURE_COMMON_NLONG];
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
@@ -427,7 +384,9 @@ static int parse_opts(int argc, char **argv, struct capture_opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at CMD, so that its own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+d:o:fe:u:h", capture_long_opts, NULL)) != -1) {
+	if (capture_opts_merge(capture_long_opts, lo, ARRAY_SIZE(lo)))
+		return KPROFCTL_EXIT_FAIL;
+	while ((c = getopt_long(argc, argv, "+d:e:h" CAPTURE_COMMON_SHORT, lo, NULL)) != -1) {
 		r = parse_one_opt(o, c, argv);
 		if (r)
 			return r;
@@ -771,13 +730,13 @@ static int check_peaks(struct capture_session *c)
 /* Opens the output directory: a new capture starts from an empty raw/. */
 static int check_dir(struct capture_session *c)
 {
-	if (c->o->outdir)
-		snprintf(c->dir, sizeof(c->dir), "%s", c->o->outdir);
+	if (c->o->cc.outdir)
+		snprintf(c->dir, sizeof(c->dir), "%s", c->o->cc.outdir);
 	else
 		default_dir(c);
 	/* the workload's user owns what it made: the sudo user, --user */
 	c->od = kprofctl_outdir(c->dir, KPROF_OUTDIR_EMPTY |
-				(c->o->force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
+				(c->o->cc.force ? KPROF_OUTDIR_FORCE | KPROF_OUTDIR_FORCE_RAW : 0),
 				c->run_as.drop ? c->run_as.uid : (uid_t)-1,
 				c->run_as.drop ? c->run_as.gid : (gid_t)-1);
 	return c->od ? 0 : -1;
@@ -1237,16 +1196,12 @@ static char *config_json(struct capture_session *c)
 	}
 	if (c->o->duration)
 		json_object_object_add(o, "duration_s", json_object_new_double(c->o->duration));
-	json_object_object_add(o, "op_filter",
-			       c->o->op_filter ? json_object_new_string(c->o->op_filter) : NULL);
+	capture_opts_json(&c->o->cc, o);
 	json_object_object_add(o, "ring_size",
 			       json_object_new_int64(c->dev.ring_size ? c->dev.ring_size :
 						     (c->o->ring_size ? c->o->ring_size :
 						      KPROF_RING_SIZE_DEFAULT)));
 	json_object_object_add(o, "started_paused", json_object_new_boolean(c->o->paused));
-	/* `kprofctl report DIR` re-makes trace.json with it (kprof_report.c) */
-	json_object_object_add(o, "trace_group",
-			       json_object_new_int64(c->o->trace_group ? c->o->trace_group : 1));
 	json_object_object_add(o, "pause_toggles", json_object_new_int64(c->pause_toggles));
 	json_object_object_add(o, "events_requested", json_object_new_string(c->o->events));
 
@@ -1372,14 +1327,8 @@ static int write_results(struct capture_session *c)
 	int r;
 
 	ro.config_json = cfg;
-	ro.op_filter = c->o->op_filter;
 	ro.peaks_file = c->o->peaks;
-	ro.trace_group = c->o->trace_group;
-	kprof_progress_init(&c->prog, stderr, "report", c->o->progress);
-	ro.progress = kprof_progress_report_cb;
-	ro.progress_ctx = &c->prog;
-	if (c->o->no_devlog)
-		ro.flags |= KPROF_REPORT_NO_DEVICE_LOG;
+	capture_opts_report(&c->o->cc, &ro, &c->prog);
 	memset(&res, 0, sizeof(res));
 	/* what the report reads (--peaks, raw/) it reads as the workload's user */
 	if (c->run_as.drop)
@@ -1454,7 +1403,7 @@ static void session_init(struct capture_session *c, struct capture_opts *o)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
-	kprof_progress_init(&c->prog, stderr, "capture", o->progress);
+	kprof_progress_init(&c->prog, stderr, "capture", o->cc.progress);
 	c->dev.fd = -1;
 	c->epfd = -1;
 	c->sigfd = -1;
@@ -1660,13 +1609,13 @@ static int open_dirs(struct capture_session *s, unsigned int n, struct capture_m
 
 	if (n == 1)
 		return check_dir(&s[0]);
-	*m = capture_multi_open(s[0].o->outdir, s[0].o->force, s[0].o->devs, n,
+	*m = capture_multi_open(s[0].o->cc.outdir, s[0].o->cc.force, s[0].o->devs, n,
 				u->drop ? u->uid : (uid_t)-1, u->drop ? u->gid : (gid_t)-1);
 	if (!*m)
 		return -1;
 	for (unsigned int k = 0; k < n; k++) {
 		s[k].run_as = s[0].run_as;
-		s[k].o->outdir = capture_multi_devdir(*m, k);
+		s[k].o->cc.outdir = capture_multi_devdir(*m, k);
 		if (check_dir(&s[k]))
 			return -1;
 	}
@@ -1704,7 +1653,7 @@ static int finish_multi(struct capture_session *s, unsigned int n, struct captur
 
 	for (unsigned int k = 0; k < n; k++)
 		ods[k] = s[k].od;
-	return capture_multi_finish(m, ods, s[0].o->step);
+	return capture_multi_finish(m, ods, s[0].o->cc.step);
 }
 
 int cmd_capture(int argc, char **argv)
@@ -1729,7 +1678,7 @@ int cmd_capture(int argc, char **argv)
 	c = &s[0];
 
 	/* Who CMD runs as; the outputs are to be that user's too. */
-	if (kprof_user_for_workload(o.user, &c->run_as, &err)) {
+	if (kprof_user_for_workload(o.cc.user, &c->run_as, &err)) {
 		kprofctl_err("%s", err.msg);
 		goto free;
 	}

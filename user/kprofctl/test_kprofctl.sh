@@ -125,6 +125,16 @@ check "capture --step with one device is a usage error" status_is 2 "$K" capture
 check "... saying --step compares several devices" grep -q -- "--step compares several devices" "$tmp/out"
 check "capture --step with one GPU is a usage error" status_is 2 "$K" capture --device nvidia:0 --step 'x*' -- true
 check "report --step '' is a usage error" status_is 2 "$K" report --step '' "$tmp"
+# the options every device kind takes are read and checked in one place
+for d in 0 nvidia:0; do
+	check "capture -d $d --op-filter '' is a usage error" \
+		status_is 2 "$K" capture -d "$d" --op-filter '' -- true
+	check "... saying it is empty" grep -q -- "empty --op-filter" "$tmp/out"
+	check "capture -d $d --trace-group 0 is a usage error" \
+		status_is 2 "$K" capture -d "$d" --trace-group 0 -- true
+	check "... giving the range" grep -q -- "--trace-group wants a count 1..65536" "$tmp/out"
+	check "capture -d $d -o '' is a usage error" status_is 2 "$K" capture -d "$d" -o '' -- true
+done
 cp -a "$tmp/sys.orig/." "$sys/"
 # The kernel may show other values than restored (rounded, limited): said,
 # and the state is gone, so that later resets do not fail on it for ever.

@@ -150,6 +150,28 @@ static size_t kernel_name(struct kprof_conv *c, const char *name, uint32_t id, v
 	return n;
 }
 
+/* A COPY record of kind: zeroed, then what a memcpy and a memset share. */
+static void copy_head(struct kprof_grec_copy *g, uint8_t kind, uint64_t start, uint64_t end,
+		      uint64_t bytes)
+{
+	memset(g, 0, sizeof(*g));
+	g->type = KPROF_GREC_COPY;
+	g->size = sizeof(*g);
+	g->kind = kind;
+	g->start_ns = start;
+	g->end_ns = end;
+	g->bytes = bytes;
+}
+
+static void copy_ids(struct kprof_grec_copy *g, uint32_t correlation, uint32_t device,
+		     uint32_t context, uint32_t stream)
+{
+	g->correlation = correlation;
+	g->device = device;
+	g->context = context;
+	g->stream = stream;
+}
+
 size_t kprof_cupti_conv(struct kprof_conv *c, const struct kprof_cupti_activity *rec,
 			void *out)
 {
@@ -197,17 +219,8 @@ size_t kprof_cupti_conv(struct kprof_conv *c, const struct kprof_cupti_activity 
 		const struct kprof_cupti_memcpy *m = (const void *)rec;
 		struct kprof_grec_copy g;
 
-		memset(&g, 0, sizeof(g));
-		g.type = KPROF_GREC_COPY;
-		g.size = sizeof(g);
-		g.start_ns = m->start;
-		g.end_ns = m->end;
-		g.bytes = m->bytes;
-		g.correlation = m->correlation_id;
-		g.device = m->device_id;
-		g.context = m->context_id;
-		g.stream = m->stream_id;
-		g.kind = KPROF_GCOPY_MEMCPY;
+		copy_head(&g, KPROF_GCOPY_MEMCPY, m->start, m->end, m->bytes);
+		copy_ids(&g, m->correlation_id, m->device_id, m->context_id, m->stream_id);
 		g.copy_kind = m->copy_kind;
 		g.src_kind = m->src_kind;
 		g.dst_kind = m->dst_kind;
@@ -218,17 +231,8 @@ size_t kprof_cupti_conv(struct kprof_conv *c, const struct kprof_cupti_activity 
 		const struct kprof_cupti_memset *m = (const void *)rec;
 		struct kprof_grec_copy g;
 
-		memset(&g, 0, sizeof(g));
-		g.type = KPROF_GREC_COPY;
-		g.size = sizeof(g);
-		g.start_ns = m->start;
-		g.end_ns = m->end;
-		g.bytes = m->bytes;
-		g.correlation = m->correlation_id;
-		g.device = m->device_id;
-		g.context = m->context_id;
-		g.stream = m->stream_id;
-		g.kind = KPROF_GCOPY_MEMSET;
+		copy_head(&g, KPROF_GCOPY_MEMSET, m->start, m->end, m->bytes);
+		copy_ids(&g, m->correlation_id, m->device_id, m->context_id, m->stream_id);
 		g.dst_kind = (uint8_t)m->memory_kind;
 		g.value = m->value;
 		memcpy(o, &g, sizeof(g));
