@@ -11,26 +11,19 @@
  */
 #include "kprof_bpf.h"
 #include "kprof_array_size.h"
-#include "kprof_bpf_priv.h"
-#include "kprof_env.h"
+#include "kprof_bpf_common.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <linux/capability.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "../../bpf/kprof_ioctl.h"	/* stat indexes, shared with the BPF side */
 #include "kprof_ioctl.skel.h"
-
-#define KPROF_BPF_DEFAULT_RING	(1U << 20)
 
 struct kprof_bpf {
 	struct kprof_ioctl_bpf *skel;
@@ -42,31 +35,6 @@ struct kprof_bpf {
 	char hook_name[128];
 	char fallback_log[1024];
 };
-
-/*
- * libbpf reports through one global callback. Keep its last warnings so
- * that a failed attempt can say why, instead of spraying stderr;
- * KPROF_BPF_DEBUG=1 shows everything.
- */
-char kprof_bpf_libbpf_last[512];
-
-int kprof_bpf_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[256];
-	size_t n;
-
-	if (kprof_env("KPROF_BPF_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (level != LIBBPF_WARN)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strcspn(line, "\n");
-	line[n] = '\0';
-	/* The first warning of an attempt is the cause; later ones echo it. */
-	if (n && !kprof_bpf_libbpf_last[0])
-		snprintf(kprof_bpf_libbpf_last, sizeof(kprof_bpf_libbpf_last), "%s", line);
-	return 0;
-}
 
 const char *kprof_bpf_hook_kind_name(enum kprof_bpf_hook h)
 {
@@ -101,51 +69,13 @@ int kprof_bpf_hook_parse(const char *s, enum kprof_bpf_hook *out)
 	return -1;
 }
 
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = { { 0 } };
-
-	if (syscall(SYS_capget, &hdr, data))
-		return 0;
-	return !!(data[cap / 32].effective & (1U << (cap % 32)));
-}
-
-/* True when EPERM cannot be for lack of capabilities. */
-int kprof_bpf_capable_now(void)
-{
-	return has_cap(CAP_SYS_ADMIN) || (has_cap(CAP_BPF) && has_cap(CAP_PERFMON));
-}
-
-int kprof_bpf_eperm_error(struct kprof_err *err)
-{
-	char missing[96] = "";
-
-	if (!has_cap(CAP_BPF))
-		strcat(missing, " CAP_BPF");
-	if (!has_cap(CAP_PERFMON))
-		strcat(missing, " CAP_PERFMON");
-	if (!has_cap(CAP_SYS_ADMIN))
-		strcat(missing, " CAP_SYS_ADMIN");
-	return kprof_err_set(err, EPERM,
-		"loading the BPF tracing programs is not permitted: they need CAP_BPF and CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN (older kernels); this process lacks%s. Run kprofctl as root: `sudo kprofctl capture ... -- CMD` still runs CMD as you (kprofctl does not support file capabilities: docs/security.md)%s",
-		missing[0] ? missing :
-		" none of them (a security module or kernel.unprivileged_bpf_disabled may forbid it)",
-		has_cap(CAP_BPF) && has_cap(CAP_PERFMON) && !has_cap(CAP_SYS_ADMIN)
-		? "; on kernels older than 5.8 CAP_SYS_ADMIN is the one missing" : "");
-}
-
 static int ring_event(void *ctx, void *data, size_t size)
 {
 	struct kprof_bpf *b = ctx;
-	const struct kprof_host_event *ev = data;
 
-	/* The record is ours; a short one means a skeleton/header mismatch. */
-	if (size < sizeof(*ev) || ev->type != KPROF_HREC_IOCTL)
+	if (!kprof_bpf_rec_ok(data, size, KPROF_HREC_IOCTL, sizeof(struct kprof_host_event)))
 		return -EPROTO;
-	return b->cb ? b->cb(ev, b->ctx) : 0;
+	return b->cb ? b->cb(data, b->ctx) : 0;
 }
 
 static void detach(struct kprof_bpf *b)
@@ -183,10 +113,10 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 {
 	struct bpf_program *progs[2], *p;
 	struct kprof_ioctl_bpf *s;
-	const char *stage = "open", *last = kprof_bpf_libbpf_last;
+	const char *stage = "open";
 	int ret;
 
-	kprof_bpf_libbpf_last[0] = '\0';
+	kprof_bpf_libbpf_clear();
 	s = kprof_ioctl_bpf__open();
 	if (!s) {
 		ret = -errno;
@@ -246,8 +176,7 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 		bpf_program__set_autoload(p, p == progs[0] || p == progs[1]);
 	set_filters(s, t);
 	stage = "size ring buffer";
-	ret = bpf_map__set_max_entries(s->maps.events,
-				       t->ring_bytes ? t->ring_bytes : KPROF_BPF_DEFAULT_RING);
+	ret = kprof_bpf_ring_size(s->maps.events, t->ring_bytes);
 	if (ret)
 		goto fail;
 	stage = "load";
@@ -267,10 +196,7 @@ static int try_hook(struct kprof_bpf *b, const struct kprof_bpf_target *t,
 fail:
 	if (!ret)
 		ret = -EINVAL;
-	snprintf(why, whylen, "%s failed: %s%s%s", stage, strerror(-ret),
-		 last[0] ? " (" : "", last);
-	if (last[0])
-		strncat(why, ")", whylen - strlen(why) - 1);
+	snprintf(why, whylen, "%s failed: %s%s", stage, strerror(-ret), kprof_bpf_libbpf_why());
 	if (ret == -ENOENT && hook == KPROF_BPF_HOOK_TP && !strcmp(stage, "attach"))
 		strncat(why, "; is tracefs mounted? mount -t tracefs nodev /sys/kernel/tracing",
 			whylen - strlen(why) - 1);
@@ -298,7 +224,7 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 	if ((t->launch_seq_size && t->launch_seq_size != 4 && t->launch_seq_size != 8) ||
 	    (t->sync_seq_size && t->sync_seq_size != 4 && t->sync_seq_size != 8))
 		return kprof_err_set(err, EINVAL, "seq field size must be 0, 4 or 8 bytes");
-	ret = kprof_bpf_precheck(t->ring_bytes, err);
+	ret = kprof_bpf_prepare(t->ring_bytes, err);
 	if (ret)
 		return ret;
 	ret = -ENOENT;	/* what the hook loop returns if no hook is tried */
@@ -307,7 +233,6 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	b->cb = cb;
 	b->ctx = ctx;
-	libbpf_set_print(kprof_bpf_libbpf_print);
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (t->hook != KPROF_BPF_HOOK_AUTO && t->hook != order[i])
@@ -320,7 +245,7 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 		 * With them, EPERM is kernel policy for this hook kind (e.g. a
 		 * kernel that refuses fentry trampolines): try the next one.
 		 */
-		if ((ret == -EPERM || ret == -EACCES) && !kprof_bpf_capable_now()) {
+		if (kprof_bpf_denied(ret)) {
 			kprof_bpf_close(b);
 			return kprof_bpf_eperm_error(err);
 		}
@@ -340,51 +265,12 @@ int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb cb, void *ctx,
 		kprof_bpf_close(b);
 		return -EOPNOTSUPP;
 	}
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), ring_event, b, NULL);
-	if (!b->rb) {
-		ret = -errno;
+	ret = kprof_bpf_ring_new(b->skel->maps.events, ring_event, b, &b->rb, err);
+	if (ret) {
 		kprof_bpf_close(b);
-		return kprof_err_set(err, -ret, "cannot map the BPF ring buffer: %s",
-				     strerror(-ret));
+		return ret;
 	}
 	*out = b;
-	return 0;
-}
-
-int kprof_bpf_precheck(uint32_t ring_bytes, struct kprof_err *err)
-{
-	if (ring_bytes && (ring_bytes & (ring_bytes - 1) || ring_bytes < (uint32_t)getpagesize()))
-		return kprof_err_set(err, EINVAL,
-				     "BPF ring size %u is not a power of two >= the page size",
-				     ring_bytes);
-	/* Tracing programs need these whatever the hook: say so up front. */
-	if (!kprof_bpf_capable_now())
-		return kprof_bpf_eperm_error(err);
-	return 0;
-}
-
-int kprof_bpf_percpu_sum(int map_fd, uint64_t *sum, uint32_t n)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < n; k++) {
-		if (bpf_map_lookup_elem(map_fd, &k, vals)) {
-			int ret = -errno;
-
-			free(vals);
-			return ret;
-		}
-		sum[k] = 0;
-		for (int c = 0; c < ncpu; c++)
-			sum[k] += vals[c];
-	}
-	free(vals);
 	return 0;
 }
 
@@ -400,9 +286,8 @@ int kprof_bpf_consume(struct kprof_bpf *b)
 
 int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
 {
-	int fd = bpf_map__fd(b->skel->maps.stats);
 	uint64_t sum[KPROF_BPF_STAT_NR];
-	int ret = kprof_bpf_percpu_sum(fd, sum, KPROF_BPF_STAT_NR);
+	int ret = kprof_bpf_percpu_sum(b->skel->maps.stats, sum, KPROF_BPF_STAT_NR);
 
 	if (ret)
 		return ret;

@@ -6,7 +6,7 @@
  * process, and the ring buffer and loss counters read back.
  */
 #include "kprof_bpf_cuda.h"
-#include "kprof_bpf_priv.h"
+#include "kprof_bpf_common.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +19,6 @@
 #include "../../bpf/kprof_cuda.h"	/* stat indexes, shared with the BPF side */
 #include "kprof_cuda.skel.h"
 
-#define KPROF_CUDA_DEFAULT_RING	(1U << 20)
 #define NLINKS			(2 * KPROF_CUDA_FN_NR + 1)	/* + on_fork */
 
 struct kprof_cuda_uprobes {
@@ -42,12 +41,10 @@ static int required(uint32_t fn)
 static int ring_event(void *ctx, void *data, size_t size)
 {
 	struct kprof_cuda_uprobes *b = ctx;
-	const struct kprof_cuda_event *ev = data;
 
-	/* The record is ours; a short one means a skeleton/header mismatch. */
-	if (size < sizeof(*ev) || ev->type != KPROF_HREC_CUDA)
+	if (!kprof_bpf_rec_ok(data, size, KPROF_HREC_CUDA, sizeof(struct kprof_cuda_event)))
 		return -EPROTO;
-	return b->cb ? b->cb(ev, b->ctx) : 0;
+	return b->cb ? b->cb(data, b->ctx) : 0;
 }
 
 static int attach_one(struct kprof_cuda_uprobes *b, const char *lib, uint32_t fn,
@@ -72,7 +69,7 @@ static int attach_all(struct kprof_cuda_uprobes *b, const char *lib, struct kpro
 		const char *name = kprof_cuda_fn_name(fn);
 		int ret;
 
-		kprof_bpf_libbpf_last[0] = '\0';
+		kprof_bpf_libbpf_clear();
 		ret = attach_one(b, lib, fn, 0);
 		if (!ret)
 			ret = attach_one(b, lib, fn, 1);
@@ -89,10 +86,8 @@ static int attach_all(struct kprof_cuda_uprobes *b, const char *lib, struct kpro
 			return kprof_err_set(err, ENOENT,
 					     "%s has no function %s: is it the NVIDIA driver's libcuda.so.1? Give the right file with --libcuda PATH",
 					     lib, name);
-		return kprof_err_set(err, -ret, "cannot attach a uprobe to %s in %s: %s%s%s%s",
-				     name, lib, strerror(-ret),
-				     kprof_bpf_libbpf_last[0] ? " (" : "", kprof_bpf_libbpf_last,
-				     kprof_bpf_libbpf_last[0] ? ")" : "");
+		return kprof_err_set(err, -ret, "cannot attach a uprobe to %s in %s: %s%s",
+				     name, lib, strerror(-ret), kprof_bpf_libbpf_why());
 	}
 	return 0;
 }
@@ -110,7 +105,7 @@ int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_cuda_cb cb, voi
 	if (!t->lib || access(t->lib, R_OK))
 		return kprof_err_set(err, ENOENT, "libcuda %s: %s", t->lib ? t->lib : "(none)",
 				     t->lib ? strerror(errno) : "no path given");
-	ret = kprof_bpf_precheck(t->ring_bytes, err);
+	ret = kprof_bpf_prepare(t->ring_bytes, err);
 	if (ret)
 		return ret;
 	b = calloc(1, sizeof(*b));
@@ -118,8 +113,6 @@ int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_cuda_cb cb, voi
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	b->cb = cb;
 	b->ctx = ctx;
-	libbpf_set_print(kprof_bpf_libbpf_print);
-	kprof_bpf_libbpf_last[0] = '\0';
 	b->skel = kprof_cuda_bpf__open();
 	if (!b->skel) {
 		ret = -errno;
@@ -130,18 +123,15 @@ int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_cuda_cb cb, voi
 	b->skel->rodata->follow_forks = !!t->follow_forks;
 	/* the fork hook is only needed when following forks */
 	bpf_program__set_autoload(b->skel->progs.on_fork, t->tgid && t->follow_forks);
-	ret = bpf_map__set_max_entries(b->skel->maps.events,
-				       t->ring_bytes ? t->ring_bytes : KPROF_CUDA_DEFAULT_RING);
+	ret = kprof_bpf_ring_size(b->skel->maps.events, t->ring_bytes);
 	if (!ret)
 		ret = kprof_cuda_bpf__load(b->skel);
 	if (ret) {
-		if ((ret == -EPERM || ret == -EACCES) && !kprof_bpf_capable_now()) {
+		if (kprof_bpf_denied(ret))
 			kprof_bpf_eperm_error(err);
-		} else {
-			kprof_err_set(err, -ret, "cannot load the CUDA BPF programs: %s%s%s%s",
-				      strerror(-ret), kprof_bpf_libbpf_last[0] ? " (" : "",
-				      kprof_bpf_libbpf_last, kprof_bpf_libbpf_last[0] ? ")" : "");
-		}
+		else
+			kprof_err_set(err, -ret, "cannot load the CUDA BPF programs: %s%s",
+				      strerror(-ret), kprof_bpf_libbpf_why());
 		goto fail;
 	}
 	if (t->tgid && bpf_map__update_elem(b->skel->maps.tgids, &tgid, sizeof(tgid), &one,
@@ -165,12 +155,9 @@ int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_cuda_cb cb, voi
 	ret = attach_all(b, t->lib, err);
 	if (ret)
 		goto fail;
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), ring_event, b, NULL);
-	if (!b->rb) {
-		ret = -errno;
-		kprof_err_set(err, -ret, "cannot map the BPF ring buffer: %s", strerror(-ret));
+	ret = kprof_bpf_ring_new(b->skel->maps.events, ring_event, b, &b->rb, err);
+	if (ret)
 		goto fail;
-	}
 	*out = b;
 	return 0;
 fail:
@@ -190,9 +177,8 @@ int kprof_cuda_bpf_consume(struct kprof_cuda_uprobes *b)
 
 int kprof_cuda_bpf_stats(const struct kprof_cuda_uprobes *b, struct kprof_cuda_bpf_stats *st)
 {
-	int fd = bpf_map__fd(b->skel->maps.stats);
 	uint64_t sum[KPROF_CUDA_STAT_NR];
-	int ret = kprof_bpf_percpu_sum(fd, sum, KPROF_CUDA_STAT_NR);
+	int ret = kprof_bpf_percpu_sum(b->skel->maps.stats, sum, KPROF_CUDA_STAT_NR);
 
 	if (ret)
 		return ret;
