@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <kprof/host_event.h>
+#include "kprof_bpf_have.h"
 #include "kprof_err.h"
 
 /* Hook kinds, cheapest first (see docs/performance.md, "ioctl hook overhead"). */
@@ -45,21 +46,6 @@ struct kprof_bpf_target {
 typedef int (*kprof_bpf_cb)(const struct kprof_host_event *ev, void *ctx);
 
 struct kprof_bpf;
-
-/*
- * kprof_bpf.c is in libkprof.a only when the BPF skeletons were built
- * (user/Makefile looks for them in $(BUILD)/bpf, which is on the include
- * path). The same test here turns the calls into stand-ins without them,
- * so that kprofctl still builds and says at run time what is missing.
- */
-#if defined(__has_include)
-#if __has_include("kprof_ioctl.skel.h")
-#define KPROF_HAVE_BPF 1
-#endif
-#endif
-#ifndef KPROF_HAVE_BPF
-#define KPROF_HAVE_BPF 0
-#endif
 
 #if KPROF_HAVE_BPF
 /*
@@ -105,8 +91,7 @@ static inline int kprof_bpf_open(const struct kprof_bpf_target *t, kprof_bpf_cb 
 	(void)cb;
 	(void)ctx;
 	(void)out;
-	return kprof_err_set(err, ENOTSUP,
-			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
+	return kprof_bpf_unsupported(err);
 }
 
 static inline int kprof_bpf_fd(const struct kprof_bpf *b)

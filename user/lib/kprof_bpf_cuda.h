@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <kprof/cuda_event.h>
+#include "kprof_bpf_have.h"
 #include "kprof_err.h"
 
 struct kprof_cuda_target {
@@ -47,16 +48,7 @@ int kprof_cuda_fn_role(uint32_t fn);
 int kprof_cuda_find_lib(pid_t pid, const char *ld_library_path, char *out, size_t len,
 			struct kprof_err *err);
 
-#if defined(__has_include)
-#if __has_include("kprof_cuda.skel.h")
-#define KPROF_HAVE_BPF_CUDA 1
-#endif
-#endif
-#ifndef KPROF_HAVE_BPF_CUDA
-#define KPROF_HAVE_BPF_CUDA 0
-#endif
-
-#if KPROF_HAVE_BPF_CUDA
+#if KPROF_HAVE_BPF
 /*
  * Loads the programs and attaches them to every function of the table
  * that t->lib exports. A library without cuLaunchKernel,
@@ -83,8 +75,9 @@ const char *kprof_cuda_bpf_missing(const struct kprof_cuda_uprobes *b);
 /* Detaches and frees; NULL is fine. */
 void kprof_cuda_bpf_close(struct kprof_cuda_uprobes *b);
 
-#else /* !KPROF_HAVE_BPF_CUDA */
+#else /* !KPROF_HAVE_BPF */
 
+/* Stand-ins: without the skeletons there is never a struct kprof_cuda_uprobes. */
 static inline int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_cuda_cb cb,
 				      void *ctx, struct kprof_cuda_uprobes **out,
 				      struct kprof_err *err)
@@ -93,8 +86,7 @@ static inline int kprof_cuda_bpf_open(const struct kprof_cuda_target *t, kprof_c
 	(void)cb;
 	(void)ctx;
 	(void)out;
-	return kprof_err_set(err, ENOTSUP,
-			     "this kprofctl was built without BPF support (no skeletons: run 'make bpf' then 'make user')");
+	return kprof_bpf_unsupported(err);
 }
 
 static inline int kprof_cuda_bpf_fd(const struct kprof_cuda_uprobes *b)
@@ -127,6 +119,6 @@ static inline void kprof_cuda_bpf_close(struct kprof_cuda_uprobes *b)
 {
 	(void)b;
 }
-#endif /* KPROF_HAVE_BPF_CUDA */
+#endif /* KPROF_HAVE_BPF */
 
 #endif /* KPROF_BPF_CUDA_H */
