@@ -18,6 +18,9 @@
 #include <kprof/cuda_event.h>
 #include "kprof_cuda.h"
 
+#define KPROF_NSTATS	KPROF_CUDA_STAT_NR
+#include "kprof_common.bpf.h"
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 all_tgids;		/* 1: every process (no filter) */
@@ -47,26 +50,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);	/* loader may resize */
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KPROF_CUDA_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
 
 static __always_inline int traced(__u32 tgid)
 {
@@ -107,12 +90,11 @@ int BPF_KRETPROBE(cuda_exit, long ret)
 		return 0;
 	in = bpf_map_lookup_elem(&inflight, &tid);
 	if (!in) {
-		stat_inc(KPROF_CUDA_STAT_UNMATCHED_EXIT);
+		stat_inc(KPROF_STAT_UNMATCHED_EXIT);
 		return 0;
 	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = event_reserve(sizeof(*e));
 	if (!e) {
-		stat_inc(KPROF_CUDA_STAT_RESERVE_FAILED);
 		bpf_map_delete_elem(&inflight, &tid);
 		return 0;
 	}
@@ -127,8 +109,7 @@ int BPF_KRETPROBE(cuda_exit, long ret)
 	e->ret = (__s32)ret;
 	e->arg0 = in->arg0;
 	bpf_map_delete_elem(&inflight, &tid);
-	bpf_ringbuf_submit(e, 0);
-	stat_inc(KPROF_CUDA_STAT_EVENTS);
+	event_submit(e);
 	return 0;
 }
 

@@ -6,12 +6,12 @@
 #ifndef _KPROF_BPF_CUDA_H
 #define _KPROF_BPF_CUDA_H
 
-/* Indexes into the per-CPU "stats" array, one __u64 each. */
+#include "kprof_common.h"
+
+/* Indexes into the per-CPU "stats" array after the common ones. */
 enum kprof_cuda_stat {
-	KPROF_CUDA_STAT_EVENTS,		/* records submitted to the ring */
-	KPROF_CUDA_STAT_RESERVE_FAILED,	/* ring full: record lost */
-	KPROF_CUDA_STAT_UNMATCHED_EXIT,	/* return without its entry */
-	KPROF_CUDA_STAT_NESTED,		/* entry while another was in flight */
+	/* entry while another was in flight */
+	KPROF_CUDA_STAT_NESTED = KPROF_STAT_COMMON_NR,
 	KPROF_CUDA_STAT_INFLIGHT_FULL,	/* entry not stored: map full */
 	KPROF_CUDA_STAT_TGID_FULL,	/* forked process not added: set full */
 	KPROF_CUDA_STAT_NR,

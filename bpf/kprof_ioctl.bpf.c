@@ -28,6 +28,9 @@
 #include <kprof/host_event.h>
 #include "kprof_ioctl.h"
 
+#define KPROF_NSTATS	KPROF_BPF_STAT_NR
+#include "kprof_common.bpf.h"
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Filters, set by the loader before load (rodata: verifier prunes). */
@@ -60,26 +63,6 @@ struct {
 	__type(key, int);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);	/* loader may resize */
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KPROF_BPF_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
 
 /*
  * DRM drivers dispatch on the command's type and number only (the size
@@ -160,13 +143,12 @@ static __always_inline void on_exit(long ret, bool expected, __u32 cmd)
 	v = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
 	if (!v || !v->enter_ns || (cmd && cmd != v->cmd)) {
 		if (expected)
-			stat_inc(KPROF_BPF_STAT_UNMATCHED_EXIT);
+			stat_inc(KPROF_STAT_UNMATCHED_EXIT);
 		return;
 	}
 	now = bpf_ktime_get_ns();
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = event_reserve(sizeof(*e));
 	if (!e) {
-		stat_inc(KPROF_BPF_STAT_RESERVE_FAILED);
 		v->enter_ns = 0;
 		return;
 	}
@@ -186,8 +168,16 @@ static __always_inline void on_exit(long ret, bool expected, __u32 cmd)
 		e->seq = read_user_seq(v->arg, launch_seq_off, launch_seq_size);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	v->enter_ns = 0;
-	bpf_ringbuf_submit(e, 0);
-	stat_inc(KPROF_BPF_STAT_EVENTS);
+	event_submit(e);
+}
+
+/* The hooks that get the file itself (handler, lsm): no fd to resolve. */
+static __always_inline void enter_file(struct file *file, __u32 cmd, __u64 arg)
+{
+	__u32 role = cmd_role(cmd);
+
+	if (role && tgid_matches() && file_matches(file))
+		on_enter(cmd, role, arg);
 }
 
 /* ---- (a) the driver's ioctl handler: attach target set by the loader */
@@ -196,10 +186,7 @@ SEC("fentry")
 int BPF_PROG(kp_handler_enter, struct file *file, unsigned int cmd,
 	     unsigned long arg)
 {
-	__u32 role = cmd_role(cmd);
-
-	if (role && tgid_matches() && file_matches(file))
-		on_enter(cmd, role, arg);
+	enter_file(file, cmd, arg);
 	return 0;
 }
 
@@ -218,10 +205,7 @@ SEC("fentry/security_file_ioctl")
 int BPF_PROG(kp_lsm_enter, struct file *file, unsigned int cmd,
 	     unsigned long arg)
 {
-	__u32 role = cmd_role(cmd);
-
-	if (role && tgid_matches() && file_matches(file))
-		on_enter(cmd, role, arg);
+	enter_file(file, cmd, arg);
 	return 0;
 }
 

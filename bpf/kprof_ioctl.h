@@ -6,12 +6,12 @@
 #ifndef _KPROF_BPF_IOCTL_H
 #define _KPROF_BPF_IOCTL_H
 
-/* Indexes into the per-CPU "stats" array, one __u64 each. */
+#include "kprof_common.h"
+
+/* Indexes into the per-CPU "stats" array after the common ones. */
 enum kprof_bpf_stat {
-	KPROF_BPF_STAT_EVENTS,		/* records submitted to the ring */
-	KPROF_BPF_STAT_RESERVE_FAILED,	/* ring full: record lost */
-	KPROF_BPF_STAT_UNMATCHED_EXIT,	/* handler exit without its entry */
-	KPROF_BPF_STAT_INFLIGHT_FULL,	/* entry not stored: no task storage */
+	/* entry not stored: no task storage */
+	KPROF_BPF_STAT_INFLIGHT_FULL = KPROF_STAT_COMMON_NR,
 	KPROF_BPF_STAT_NR,
 };
 

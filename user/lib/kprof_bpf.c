@@ -294,10 +294,10 @@ int kprof_bpf_stats(const struct kprof_bpf *b, struct kprof_host_bpf_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->type = KPROF_HREC_BPF_STATS;
 	st->size = sizeof(*st);
-	st->events = sum[KPROF_BPF_STAT_EVENTS];
-	st->reserve_failed = sum[KPROF_BPF_STAT_RESERVE_FAILED];
+	st->events = sum[KPROF_STAT_EVENTS];
+	st->reserve_failed = sum[KPROF_STAT_RESERVE_FAILED];
 	/* An entry that could not be stored loses its exit the same way. */
-	st->unmatched_exit = sum[KPROF_BPF_STAT_UNMATCHED_EXIT] +
+	st->unmatched_exit = sum[KPROF_STAT_UNMATCHED_EXIT] +
 			     sum[KPROF_BPF_STAT_INFLIGHT_FULL];
 	return 0;
 }

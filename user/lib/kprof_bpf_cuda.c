@@ -185,9 +185,9 @@ int kprof_cuda_bpf_stats(const struct kprof_cuda_uprobes *b, struct kprof_cuda_b
 	memset(st, 0, sizeof(*st));
 	st->type = KPROF_HREC_CUDA_STATS;
 	st->size = sizeof(*st);
-	st->events = sum[KPROF_CUDA_STAT_EVENTS];
-	st->reserve_failed = sum[KPROF_CUDA_STAT_RESERVE_FAILED];
-	st->unmatched_exit = sum[KPROF_CUDA_STAT_UNMATCHED_EXIT];
+	st->events = sum[KPROF_STAT_EVENTS];
+	st->reserve_failed = sum[KPROF_STAT_RESERVE_FAILED];
+	st->unmatched_exit = sum[KPROF_STAT_UNMATCHED_EXIT];
 	st->nested = sum[KPROF_CUDA_STAT_NESTED];
 	st->inflight_full = sum[KPROF_CUDA_STAT_INFLIGHT_FULL];
 	st->tgid_full = sum[KPROF_CUDA_STAT_TGID_FULL];
