@@ -28,22 +28,12 @@
 
 #include "kprof_bpf.h"
 #include "kprof_array_size.h"
+#include "kprof_host_test.h"
 
 #define N_LAUNCH	100
 #define N_SYNC		50
 #define ROWS		1234
 #define COLS		77
-
-static int failures;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
 
 struct seen {
 	unsigned int launch, sync, efault, other;
@@ -181,9 +171,7 @@ static int run_hook(enum kprof_bpf_hook hook, int fd, int other_fd, dev_t dev)
 		      (unsigned long long)st.reserve_failed, N_LAUNCH + N_SYNC + 1);
 		kprof_bpf_close(b);
 	}
-	printf("%s hook %s\n", failures == before ? "ok" : "not ok",
-	       kprof_bpf_hook_kind_name(hook));
-	return failures == before ? 0 : 1;
+	return test_ok(before, "hook %s", kprof_bpf_hook_kind_name(hook)) ? 0 : 1;
 }
 
 /* Threads: the in-flight state is per task, so concurrent ioctls pair up. */
@@ -261,8 +249,7 @@ static int run_threads(int fd, dev_t dev)
 		      mt.per_tid[i], N_MT);
 	printf("# %s, %d threads\n", kprof_bpf_hook_name(b), N_THREADS);
 	kprof_bpf_close(b);
-	printf("%s threads\n", failures == before ? "ok" : "not ok");
-	return failures == before ? 0 : 1;
+	return test_ok(before, "threads") ? 0 : 1;
 }
 
 int main(void)

@@ -29,22 +29,14 @@
 
 #include "kprof_bpf_cuda.h"
 #include "kprof_array_size.h"
+#include "kprof_host_test.h"
 
 #define MAX_EV		16384
 #define N_ORDER		2000
 #define N_THREADS	4
 #define N_PER_THREAD	500
 
-static int failures, passed;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+static int passed;
 
 typedef int (*launch_fn)(void *, unsigned int, unsigned int, unsigned int, unsigned int,
 			 unsigned int, unsigned int, unsigned int, void *, void **, void **);
@@ -158,8 +150,7 @@ static void test_every_call(const char *lib)
 	      (unsigned long long)st.events, (unsigned long long)st.reserve_failed,
 	      (unsigned long long)st.unmatched_exit, (unsigned long long)st.nested);
 	kprof_cuda_bpf_close(u);
-	passed += failures == f0;
-	printf("%s every_call\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "every_call");
 }
 
 /* many launches: all there, in call order */
@@ -180,8 +171,7 @@ static void test_order(const char *lib)
 		bad += evs[i].arg0 != i || evs[i].fn != KPROF_CUDA_LAUNCH_KERNEL;
 	CHECK(!bad, "%d launches out of order or wrong", bad);
 	kprof_cuda_bpf_close(u);
-	passed += failures == f0;
-	printf("%s order\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "order");
 }
 
 static void *thread_main(void *arg)
@@ -225,8 +215,7 @@ static void test_threads(const char *lib)
 	}
 	CHECK(!bad, "%u events out of their thread's order or wrong", bad);
 	kprof_cuda_bpf_close(u);
-	passed += failures == f0;
-	printf("%s threads\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "threads");
 }
 
 /* a child calls too; without follow_forks only this process is seen */
@@ -255,8 +244,7 @@ static void test_pid_filter(const char *lib)
 	CHECK(nev == 5 && !other, "%zu events (%d of other processes), wanted this process's 5",
 	      nev, other);
 	kprof_cuda_bpf_close(u);
-	passed += failures == f0;
-	printf("%s pid_filter\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "pid_filter");
 }
 
 /*
@@ -317,8 +305,7 @@ static void test_follow_forks(const char *lib)
 	      "%d events of the traced process (3), %d of its child (7), %d others (0)",
 	      of_a, of_b, others);
 	kprof_cuda_bpf_close(u);
-	passed += failures == f0;
-	printf("%s follow_forks\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "follow_forks");
 }
 
 /* a one-page ring that is never read: what does not fit is counted */
@@ -342,8 +329,7 @@ static void test_ring_full(const char *lib)
 	CHECK(kprof_cuda_bpf_consume(u) >= 0 && nev == st.events, "%zu read, %llu delivered",
 	      nev, (unsigned long long)st.events);
 	kprof_cuda_bpf_close(u);
-	passed += failures == f0;
-	printf("%s ring_full\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "ring_full");
 }
 
 /* not a CUDA driver, an older one, no file */
@@ -384,8 +370,7 @@ static void test_symbols(const char *no_launch, const char *old)
 		      "older driver: %zu events", nev);
 		kprof_cuda_bpf_close(u);
 	}
-	passed += failures == f0;
-	printf("%s symbols\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "symbols");
 }
 
 /* where libcuda.so.1 is: a process's mapping, the loader's search */
@@ -420,8 +405,7 @@ static void test_find_lib(const char *lib)
 	      strstr(err.msg, "--libcuda"), "a process without it: %d %s", r, err.msg);
 	kill(p, SIGKILL);
 	waitpid(p, NULL, 0);
-	passed += failures == f0;
-	printf("%s find_lib\n", failures == f0 ? "ok" : "not ok");
+	passed += test_ok(f0, "find_lib");
 }
 
 int main(int argc, char **argv)
