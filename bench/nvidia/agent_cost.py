@@ -28,6 +28,8 @@ $MODES (comma-separated) picks modes from:
   min-ptb      min_cupti with per-thread activity buffers
   min-serial   min_cupti with CUPTI_ACTIVITY_KIND_KERNEL (kernels
                serialized) instead of CONCURRENT_KERNEL
+  min-attrK    min_cupti with the K-th (from 0) of $MIN_ATTR_SETS, a
+               ';'-separated list of MIN_CUPTI_ATTR values (min_cupti.c)
   none         the agent, kernel + memcpy + memset records, no API calls
   api          the agent, host times from CUPTI's driver-API records
   callback     the agent, host times from CUPTI's driver-API callbacks
@@ -71,9 +73,16 @@ EXTRA, EXTRA_NAME = ((r"launches, host ([0-9.]+) ns per launch", "loop_ns_per_la
 def env_of(mode, spool):
     e = dict(os.environ)
     for k in ("CUDA_INJECTION64_PATH", "KPROF_AGENT_DIR", "KPROF_AGENT_API",
-              "KPROF_AGENT_HOST_TIMES", "MIN_CUPTI_KINDS"):
+              "KPROF_AGENT_HOST_TIMES", "MIN_CUPTI_KINDS", "MIN_CUPTI_ATTR"):
         e.pop(k, None)
     if mode == "bare":
+        return e
+    if mode.startswith("min-attr"):
+        # min-attrK: min with the K-th of MIN_ATTR_SETS (';'-separated
+        # MIN_CUPTI_ATTR values)
+        e["CUDA_INJECTION64_PATH"] = MINC
+        e["MIN_CUPTI_KINDS"] = "kernel"
+        e["MIN_CUPTI_ATTR"] = os.environ["MIN_ATTR_SETS"].split(";")[int(mode[8:])]
         return e
     if mode in ("min", "min-copy", "min-hw", "min-ptb", "min-serial"):
         e["CUDA_INJECTION64_PATH"] = MINC
@@ -111,7 +120,7 @@ def main():
                 print("# FAILED %s (exit %d):\n%s" % (m, p.returncode, p.stdout[-2000:]),
                       flush=True)
                 continue
-            for ans in sorted(set(re.findall(r"min_cupti: (?:cupti|per-thread).*", p.stdout))):
+            for ans in sorted(set(re.findall(r"min_cupti: (?:cupti|per-thread|bad).*", p.stdout))):
                 if r == 0:
                     print("# %s: %s" % (m, ans), flush=True)
             got[m].append(float(v[-1]))

@@ -27,6 +27,10 @@
  * SYNC sample), MIN_CUPTI_DEVICES=1 asks the driver for its devices in
  * the first completion, MIN_CUPTI_FLUSH_MS=N sets cuptiActivityFlushPeriod,
  * MIN_CUPTI_API=1 enables the driver API's activity records.
+ * MIN_CUPTI_ATTR="ID=VALUE[,ID=VALUE...]" sets CUPTI activity attributes
+ * by their number in cupti_activity.h's CUpti_ActivityAttribute (the
+ * caller looks the numbers up there), each value as a size_t, or as a
+ * uint8_t where CUPTI refuses that size; prints what CUPTI answered.
  *
  * Prints "min_cupti: N records, D dropped" at exit (stderr).
  */
@@ -98,6 +102,35 @@ static void at_exit(void)
 	fprintf(stderr, "min_cupti: %llu records, %zu dropped\n", n_records, n_dropped);
 }
 
+/* MIN_CUPTI_ATTR: each attribute as a size_t, else as one byte */
+static void set_attrs(const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned long id;
+		unsigned long long v;
+		size_t v8, len = sizeof(v8);
+		uint8_t v1;
+		CUptiResult r;
+
+		if (sscanf(t, "%lu=%llu", &id, &v) != 2) {
+			fprintf(stderr, "min_cupti: bad MIN_CUPTI_ATTR item '%s'\n", t);
+			continue;
+		}
+		v8 = (size_t)v;
+		r = cuptiActivitySetAttribute((CUpti_ActivityAttribute)id, &len, &v8);
+		if (r != CUPTI_SUCCESS) {
+			v1 = (uint8_t)v;
+			len = sizeof(v1);
+			r = cuptiActivitySetAttribute((CUpti_ActivityAttribute)id, &len, &v1);
+		}
+		fprintf(stderr, "min_cupti: cuptiActivitySetAttribute(%lu, %llu): %d\n",
+			id, v, (int)r);
+	}
+	free(copy);
+}
+
 int InitializeInjection(void)
 {
 	const char *k = getenv("MIN_CUPTI_KINDS");
@@ -126,6 +159,8 @@ int InitializeInjection(void)
 		fprintf(stderr, "min_cupti: cuptiActivityFlushPeriod: %d\n",
 			(int)cuptiActivityFlushPeriod(ms));
 	}
+	if (getenv("MIN_CUPTI_ATTR"))
+		set_attrs(getenv("MIN_CUPTI_ATTR"));
 	if (getenv("MIN_CUPTI_API") && !strcmp(getenv("MIN_CUPTI_API"), "1"))
 		fprintf(stderr, "min_cupti: cuptiActivityEnable(DRIVER): %d\n",
 			(int)cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
