@@ -122,41 +122,35 @@ static u64 kprof_read_stat(struct kprof_device *kd, const u64 *stat)
 	return v;
 }
 
-static ssize_t markers_dropped_show(struct device *dev, struct device_attribute *attr,
-				    char *buf)
+/* A read-only attribute showing the producer statistic at off in kd. */
+struct kprof_stat_attr {
+	struct device_attribute attr;
+	size_t off;
+};
+
+static ssize_t kprof_stat_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
+	const struct kprof_stat_attr *sa = container_of(attr, struct kprof_stat_attr, attr);
 	struct kprof_device *kd = to_kd(dev);
 
-	return sysfs_emit(buf, "%llu\n", kprof_read_stat(kd, &kd->markers_dropped));
+	return sysfs_emit(buf, "%llu\n",
+			  kprof_read_stat(kd, (const u64 *)((const char *)kd + sa->off)));
 }
-static DEVICE_ATTR_RO(markers_dropped);
 
-static ssize_t dma_missed_irqs_show(struct device *dev, struct device_attribute *attr,
-				    char *buf)
-{
-	struct kprof_device *kd = to_kd(dev);
+/* __ATTR_RO() spelled out: the show function is shared, not _name_show */
+#define KPROF_STAT_ATTR(_name)						\
+	static struct kprof_stat_attr kprof_stat_##_name = {		\
+		.attr = {						\
+			.attr = { .name = __stringify(_name), .mode = 0444 },	\
+			.show = kprof_stat_show,			\
+		},							\
+		.off = offsetof(struct kprof_device, _name),		\
+	}
 
-	return sysfs_emit(buf, "%llu\n", kprof_read_stat(kd, &kd->dma_missed_irqs));
-}
-static DEVICE_ATTR_RO(dma_missed_irqs);
-
-static ssize_t dma_timeouts_show(struct device *dev, struct device_attribute *attr,
-				 char *buf)
-{
-	struct kprof_device *kd = to_kd(dev);
-
-	return sysfs_emit(buf, "%llu\n", kprof_read_stat(kd, &kd->dma_timeouts));
-}
-static DEVICE_ATTR_RO(dma_timeouts);
-
-static ssize_t dma_submit_errors_show(struct device *dev, struct device_attribute *attr,
-				      char *buf)
-{
-	struct kprof_device *kd = to_kd(dev);
-
-	return sysfs_emit(buf, "%llu\n", kprof_read_stat(kd, &kd->dma_submit_errors));
-}
-static DEVICE_ATTR_RO(dma_submit_errors);
+KPROF_STAT_ATTR(markers_dropped);
+KPROF_STAT_ATTR(dma_missed_irqs);
+KPROF_STAT_ATTR(dma_timeouts);
+KPROF_STAT_ATTR(dma_submit_errors);
 
 static struct attribute *kprof_dev_attrs[] = {
 	&dev_attr_backend.attr,
@@ -166,10 +160,10 @@ static struct attribute *kprof_dev_attrs[] = {
 	&dev_attr_counters.attr,
 	&dev_attr_clock.attr,
 	&dev_attr_capture_holder.attr,
-	&dev_attr_markers_dropped.attr,
-	&dev_attr_dma_missed_irqs.attr,
-	&dev_attr_dma_timeouts.attr,
-	&dev_attr_dma_submit_errors.attr,
+	&kprof_stat_markers_dropped.attr.attr,
+	&kprof_stat_dma_missed_irqs.attr.attr,
+	&kprof_stat_dma_timeouts.attr.attr,
+	&kprof_stat_dma_submit_errors.attr.attr,
 	NULL,
 };
 
