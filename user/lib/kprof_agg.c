@@ -1066,8 +1066,10 @@ static double rec_time(const struct kprof_agg *a, double t, uint64_t cycles)
 	return isnan(t) ? kprof_tsfit_to_host(a->cfg.fit, cycles) : t;
 }
 
-int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
-			    double host_ns, struct kprof_err *err)
+/* kprof_agg_device_rec_at() for every record but a whole MARKER */
+static __attribute__((noinline)) int device_rec_other(struct kprof_agg *a,
+						      const struct kprof_rec_hdr *rec,
+						      double host_ns, struct kprof_err *err)
 {
 	int late;
 
@@ -1076,15 +1078,6 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 		return 0;
 	}
 	switch (rec->type) {
-	case KPROF_REC_MARKER: {
-		const struct kprof_rec_marker *r = (const void *)rec;
-		struct kprof_agg_marker m = {
-			.op_seq = widen_seq(a, r->op_seq), .timestamp = r->timestamp,
-			.core = r->core, .risc = r->risc, .kind = r->kind,
-			.zone_id = r->zone_id,
-		};
-		return marker_at(a, &m, rec_time(a, host_ns, r->timestamp), err);
-	}
 	case KPROF_REC_OP: {
 		const struct kprof_rec_op *r = (const void *)rec;
 		double t = rec_time(a, host_ns, r->timestamp);
@@ -1165,6 +1158,25 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 	default:
 		return 0;
 	}
+}
+
+/*
+ * A MARKER is nearly every record: its path stays small, the other types
+ * (and their register saves) in device_rec_other()
+ */
+int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec,
+			    double host_ns, struct kprof_err *err)
+{
+	if (rec->type == KPROF_REC_MARKER && !(rec->flags & KPROF_RECF_CORRUPT)) {
+		const struct kprof_rec_marker *r = (const void *)rec;
+		struct kprof_agg_marker m = {
+			.op_seq = widen_seq(a, r->op_seq), .timestamp = r->timestamp,
+			.core = r->core, .risc = r->risc, .kind = r->kind,
+			.zone_id = r->zone_id,
+		};
+		return marker_at(a, &m, rec_time(a, host_ns, r->timestamp), err);
+	}
+	return device_rec_other(a, rec, host_ns, err);
 }
 
 static int push_sync(struct kprof_agg *a, const struct kprof_host_event *ev,

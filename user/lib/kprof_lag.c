@@ -9,7 +9,7 @@
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err)
 {
 	*l = (struct kprof_lag){ .ns_per_cycle = ref_clock_hz ? 1e9 / (double)ref_clock_hz : 1,
-				 .wm = -INFINITY };
+				 .wm = -INFINITY, .sync_host = NAN };
 	l->ops = malloc(KPROF_LAG_OPS * sizeof(*l->ops));
 	if (!l->ops)
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -32,8 +32,7 @@ void kprof_lag_rec_slow(struct kprof_lag *l, const struct kprof_rec_hdr *rec)
 
 		if (s->host_after_ns < s->host_before_ns)
 			return;	/* broken triple: the fit rejects it too */
-		l->have_sync = 1;
-		l->sync_host_ns = s->host_before_ns;
+		l->sync_host = (double)s->host_before_ns;
 		l->sync_cycles = s->device_cycles;
 		kprof_lag_see(l, (double)s->host_before_ns);
 		return;

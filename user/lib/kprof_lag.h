@@ -30,8 +30,11 @@
 
 struct kprof_lag {
 	double ns_per_cycle;		/* of the reference timer */
-	int have_sync;
-	uint64_t sync_host_ns, sync_cycles;
+	/* the latest SYNC's host time (NAN before one: every conversion
+	 * is NAN then, with no test per marker) and device cycles
+	 */
+	double sync_host;
+	uint64_t sync_cycles;
 	double wm;			/* watermark, host ns */
 	double max_lag_ns;		/* worst lateness seen */
 	uint64_t max_lag_seq;		/* op it was for */
@@ -56,11 +59,8 @@ void kprof_lag_free(struct kprof_lag *l);
 /* cycles -> host ns through the latest SYNC triple; NAN before one */
 static inline double kprof_lag_to_host(const struct kprof_lag *l, uint64_t cycles)
 {
-	if (!l->have_sync)
-		return NAN;
 	/* the difference first: one signed conversion, exact below 2^53 */
-	return (double)l->sync_host_ns +
-	       (double)(int64_t)(cycles - l->sync_cycles) * l->ns_per_cycle;
+	return l->sync_host + (double)(int64_t)(cycles - l->sync_cycles) * l->ns_per_cycle;
 }
 
 static inline void kprof_lag_see(struct kprof_lag *l, double t)

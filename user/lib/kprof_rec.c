@@ -19,6 +19,25 @@ const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1] = {
 	[KPROF_REC_STATE] = sizeof(struct kprof_rec_state),
 };
 
+/*
+ * kprof_rec_next_fast()'s table: a type's minimum size where the fast path
+ * takes it; UINT16_MAX, which no record size passes with the multiple-of-8
+ * test, for PAD and COUNTERS (the slow path's): one compare per record
+ */
+const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1] = {
+	[KPROF_REC_PAD] = UINT16_MAX,
+	[KPROF_REC_MARKER] = sizeof(struct kprof_rec_marker),
+	[KPROF_REC_LOST] = sizeof(struct kprof_rec_lost),
+	[KPROF_REC_OP] = sizeof(struct kprof_rec_op),
+	[KPROF_REC_COUNTERS] = UINT16_MAX,
+	[KPROF_REC_SYNC] = sizeof(struct kprof_rec_sync),
+	[KPROF_REC_CLOCK] = sizeof(struct kprof_rec_clock),
+	[KPROF_REC_STATE] = sizeof(struct kprof_rec_state),
+};
+
+/* every device type number has its entry (none left 0) */
+_Static_assert(KPROF_REC_MAX == 7, "kprof_rec_fast_min: a new type needs its entry");
+
 _Static_assert(offsetof(struct kprof_grec_kernel, queued_ns) == KPROF_GREC_KERNEL_V1_SIZE,
 	       "a kernel record of an older agent ends before queued_ns");
 

@@ -55,6 +55,8 @@ int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **
 			struct kprof_err *err);
 /* minimum size of each device type (0: none such): kprof_rec_min_size() */
 extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
+/* the same for the types kprof_rec_next_fast() takes, UINT16_MAX for others */
+extern const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1];
 
 /*
  * kprof_rec_next()'s hot path, inline (the report's loops call it once per
@@ -71,9 +73,8 @@ static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_i
 
 	if (left >= sizeof(h)) {
 		__builtin_memcpy(&h, it->buf + it->off, sizeof(h));
-		if (h.type <= KPROF_REC_MAX && h.type != KPROF_REC_PAD &&
-		    h.type != KPROF_REC_COUNTERS && kprof_rec_dev_min[h.type] &&
-		    h.size >= kprof_rec_dev_min[h.type] && !(h.size % 8) && h.size <= left) {
+		if (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_fast_min[h.type] &&
+		    !(h.size % 8) && h.size <= left) {
 			const struct kprof_rec_hdr *r =
 				(const struct kprof_rec_hdr *)(it->buf + it->off);
 
