@@ -3,8 +3,9 @@
  * The CSV reader (kprof_csvread.c) on a fuzzed file: the whole-table
  * loader and the row-at-a-time reader. Every field of every row is read,
  * so that ASan sees a slot left NULL or pointing into a freed record.
- * The records split in place must be the state machine's: both read the
- * file side by side (with a skip_from taken from the input) and any
+ * The records split in place must be the state machine's, with the
+ * split's SSE2 scan and with its portable one: the three read the file
+ * side by side (with a skip_from taken from the input) and any
  * difference aborts.
  */
 #include <stdio.h>
@@ -25,35 +26,42 @@ static size_t touch(char *const *f, int n)
 
 static void same_as_slow(const char *path, int skip_from)
 {
-	FILE *fa = fopen(path, "r"), *fb = fopen(path, "r");
-	struct kprof_err ea = { 0 }, eb = { 0 };
-	struct kprof_csv_src a, b;
-	int ra, rb;
+	struct kprof_err err[3];
+	struct kprof_csv_src s[3];
+	FILE *f[3];
+	int r[3];
 
-	if (!fa || !fb)
-		abort();
-	kprof_csv_src_init(&a, fa, "f");
-	kprof_csv_src_init(&b, fb, "f");
-	a.slow_only = 1;
-	a.skip_from = skip_from;
-	b.skip_from = skip_from;
+	for (int w = 0; w < 3; w++) {
+		f[w] = fopen(path, "r");
+		if (!f[w])
+			abort();
+		kprof_csv_src_init(&s[w], f[w], "f");
+		s[w].skip_from = skip_from;
+		memset(&err[w], 0, sizeof(err[w]));
+	}
+	s[0].slow_only = 1;
+	s[2].scalar_scan = 1;
 	do {
-		ra = kprof_csv_record(&a, &ea);
-		rb = kprof_csv_record(&b, &eb);
-		if (ra != rb || (ra < 0 && strcmp(ea.msg, eb.msg)))
-			abort();
-		if (ra <= 0)
-			break;
-		if (a.nf != b.nf || a.nskip != b.nskip || a.line != b.line)
-			abort();
-		for (int i = 0; i < a.nf; i++)
-			if (strcmp(a.fld[i], b.fld[i]))
+		for (int w = 0; w < 3; w++)
+			r[w] = kprof_csv_record(&s[w], &err[w]);
+		for (int w = 1; w < 3; w++) {
+			const struct kprof_csv_src *a = &s[0], *b = &s[w];
+
+			if (r[w] != r[0] || (r[0] < 0 && strcmp(err[0].msg, err[w].msg)))
 				abort();
-	} while (ra > 0);
-	kprof_csv_src_free(&a);
-	kprof_csv_src_free(&b);
-	fclose(fa);
-	fclose(fb);
+			if (r[0] <= 0)
+				continue;
+			if (a->nf != b->nf || a->nskip != b->nskip || a->line != b->line)
+				abort();
+			for (int i = 0; i < a->nf; i++)
+				if (strcmp(a->fld[i], b->fld[i]) || b->flen[i] != strlen(b->fld[i]))
+					abort();
+		}
+	} while (r[0] > 0);
+	for (int w = 0; w < 3; w++) {
+		kprof_csv_src_free(&s[w]);
+		fclose(f[w]);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,10 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void kprof_csv_src_init(struct kprof_csv_src *s, FILE *f, const char *name)
 {
@@ -24,9 +28,14 @@ void kprof_csv_src_free(struct kprof_csv_src *s)
 	free(s->buf);
 	free(s->off);
 	free(s->fld);
+	free(s->flen);
+	free(s->cmask);
+	s->cmask = NULL;
+	s->cmaskcap = 0;
 	s->buf = NULL;
 	s->off = NULL;
 	s->fld = NULL;
+	s->flen = NULL;
 	s->cap = 0;
 	s->offcap = 0;
 	s->fldcap = 0;
@@ -51,6 +60,18 @@ static int grow(void *arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Room for need fields in fld and flen, which grow together. */
+static int fld_room(struct kprof_csv_src *s, size_t need)
+{
+	size_t cap = s->fldcap;
+
+	if (need <= cap)
+		return 0;
+	if (grow(&s->flen, &cap, need, sizeof(*s->flen)))
+		return -ENOMEM;
+	return grow(&s->fld, &s->fldcap, cap, sizeof(*s->fld));
+}
+
 enum { S_START, S_PLAIN, S_QUOTED, S_QUOTE, S_AFTER };
 
 static inline int is_blank(int c)
@@ -64,12 +85,18 @@ static const unsigned char special[256] = {
 };
 
 #define IN_SIZE	(64 * 1024)
+/*
+ * The read-ahead's allocation goes on this far, zero-filled: the
+ * splitter reads 64 bytes at a time from any byte before inlen, and
+ * masks off what lies past it
+ */
+#define IN_PAD	64
 
 /* More input: bytes now buffered, 0 at the end (or an error: ferror). */
 static size_t refill(struct kprof_csv_src *s)
 {
 	if (!s->in)
-		s->in = malloc(IN_SIZE);
+		s->in = calloc(1, IN_SIZE + IN_PAD);
 	if (!s->in)
 		return 0;
 	s->inpos = 0;
@@ -130,27 +157,139 @@ static int skip_rest(struct kprof_csv_src *s, size_t *skipped, int *state, size_
 	}
 }
 
+/* Bit i for byte i of 64: a ',', a '\n', a '"' or NUL (bad). */
+struct scan64 {
+	uint64_t comma, nl, bad;
+};
+
+/* The portable scan's classes: 1 ',', 2 '\n', 4 '"' or NUL */
+static const unsigned char scan_class[256] = { [','] = 1, ['\n'] = 2, ['"'] = 4, ['\0'] = 4 };
+
+/* The portable scan, a byte at a time; the SSE2 one gives the same (test_csvsplit.c). */
+static inline struct scan64 scan64_scalar(const unsigned char *q)
+{
+	struct scan64 m = { 0, 0, 0 };
+
+	for (unsigned int i = 0; i < 64; i++) {
+		unsigned int k = scan_class[q[i]];
+
+		if (k) {
+			m.comma |= (uint64_t)(k & 1) << i;
+			m.nl |= (uint64_t)(k >> 1 & 1) << i;
+			m.bad |= (uint64_t)(k >> 2) << i;
+		}
+	}
+	return m;
+}
+
+#ifdef __SSE2__
+/* 64 bits of four 16-byte compares */
+static inline uint64_t mask64(__m128i a, __m128i b, __m128i c, __m128i d)
+{
+	return (uint64_t)(unsigned int)_mm_movemask_epi8(a) |
+	       (uint64_t)(unsigned int)_mm_movemask_epi8(b) << 16 |
+	       (uint64_t)(unsigned int)_mm_movemask_epi8(c) << 32 |
+	       (uint64_t)(unsigned int)_mm_movemask_epi8(d) << 48;
+}
+
+static inline __m128i eq(__m128i v, char c)
+{
+	return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
+}
+
+/* a line end, '"' or NUL */
+static inline __m128i ends(__m128i v)
+{
+	return _mm_or_si128(_mm_or_si128(eq(v, '\n'), eq(v, '"')), eq(v, '\0'));
+}
+
+/*
+ * 16 bytes at a time: the commas, and a line end, '"' or NUL together,
+ * told apart only in the block that has one (most have none)
+ */
+static inline struct scan64 scan64_sse2(const unsigned char *q)
+{
+	__m128i v0 = _mm_loadu_si128((const void *)q);
+	__m128i v1 = _mm_loadu_si128((const void *)(q + 16));
+	__m128i v2 = _mm_loadu_si128((const void *)(q + 32));
+	__m128i v3 = _mm_loadu_si128((const void *)(q + 48));
+	struct scan64 m;
+	uint64_t any;
+
+	m.comma = mask64(eq(v0, ','), eq(v1, ','), eq(v2, ','), eq(v3, ','));
+	any = mask64(ends(v0), ends(v1), ends(v2), ends(v3));
+	m.nl = any ? mask64(eq(v0, '\n'), eq(v1, '\n'), eq(v2, '\n'), eq(v3, '\n')) : 0;
+	m.bad = any & ~m.nl;
+	return m;
+}
+#endif
+
+static inline struct scan64 scan64(const unsigned char *q, int scalar)
+{
+#ifdef __SSE2__
+	if (!scalar)
+		return scan64_sse2(q);
+#endif
+	return scan64_scalar(q);
+}
+
 /*
  * The common record, split where it lies: a whole line in the read-ahead
- * with no '"' and no NUL. Its fields are its runs between commas, blanks
- * trimmed, NUL-terminated in place (the bytes are consumed), which is
- * what the state machine below makes of such a line, without copying
- * each byte. 1: done (fld, nf, nskip, line set); 0: a blank line,
- * consumed; -1: not such a record (nothing consumed); -2: out of memory.
+ * with no '"' and no NUL. One scan finds its end, its commas (a mask per
+ * 64 bytes, kept in cmask) and any '"' or NUL, without writing; its fields
+ * are then the runs between the commas, blanks trimmed, NUL-terminated in
+ * place (the bytes are consumed), which is what the state machine below
+ * makes of such a line, without copying each byte. scalar: the portable
+ * scan (a constant: each caller gets its own copy). 1: done (fld, flen,
+ * nf, nskip, line set); 0: a blank line, consumed; -1: not such a record
+ * (nothing consumed); -2: out of memory.
  */
-static int fast_record(struct kprof_csv_src *s, size_t max)
+static inline __attribute__((always_inline))
+int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 {
-	unsigned char *b = s->in + s->inpos, *nl, *p, *e, *t;
-	size_t n = s->inlen - s->inpos;
-	int nf = 0, last = 0;
+	unsigned char *b = s->in + s->inpos, *nl, *p, *e, *t, *blk;
+	size_t n = s->inlen - s->inpos, at, nblk = 0, k, nf = 0, cap;
+	/* commas that end a stored field: all, or the first skip_from */
+	size_t want = s->skip_from > 0 ? (size_t)s->skip_from : SIZE_MAX;
+	uint64_t c, *cmask = s->cmask;
+	size_t *flen;
+	char **fld;
+	int nskip = 0;
 
-	nl = memchr(b, '\n', n);
-	if (!nl)
-		return -1;	/* across the read-ahead, or no last line break */
-	n = (size_t)(nl - b);
+	for (at = 0;; at += 64) {
+		struct scan64 m;
+
+		if (at >= n)
+			return -1;	/* across the read-ahead, or no last line break */
+		if (nblk == s->cmaskcap) {
+			if (grow(&s->cmask, &s->cmaskcap, nblk + 1, sizeof(*s->cmask)))
+				return -2;
+			cmask = s->cmask;
+		}
+		m = scan64(b + at, scalar);
+		if (n - at < 64) {
+			c = (1ULL << (n - at)) - 1;	/* bytes before inlen */
+			m.comma &= c;
+			m.nl &= c;
+			m.bad &= c;
+		}
+		if (m.nl) {
+			c = (m.nl & -m.nl) - 1;		/* bytes before the line end */
+			m.comma &= c;
+			m.bad &= c;
+		}
+		if (m.bad)
+			return -1;
+		cmask[nblk++] = m.comma;
+		if (m.nl) {
+			n = at + (size_t)__builtin_ctzll(m.nl);
+			break;
+		}
+	}
 	/* the state machine's length cap (stored bytes and NULs) */
-	if (n + 2 >= max || memchr(b, '"', n) || memchr(b, '\0', n))
+	if (n + 2 >= max)
 		return -1;
+	nl = b + n;
 	for (p = b; p < nl && is_blank(*p); p++)
 		;
 	s->line = s->lines + 1;
@@ -158,34 +297,62 @@ static int fast_record(struct kprof_csv_src *s, size_t max)
 	s->inpos = (size_t)(nl + 1 - s->in);
 	if (p == nl)
 		return 0;
+	/* (locals: the NULs written below could alias s's fields) */
+	fld = s->fld;
+	flen = s->flen;
+	cap = s->fldcap;
 	p = b;
-	for (;;) {
-		while (p < nl && is_blank(*p))
-			p++;
-		e = p < nl ? memchr(p, ',', (size_t)(nl - p)) : NULL;
-		if (!e) {
-			e = nl;
-			last = 1;
-		}
-		for (t = e; t > p && is_blank(t[-1]); t--)
-			;
-		*t = '\0';	/* over a blank, the ',' or the '\n' */
-		if ((size_t)nf == s->fldcap &&
-		    grow(&s->fld, &s->fldcap, (size_t)nf + 1, sizeof(*s->fld)))
-			return -2;
-		s->fld[nf++] = (char *)p;
-		p = e + 1;
-		if (last)
-			break;
-		if (nf == s->skip_from) {
-			/* the rest: counted, not stored */
-			s->nskip = 1;
-			for (; p < nl && (p = memchr(p, ',', (size_t)(nl - p))); p++)
-				s->nskip++;
-			break;
+	for (k = 0, blk = b; k < nblk; k++, blk += 64) {
+		for (c = cmask[k]; c; c &= c - 1) {
+			if (nf == want) {
+				/* the rest: counted, not stored */
+				for (nskip = 1; c; c &= c - 1)
+					nskip++;
+				while (++k < nblk)
+					for (c = cmask[k]; c; c &= c - 1)
+						nskip++;
+				goto done;
+			}
+			e = blk + __builtin_ctzll(c);
+			if (nf == cap) {
+				if (fld_room(s, nf + 1))
+					return -2;
+				fld = s->fld;
+				flen = s->flen;
+				cap = s->fldcap;
+			}
+			/* blanks around it (any byte up to ' ' looks): rare */
+			if (e > p && (*p <= ' ' || e[-1] <= ' ')) {
+				while (p < e && is_blank(*p))
+					p++;
+				for (t = e; t > p && is_blank(t[-1]); t--)
+					;
+			} else {
+				t = e;
+			}
+			*t = '\0';	/* over a blank or the ',' */
+			fld[nf] = (char *)p;
+			flen[nf++] = (size_t)(t - p);
+			p = e + 1;
 		}
 	}
-	s->nf = nf;
+	/* the last field, up to the line end */
+	if (nf == want) {
+		nskip = 1;
+		goto done;
+	}
+	if (nf == cap && fld_room(s, nf + 1))
+		return -2;
+	while (p < nl && is_blank(*p))
+		p++;
+	for (t = nl; t > p && is_blank(t[-1]); t--)
+		;
+	*t = '\0';
+	s->fld[nf] = (char *)p;
+	s->flen[nf++] = (size_t)(t - p);
+done:
+	s->nf = (int)nf;
+	s->nskip = nskip;
 	return 1;
 }
 
@@ -208,7 +375,7 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 			break;	/* the end, or an error: the state machine says */
 		s->nf = 0;
 		s->nskip = 0;
-		c = fast_record(s, max);
+		c = s->scalar_scan ? fast_record(s, max, 1) : fast_record(s, max, 0);
 		if (c == -2)
 			return kprof_err_set(err, ENOMEM, "out of memory");
 		if (c == 1)
@@ -381,10 +548,12 @@ store:
 			continue;
 		break;
 	}
-	if (grow(&s->fld, &s->fldcap, (size_t)s->nf, sizeof(*s->fld)))
+	if (fld_room(s, (size_t)s->nf))
 		return kprof_err_set(err, ENOMEM, "out of memory");
-	for (int i = 0; i < s->nf; i++)
+	for (int i = 0; i < s->nf; i++) {
 		s->fld[i] = s->buf + s->off[i];
+		s->flen[i] = s->off[i + 1] - s->off[i] - 1;
+	}
 	return 1;
 too_long:
 	return kprof_err_set(err, EBADMSG,
@@ -400,13 +569,13 @@ static char **pack(const struct kprof_csv_src *s)
 	char *b;
 
 	for (int i = 0; i < s->nf; i++)
-		len += strlen(s->fld[i]) + 1;
+		len += s->flen[i] + 1;
 	p = malloc((size_t)s->nf * sizeof(char *) + len);
 	if (!p)
 		return NULL;
 	b = (char *)(p + s->nf);
 	for (int i = 0; i < s->nf; i++) {
-		l = strlen(s->fld[i]) + 1;
+		l = s->flen[i] + 1;
 		memcpy(b, s->fld[i], l);
 		p[i] = b;
 		b += l;

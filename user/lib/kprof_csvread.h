@@ -18,6 +18,7 @@
 #define KPROF_CSVREAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "kprof_err.h"
@@ -40,18 +41,23 @@ struct kprof_csv_src {
 	int skip_from;
 	/* tests: every record through the state machine, none split in place */
 	int slow_only;
+	/* tests: the in-place split's portable scan, not its SSE2 one */
+	int scalar_scan;
 	/* after kprof_csv_record() returned 1: */
 	int nf;			/* fields in fld */
 	int nskip;		/* fields after those, not stored (skip_from) */
 	char **fld;		/* nf NUL-terminated fields, writable, valid until
 				 * the next call (in the read-ahead or a copy)
 				 */
+	size_t *flen;		/* their lengths */
 	unsigned long line;	/* the line the record starts on (1-based) */
 	/* private */
 	unsigned char *in;	/* read ahead from f */
 	size_t inpos, inlen;
 	char *buf;
 	size_t len, cap, *off, offcap, fldcap;
+	uint64_t *cmask;	/* the in-place split's commas, a mask per 64 bytes */
+	size_t cmaskcap;
 	unsigned long lines;	/* line breaks read */
 };
 
