@@ -118,6 +118,124 @@ static void check_cell(const char *csv, const char *id, const char *col, const c
 	KT_CHECK(!strcmp(got, want), "op %s %s = '%s', expected '%s'", id, col, got, want);
 }
 
+/*
+ * Numbers spelt every way a log may spell them: values of every length up
+ * to UINT64_MAX, with and without leading zeros; each row's timer_id,
+ * time, data and run host ID must be strtoull's value, and given as
+ * digits to copy (dig, ndig) exactly when their text is how the value
+ * prints. Then bytes that are not digits, at every place of a long one.
+ */
+#define NUM_ROWS 3000
+
+struct num_want {
+	uint64_t v[NUM_ROWS][4];
+	char text[NUM_ROWS][4][32];
+	unsigned long rows, bad;
+};
+
+static int on_num_row(void *ctx, const struct kprof_tt_info *info, const struct kprof_tt_row *r)
+{
+	struct num_want *w = ctx;
+	const uint64_t got[4] = { r->timer_id, r->time, r->data, r->run_host_id };
+	unsigned long i = w->rows++;
+
+	(void)info;
+	if (i >= NUM_ROWS)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		char canon[32];
+		int is_canon;
+
+		snprintf(canon, sizeof(canon), "%" PRIu64, w->v[i][k]);
+		is_canon = !strcmp(canon, w->text[i][k]);
+		if (got[k] != w->v[i][k] || !!r->ndig[k] != is_canon ||
+		    (is_canon && (r->ndig[k] != strlen(canon) ||
+				  memcmp(r->dig[k], canon, r->ndig[k])))) {
+			w->bad++;
+			KT_CHECK(0, "row %lu number %d '%s': %" PRIu64 " ndig %u", i, k,
+				 w->text[i][k], got[k], r->ndig[k]);
+		}
+	}
+	return 0;
+}
+
+static void test_numbers(void)
+{
+	static struct num_want w;
+	static const uint64_t edge[] = { 0, 9, 10, 99999999, 100000000, 9999999999999999999ULL,
+					 10000000000000000000ULL, UINT64_MAX };
+	uint64_t seed = 42;
+	size_t cap = (size_t)NUM_ROWS * 200, len;
+	char *text = malloc(cap);
+	struct kprof_tt_info info;
+	struct kprof_err err;
+	FILE *f;
+	int ret;
+
+	if (!text)
+		exit(2);
+	len = (size_t)snprintf(text, cap, "ARCH: x, CHIP_FREQ[MHz]: 1000\n"
+			       "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], data, run host ID, trace id, trace id counter, zone name, type, source line, source file, meta data\n");
+	memset(&w, 0, sizeof(w));
+	for (int i = 0; i < NUM_ROWS; i++) {
+		for (int k = 0; k < 4; k++) {
+			uint64_t x = kt_xorshift(&seed), v;
+			int zeros = x % 4 ? 0 : (int)(x >> 8) % 4;
+
+			switch (x >> 16 & 7) {
+			case 0:
+				v = edge[(x >> 20) % ARRAY_SIZE(edge)];
+				break;
+			case 1:
+				v = (x >> 24) % 100;
+				break;
+			case 2:
+				v = kt_xorshift(&seed);
+				break;
+			default:
+				/* any number of digits */
+				v = kt_xorshift(&seed) >> (x >> 24) % 64;
+			}
+			w.v[i][k] = v;
+			snprintf(w.text[i][k], sizeof(w.text[i][k]), "%.*s%" PRIu64, zeros,
+				 "000", v);
+		}
+		len += (size_t)snprintf(text + len, cap - len,
+					"0,1,1,BRISC,%s,%s,%s,%s,,,BRISC-FW,ZONE_START,1,a.cc,\n",
+					w.text[i][0], w.text[i][1], w.text[i][2], w.text[i][3]);
+	}
+	f = fmemopen(text, len, "r");
+	ret = kprof_tt_parse(f, "n.csv", on_num_row, &w, &info, &err);
+	fclose(f);
+	KT_CHECK(ret == 0, "numbers: %s", ret ? err.msg : "");
+	KT_EQ_U64(w.rows, NUM_ROWS);
+	KT_EQ_U64(w.bad, 0);
+	/* a byte that is no digit, at each place of a time stamp (inside the
+	 * first 8 and after them)
+	 */
+	for (int at = 0; at < 16; at++) {
+		static const char not_digit[] = ":/ a\xff";
+
+		for (size_t b = 0; b < sizeof(not_digit) - 1; b++) {
+			char t[32] = "1234567890123456";
+
+			if (not_digit[b] == ' ' && (at == 0 || at == 15))
+				continue;	/* a blank around a field: dropped */
+			t[at] = not_digit[b];
+			len = (size_t)snprintf(text, cap, "ARCH: x, CHIP_FREQ[MHz]: 1000\n"
+					       "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], data, run host ID, zone name, type\n"
+					       "0,1,1,BRISC,1,%s,0,1,BRISC-FW,ZONE_START\n", t);
+			memset(&w, 0, sizeof(w));
+			f = fmemopen(text, len, "r");
+			ret = kprof_tt_parse(f, "n.csv", on_num_row, &w, &info, &err);
+			fclose(f);
+			KT_CHECK(ret < 0 && strstr(err.msg, "n.csv:3: time"),
+				 "time '%s': %d %s", t, ret, ret ? err.msg : "");
+		}
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const char *dd = kt_ttmetal_datadir();
@@ -127,6 +245,7 @@ int main(void)
 	struct kprof_report_result res;
 	struct collect c;
 
+	test_numbers();
 	KT_CHECK(dd, "set KPROF_TTMETAL_DATA");
 	if (!dd)
 		return kt_done("test_ttmetal");

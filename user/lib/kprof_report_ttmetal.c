@@ -38,6 +38,23 @@ struct tt_core {
 	uint32_t slot, x, y;
 };
 
+/*
+ * A zone name and type seen in the log, with what its rows need: its
+ * zone kind and the end of its device_log.csv rows, made once (rows of a
+ * few such pairs make up a log).
+ */
+struct tt_zt {
+	char *text;		/* the zone name, NUL, the type, NUL */
+	size_t zlen, tlen, h;
+	int kind;
+	struct kprof_devlog_part tail;	/* n -1: its rows go the general way */
+};
+
+/* pairs kept, and their longest texts: a bound on the memory they take */
+#define TT_ZT_MAX	4096
+#define TT_ZT_ZONE	64
+#define TT_ZT_TYPE	32
+
 struct tt_ctx {
 	char riscs[KPROF_MAX_RISCS][16];
 	unsigned int nriscs;
@@ -59,6 +76,22 @@ struct tt_ctx {
 	struct kprof_err *err;
 	uint64_t rows, markers, other_rows;
 	char freq[32];			/* CHIP_FREQ as written in the outputs */
+	/*
+	 * the last row's RISC type (its index and text) and core, and the
+	 * start of their device_log.csv rows: a log's rows come a core and
+	 * RISC at a time
+	 */
+	int last_r;
+	size_t last_rlen;		/* 0: none yet */
+	char last_risc[16];
+	struct tt_core last_core;
+	long last_c;			/* -1: none yet */
+	int head_r;
+	long head_c;			/* the head's; -1: none made */
+	struct kprof_devlog_part head;
+	struct tt_zt *zt;
+	size_t nzt, ztcap;
+	struct kprof_hidx zh;		/* zone and type -> index + 1 */
 };
 
 static int tt_risc_index(struct tt_ctx *t, const char *name)
@@ -145,6 +178,121 @@ static int zone_kind(const char *zone, const char *type)
 	return start ? KPROF_MARK_ZONE_START : KPROF_MARK_ZONE_END;
 }
 
+/*
+ * n bytes at a and at b the same: short ones (RISC, zone and type names)
+ * by two overlapping word compares each, no call
+ */
+static inline int same_text(const char *a, const char *b, size_t n)
+{
+	uint64_t a0, a1, b0, b1;
+	uint32_t c0, c1, d0, d1;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a0, a, 8);
+		memcpy(&a1, a + n - 8, 8);
+		memcpy(&b0, b, 8);
+		memcpy(&b1, b + n - 8, 8);
+		return a0 == b0 && a1 == b1;
+	}
+	if (n >= 4 && n < 8) {
+		memcpy(&c0, a, 4);
+		memcpy(&c1, a + n - 4, 4);
+		memcpy(&d0, b, 4);
+		memcpy(&d1, b + n - 4, 4);
+		return c0 == d0 && c1 == d1;
+	}
+	return !memcmp(a, b, n);
+}
+
+/* n bytes at s folded into a word for a hash, 8 at a time (all of them) */
+static uint64_t text_word(const char *s, size_t n)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = n, w = 0;
+
+	if (n < 8) {
+		memcpy(&w, s, n);
+		return (h ^ w) * k;
+	}
+	for (size_t i = 0; i + 8 < n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * k;
+	}
+	memcpy(&w, s + n - 8, 8);
+	return (h ^ w) * k;
+}
+
+static size_t zt_hash_at(const void *arr, size_t i)
+{
+	return ((const struct tt_zt *)arr)[i].h;
+}
+
+struct zt_key {
+	const struct tt_zt *zt;
+	const struct kprof_tt_row *row;
+};
+
+static int zt_eq(const void *key, size_t i)
+{
+	const struct zt_key *k = key;
+	const struct tt_zt *z = &k->zt[i];
+
+	return z->zlen == k->row->zone_len && z->tlen == k->row->type_len &&
+	       same_text(z->text, k->row->zone_name, z->zlen) &&
+	       same_text(z->text + z->zlen + 1, k->row->type, z->tlen);
+}
+
+/*
+ * The row's zone name and type as seen before, or added; NULL when not
+ * kept (longer texts, too many pairs) or out of memory: such a row is
+ * read the general way.
+ */
+static const struct tt_zt *tt_zone_type(struct tt_ctx *t, const struct kprof_tt_row *row)
+{
+	struct zt_key k = { t->zt, row };
+	size_t h, pos;
+	struct kprof_devlog_text zone, type;
+	struct tt_zt *z;
+
+	if (row->zone_len > TT_ZT_ZONE || row->type_len > TT_ZT_TYPE)
+		return NULL;
+	h = kprof_hash_u64(text_word(row->zone_name, row->zone_len) ^
+			   text_word(row->type, row->type_len) >> 1);
+	if (t->zh.cap) {
+		pos = kprof_hidx_slot(&t->zh, h, zt_eq, &k);
+		if (t->zh.slot[pos])
+			return &t->zt[t->zh.slot[pos] - 1];
+	}
+	if (t->nzt == TT_ZT_MAX || kprof_hidx_reserve(&t->zh, t->nzt, zt_hash_at, t->zt))
+		return NULL;
+	if (t->nzt == t->ztcap) {
+		size_t cap = t->ztcap ? 2 * t->ztcap : 16;
+		struct tt_zt *n = realloc(t->zt, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->zt = n;
+		t->ztcap = cap;
+	}
+	z = &t->zt[t->nzt];
+	z->text = malloc(row->zone_len + row->type_len + 2);
+	if (!z->text)
+		return NULL;
+	memcpy(z->text, row->zone_name, row->zone_len + 1);
+	memcpy(z->text + row->zone_len + 1, row->type, row->type_len + 1);
+	z->zlen = row->zone_len;
+	z->tlen = row->type_len;
+	z->h = h;
+	z->kind = zone_kind(row->zone_name, row->type);
+	kprof_devlog_text_init(&zone, z->text);
+	kprof_devlog_text_init(&type, z->text + z->zlen + 1);
+	kprof_devlog_tail(&z->tail, &zone, &type);
+	k.zt = t->zt;
+	pos = kprof_hidx_slot(&t->zh, h, zt_eq, &k);
+	t->zh.slot[pos] = ++t->nzt;
+	return z;
+}
+
 static int tt_open(struct tt_ctx *t, const struct kprof_tt_info *info);
 
 /*
@@ -156,6 +304,7 @@ static int tt_row(void *ctx, const struct kprof_tt_info *info,
 {
 	struct tt_ctx *t = ctx;
 	struct tt_core key = { row->pcie_slot, row->core_x, row->core_y };
+	const struct tt_zt *zt;
 	struct kprof_agg_marker m;
 	int kind, r, ret;
 	long c;
@@ -165,29 +314,62 @@ static int tt_row(void *ctx, const struct kprof_tt_info *info,
 		if (ret)
 			return ret;
 	}
-	r = tt_risc_index(t, row->risc);
-	if (r < 0) {
-		/* kept whole, or it would never match again */
-		if (strlen(row->risc) >= sizeof(t->riscs[0]))
-			return kprof_err_set(t->err, EBADMSG,
-					     "%s:%lu: RISC processor type '%.40s' is longer than %zu characters",
-					     t->csv, row->line, row->risc,
-					     sizeof(t->riscs[0]) - 1);
-		if (t->nriscs == KPROF_MAX_RISCS)
-			return kprof_err_set(t->err, EBADMSG,
-					     "%s:%lu: more than %d RISC processor types",
-					     t->csv, row->line, KPROF_MAX_RISCS);
-		snprintf(t->riscs[t->nriscs], sizeof(t->riscs[0]), "%s", row->risc);
-		r = (int)t->nriscs++;
+	if (row->risc_len == t->last_rlen && same_text(row->risc, t->last_risc, row->risc_len)) {
+		r = t->last_r;
+	} else {
+		r = tt_risc_index(t, row->risc);
+		if (r < 0) {
+			/* kept whole, or it would never match again */
+			if (row->risc_len >= sizeof(t->riscs[0]))
+				return kprof_err_set(t->err, EBADMSG,
+						     "%s:%lu: RISC processor type '%.40s' is longer than %zu characters",
+						     t->csv, row->line, row->risc,
+						     sizeof(t->riscs[0]) - 1);
+			if (t->nriscs == KPROF_MAX_RISCS)
+				return kprof_err_set(t->err, EBADMSG,
+						     "%s:%lu: more than %d RISC processor types",
+						     t->csv, row->line, KPROF_MAX_RISCS);
+			snprintf(t->riscs[t->nriscs], sizeof(t->riscs[0]), "%s", row->risc);
+			r = (int)t->nriscs++;
+		}
+		/* (a known one is shorter than riscs[0]) */
+		memcpy(t->last_risc, row->risc, row->risc_len);
+		t->last_rlen = row->risc_len;
+		t->last_r = r;
 	}
-	c = tt_core_index(t, &key);
-	if (c < 0)
-		return -(t->err ? t->err->code : ENOMEM);
+	if (t->last_c >= 0 && !cmp_core(&key, &t->last_core)) {
+		c = t->last_c;
+	} else {
+		c = tt_core_index(t, &key);
+		if (c < 0)
+			return -(t->err ? t->err->code : ENOMEM);
+		t->last_core = key;
+		t->last_c = c;
+	}
 	t->rows++;
-	kprof_out_devlog_row(t->out, row->pcie_slot, row->core_x, row->core_y, row->risc,
-			     row->timer_id, row->time, row->data, row->run_host_id,
-			     row->zone_name, row->type);
-	kind = zone_kind(row->zone_name, row->type);
+	zt = tt_zone_type(t, row);
+	kind = zt ? zt->kind : zone_kind(row->zone_name, row->type);
+	if (t->out->devlog) {
+		if (c != t->head_c || r != t->head_r) {
+			struct kprof_devlog_text rt;
+
+			kprof_devlog_text_init(&rt, row->risc);
+			kprof_devlog_head(&t->head, row->pcie_slot, row->core_x, row->core_y, &rt);
+			t->head_c = c;
+			t->head_r = r;
+		}
+		if (zt && zt->tail.n >= 0 && t->head.n >= 0) {
+			const uint64_t v[4] = { row->timer_id, row->time, row->data,
+						row->run_host_id };
+
+			kprof_out_devlog_row_pd(t->out, &t->head, v, row->dig, row->ndig,
+						&zt->tail);
+		} else {
+			kprof_out_devlog_row(t->out, row->pcie_slot, row->core_x, row->core_y,
+					     row->risc, row->timer_id, row->time, row->data,
+					     row->run_host_id, row->zone_name, row->type);
+		}
+	}
 	if (!kind) {
 		t->other_rows++;
 		return 0;
@@ -389,6 +571,8 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 	if (!t)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	t->err = err;
+	t->last_c = -1;
+	t->head_c = -1;
 	t->out = &out;
 	t->od = od;
 	t->opts = opts;
@@ -418,6 +602,10 @@ int kprof_report_ttmetal(const char *csv, struct kprof_outdir *od,
 	free(t->cores);
 	free(t->rank);
 	kprof_hidx_free(&t->ch);
+	for (size_t i = 0; i < t->nzt; i++)
+		free(t->zt[i].text);
+	free(t->zt);
+	kprof_hidx_free(&t->zh);
 	free(t);
 	return ret;
 }

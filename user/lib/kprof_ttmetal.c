@@ -87,6 +87,60 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+/*
+ * 8 digits at s (s[0] the first), or -1 if a byte is not a digit: the
+ * bytes of a little-endian word checked and added up in pairs, fours,
+ * eights (bytes 0x30-0x39: high nibble 3 before and after adding 6)
+ */
+static inline int64_t digits8(const char *s)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	if (((w & 0xf0f0f0f0f0f0f0f0ULL) |
+	     ((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4) != 0x3333333333333333ULL)
+		return -1;
+	w -= 0x3030303030303030ULL;
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
+	return (int64_t)((w * 10000 + (w >> 32)) & 0xffffffffULL);
+}
+
+/*
+ * A field of n bytes as a number, parse_u64's rules: 1 when its text is
+ * what printing *v gives (no leading zero), 0 when it is another spelling
+ * of *v, -1 when not a number. Up to 19 digits (every time stamp) with no
+ * overflow check, the first 8 of 8 or more at once where words are
+ * little-endian.
+ */
+static inline int parse_num(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i = 0;
+
+	if (n - 1 >= 19)
+		return parse_u64(s, v) ? -1 : n == 20 && s[0] != '0';
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n >= 8) {
+		int64_t d = digits8(s);
+
+		if (d < 0)
+			return -1;
+		x = (uint64_t)d;
+		i = 8;
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned int d = (unsigned int)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return s[0] != '0' || n == 1;
+}
+
 static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *info,
 		      struct kprof_err *err)
 {
@@ -132,10 +186,27 @@ static int parse_info(char **f, int n, const char *name, struct kprof_tt_info *i
 	return 0;
 }
 
+/* A number column of the log's layout: where it is, what it goes to. */
+struct num_col {
+	int col;		/* field index */
+	enum col what;
+	int optional;		/* may be empty (0) */
+	int dig;		/* its place in kprof_tt_row's dig, or -1 */
+};
+
 int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		   struct kprof_tt_info *info, struct kprof_err *err)
 {
-	int colidx[C_NR], ncols = 0, ret = 0;
+	static const char *const what[] = {
+		[C_SLOT] = "PCIe slot", [C_X] = "core_x", [C_Y] = "core_y",
+		[C_TIMER] = "timer_id", [C_TIME] = "time",
+		[C_DATA] = "data", [C_RUN_HOST_ID] = "run host ID",
+	};
+	/* in device_log.csv's order, the last four kprof_tt_row's dig[0..3] */
+	static const enum col nums[] = { C_SLOT, C_X, C_Y, C_TIMER, C_TIME, C_DATA,
+					 C_RUN_HOST_ID };
+	struct num_col plan[ARRAY_SIZE(nums)];
+	int colidx[C_NR], ncols = 0, ret = 0, nplan = 0;
 	struct kprof_csv_src src;
 	unsigned long nrec = 0;
 	char **fld;
@@ -206,6 +277,14 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 					src.skip_from = colidx[c] + 1;
 			if (src.skip_from >= ncols)
 				src.skip_from = 0;
+			for (size_t k = 0; k < ARRAY_SIZE(nums); k++)
+				if (colidx[nums[k]] >= 0)
+					plan[nplan++] = (struct num_col){
+						.col = colidx[nums[k]], .what = nums[k],
+						.optional = nums[k] == C_SLOT ||
+							    nums[k] == C_TIMER || nums[k] == C_DATA,
+						.dig = k >= 3 ? (int)k - 3 : -1,
+					};
 			continue;
 		}
 		/*
@@ -218,32 +297,31 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 					    lineno, n, ncols);
 			break;
 		}
-		memset(&row, 0, sizeof(row));
 		row.line = lineno;
+		/* (each field set below: no memset of the whole row) */
+		memset(row.dig, 0, sizeof(row.dig));
+		memset(row.ndig, 0, sizeof(row.ndig));
 		{
-			static const char *const what[] = {
-				[C_SLOT] = "PCIe slot", [C_X] = "core_x", [C_Y] = "core_y",
-				[C_TIMER] = "timer_id", [C_TIME] = "time",
-				[C_DATA] = "data", [C_RUN_HOST_ID] = "run host ID",
-			};
 			uint64_t v[C_NR] = { 0 };
-			static const enum col nums[] = { C_SLOT, C_X, C_Y, C_TIMER, C_TIME,
-							 C_DATA, C_RUN_HOST_ID };
 
-			for (size_t k = 0; k < ARRAY_SIZE(nums); k++) {
-				int c = colidx[nums[k]];
-				int optional = nums[k] == C_SLOT || nums[k] == C_TIMER ||
-					       nums[k] == C_DATA;
+			for (int k = 0; k < nplan; k++) {
+				const struct num_col *p = &plan[k];
+				const char *text = fld[p->col];
+				size_t len = src.flen[p->col];
+				int r;
 
-				if (c < 0)
+				if (!len && p->optional)
 					continue;
-				if (optional && fld[c][0] == '\0')
-					continue;
-				if (parse_u64(fld[c], &v[nums[k]])) {
+				r = parse_num(text, len, &v[p->what]);
+				if (r < 0) {
 					ret = kprof_err_set(err, EBADMSG,
 							    "%s:%lu: %s '%.40s' is not a number",
-							    name, lineno, what[nums[k]], fld[c]);
+							    name, lineno, what[p->what], text);
 					break;
+				}
+				if (r && p->dig >= 0) {
+					row.dig[p->dig] = text;
+					row.ndig[p->dig] = (unsigned char)len;
 				}
 			}
 			if (ret)
@@ -265,7 +343,10 @@ int kprof_tt_parse(FILE *f, const char *name, kprof_tt_row_fn fn, void *ctx,
 		row.risc = fld[colidx[C_RISC]];
 		row.zone_name = fld[colidx[C_ZONE]];
 		row.type = fld[colidx[C_PHASE]];
-		if (row.risc[0] == '\0') {
+		row.risc_len = src.flen[colidx[C_RISC]];
+		row.zone_len = src.flen[colidx[C_ZONE]];
+		row.type_len = src.flen[colidx[C_PHASE]];
+		if (!row.risc_len) {
 			ret = kprof_err_set(err, EBADMSG, "%s:%lu: empty RISC processor type",
 					    name, lineno);
 			break;

@@ -13,6 +13,7 @@
 #ifndef KPROF_TTMETAL_H
 #define KPROF_TTMETAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +41,14 @@ struct kprof_tt_row {
 	uint64_t run_host_id;		/* op key (Run ID in 12-col files) */
 	const char *zone_name;		/* "BRISC-FW", "TRISC-KERNEL", ... */
 	const char *type;		/* "ZONE_START", "begin", "TS_DATA", ... */
+	size_t risc_len, zone_len, type_len;	/* strlen of those */
+	/*
+	 * timer_id, time, data and run_host_id as the log writes them, when
+	 * that is how the value prints (digits, no leading zero): ndig[i]
+	 * bytes at dig[i]; else ndig[i] is 0
+	 */
+	const char *dig[4];
+	unsigned char ndig[4];
 };
 
 typedef int (*kprof_tt_row_fn)(void *ctx, const struct kprof_tt_info *info,

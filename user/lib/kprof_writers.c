@@ -731,6 +731,58 @@ int kprof_out_devlog_row_p(struct kprof_out *o, const struct kprof_devlog_part *
 	return 0;
 }
 
+/*
+ * ",digits" at p: the n (1..20) bytes at s, read from no byte outside
+ * them, by a few overlapping fixed-size copies
+ */
+static inline char *devlog_digits(char *p, const char *s, size_t n)
+{
+	*p++ = ',';
+	if (n >= 8) {
+		memcpy(p, s, 8);
+		if (n > 16)
+			memcpy(p + 8, s + 8, 8);
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else {
+		p[0] = s[0];
+		p[n / 2] = s[n / 2];
+		p[n - 1] = s[n - 1];
+	}
+	return p + n;
+}
+
+/* v, or its digits as given (ndig > 0: what devlog_num would write) */
+static inline char *devlog_num_or(char *p, uint64_t v, const char *dig, unsigned int ndig)
+{
+	return ndig ? devlog_digits(p, dig, ndig) : devlog_num(p, v);
+}
+
+int kprof_out_devlog_row_pd(struct kprof_out *o, const struct kprof_devlog_part *head,
+			    const uint64_t v[4], const char *const dig[4],
+			    const unsigned char ndig[4], const struct kprof_devlog_part *tail)
+{
+	char *p;
+
+	if (!o->devlog)
+		return 0;
+	if (KPROF_OUT_DEVLOG_BUF - o->dl_len < DEVLOG_ROW)
+		kprof_out_devlog_flush(o);
+	/* as kprof_out_devlog_row_p */
+	p = o->dl_buf + o->dl_len;
+	memcpy(p, head->s, sizeof(head->s));
+	p += head->n;
+	p = devlog_num_or(p, v[0], dig[0], ndig[0]);
+	p = devlog_num_or(p, v[1], dig[1], ndig[1]);
+	p = devlog_num_or(p, v[2], dig[2], ndig[2]);
+	p = devlog_num_or(p, v[3], dig[3], ndig[3]);
+	memcpy(p, tail->s, sizeof(tail->s));
+	o->dl_len = (size_t)(p + tail->n - o->dl_buf);
+	return 0;
+}
+
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 {
 	FILE *f = o->host;

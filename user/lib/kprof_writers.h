@@ -129,6 +129,15 @@ int kprof_out_devlog_row_p(struct kprof_out *o, const struct kprof_devlog_part *
 			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
 			   const struct kprof_devlog_part *tail);
 /*
+ * The same with timer_id, time, data and run ID in v[0..3], each written
+ * as the ndig[i] bytes at dig[i] instead where ndig[i] > 0: the digits
+ * the caller read, when they are what formatting v[i] gives (a tt-metal
+ * log's, copied rather than parsed and printed again).
+ */
+int kprof_out_devlog_row_pd(struct kprof_out *o, const struct kprof_devlog_part *head,
+			    const uint64_t v[4], const char *const dig[4],
+			    const unsigned char ndig[4], const struct kprof_devlog_part *tail);
+/*
  * device_log.csv's rows to f (kprof_out_open does it for the file it
  * makes): 0, or -ENOMEM for its block of rows. kprof_out_discard() frees
  * the block, f stays the caller's.
