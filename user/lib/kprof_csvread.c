@@ -313,7 +313,7 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 						nskip++;
 				goto done;
 			}
-			e = blk + __builtin_ctzll(c);
+			e = blk + (unsigned int)__builtin_ctzll(c);
 			if (nf == cap) {
 				if (fld_room(s, nf + 1))
 					return -2;
@@ -368,8 +368,6 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 	int state, quoted, any, skipping, c;
 	size_t keep, skipped;
 
-	if (grow(&s->off, &s->offcap, 2, sizeof(*s->off)))
-		return kprof_err_set(err, ENOMEM, "out of memory");
 	while (!s->slow_only) {
 		if (s->inpos == s->inlen && !refill(s))
 			break;	/* the end, or an error: the state machine says */
@@ -383,6 +381,8 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 		if (c < 0)
 			break;
 	}
+	if (grow(&s->off, &s->offcap, 2, sizeof(*s->off)))
+		return kprof_err_set(err, ENOMEM, "out of memory");
 	for (;;) {
 		state = S_START;
 		quoted = 0;

@@ -205,7 +205,7 @@ static inline int same_text(const char *a, const char *b, size_t n)
 }
 
 /* n bytes at s folded into a word for a hash, 8 at a time (all of them) */
-static uint64_t text_word(const char *s, size_t n)
+static inline uint64_t text_word(const char *s, size_t n)
 {
 	const uint64_t k = 0x9e3779b97f4a7c15ULL;
 	uint64_t h = n, w = 0;
@@ -227,19 +227,23 @@ static size_t zt_hash_at(const void *arr, size_t i)
 	return ((const struct tt_zt *)arr)[i].h;
 }
 
-struct zt_key {
-	const struct tt_zt *zt;
-	const struct kprof_tt_row *row;
-};
-
-static int zt_eq(const void *key, size_t i)
+/*
+ * The row's pair's slot in t->zh (h its hash), or the empty slot it
+ * would take: kprof_hidx_slot's probe, written out for the call per row
+ */
+static size_t zt_slot(const struct tt_ctx *t, const struct kprof_tt_row *row, size_t h)
 {
-	const struct zt_key *k = key;
-	const struct tt_zt *z = &k->zt[i];
+	size_t i = h & (t->zh.cap - 1);
 
-	return z->zlen == k->row->zone_len && z->tlen == k->row->type_len &&
-	       same_text(z->text, k->row->zone_name, z->zlen) &&
-	       same_text(z->text + z->zlen + 1, k->row->type, z->tlen);
+	for (; t->zh.slot[i]; i = (i + 1) & (t->zh.cap - 1)) {
+		const struct tt_zt *z = &t->zt[t->zh.slot[i] - 1];
+
+		if (z->h == h && z->zlen == row->zone_len && z->tlen == row->type_len &&
+		    same_text(z->text, row->zone_name, z->zlen) &&
+		    same_text(z->text + z->zlen + 1, row->type, z->tlen))
+			break;
+	}
+	return i;
 }
 
 /*
@@ -249,7 +253,6 @@ static int zt_eq(const void *key, size_t i)
  */
 static const struct tt_zt *tt_zone_type(struct tt_ctx *t, const struct kprof_tt_row *row)
 {
-	struct zt_key k = { t->zt, row };
 	size_t h, pos;
 	struct kprof_devlog_text zone, type;
 	struct tt_zt *z;
@@ -259,7 +262,7 @@ static const struct tt_zt *tt_zone_type(struct tt_ctx *t, const struct kprof_tt_
 	h = kprof_hash_u64(text_word(row->zone_name, row->zone_len) ^
 			   text_word(row->type, row->type_len) >> 1);
 	if (t->zh.cap) {
-		pos = kprof_hidx_slot(&t->zh, h, zt_eq, &k);
+		pos = zt_slot(t, row, h);
 		if (t->zh.slot[pos])
 			return &t->zt[t->zh.slot[pos] - 1];
 	}
@@ -287,8 +290,7 @@ static const struct tt_zt *tt_zone_type(struct tt_ctx *t, const struct kprof_tt_
 	kprof_devlog_text_init(&zone, z->text);
 	kprof_devlog_text_init(&type, z->text + z->zlen + 1);
 	kprof_devlog_tail(&z->tail, &zone, &type);
-	k.zt = t->zt;
-	pos = kprof_hidx_slot(&t->zh, h, zt_eq, &k);
+	pos = zt_slot(t, row, h);
 	t->zh.slot[pos] = ++t->nzt;
 	return z;
 }
