@@ -604,7 +604,14 @@ static int trace_next(struct html *h, bool (*pass)(struct html *, char *),
 			continue;
 		if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
 			continue;
-		if (trace_skip_line(s) || (pass && pass(h, s)))
+		/*
+		 * the pass first: a line it takes (most lines, in kprof's own
+		 * layout) needs no look for its phase, pid and tid, and one
+		 * trace_skip_line() would skip is one it takes to no effect
+		 * (a zone track's slice or counter: no track of the pass has
+		 * a zone tid)
+		 */
+		if ((pass && pass(h, s)) || trace_skip_line(s))
 			continue;
 		/* One tokener for the whole file, not one per line. */
 		json_tokener_reset(tok);
