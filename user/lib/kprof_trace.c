@@ -426,17 +426,11 @@ static void busy_core(struct kprof_trace *t, uint32_t core)
 	}
 }
 
-static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row,
+static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row, const char *name,
 		     uint32_t track, double s, double e, uint32_t ncores)
 {
-	char name[KPROF_OP_CODE_LEN + 24];
-
 	name_track(t, track);
 	busy_slice(t, track, s, e, ncores);
-	if (row->op_code[0])
-		snprintf(name, sizeof(name), "%s", row->op_code);
-	else
-		snprintf(name, sizeof(name), "op %" PRIu64, row->seq);
 	dev_slice(t, "op", track, name, s, e, row->seq);
 }
 
@@ -444,6 +438,13 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 {
 	double gs = 0, ge = 0, first = INFINITY;
 	uint32_t gtrack = UINT32_MAX, first_track = 0, gn = 0;
+	char name[KPROF_OP_CODE_LEN + 24];
+
+	/* once for the op's slices on all its tracks */
+	if (row->op_code[0])
+		snprintf(name, sizeof(name), "%s", row->op_code);
+	else
+		snprintf(name, sizeof(name), "op %" PRIu64, row->seq);
 
 	for (uint32_t i = 0; i < row->ncores; i++) {
 		const struct kprof_core_time *c = &row->cores[i];
@@ -457,7 +458,7 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 		/* cores come in ascending order: a group is a run of them */
 		if (track != gtrack) {
 			if (gtrack != UINT32_MAX)
-				op_slice(t, row, gtrack, gs, ge, gn);
+				op_slice(t, row, name, gtrack, gs, ge, gn);
 			gtrack = track;
 			gs = c->fw_start_ns;
 			ge = c->fw_end_ns;
@@ -469,7 +470,7 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 		gn++;
 	}
 	if (gtrack != UINT32_MAX)
-		op_slice(t, row, gtrack, gs, ge, gn);
+		op_slice(t, row, name, gtrack, gs, ge, gn);
 	if (t->group == 1 && row->nzone_spans)
 		zone_slices(t, row);
 	/* flow arrow: launch (host) -> the op's first core (device) */
