@@ -118,6 +118,15 @@ static inline int parse_num(const char *s, size_t n, uint64_t *v)
 	uint64_t x = 0;
 	size_t i = 0;
 
+	if (n == 1) {
+		/* the commonest: slot, core, data */
+		unsigned int d = (unsigned int)(unsigned char)s[0] - '0';
+
+		if (d > 9)
+			return -1;
+		*v = d;
+		return 1;
+	}
 	if (n - 1 >= 19)
 		return parse_u64(s, v) ? -1 : n == 20 && s[0] != '0';
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
