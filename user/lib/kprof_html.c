@@ -174,19 +174,18 @@ static int json_num_short(char *p, char **end, double *d, int64_t *i)
 	uint64_t m = 0;
 	int nd = 0, k = -1;
 
-	for (;; q++) {
-		if (*q >= '0' && *q <= '9') {
+	/* the integer digits, then (a double's) the fraction's */
+	for (; *q >= '0' && *q <= '9'; q++) {
+		if (++nd > 15)
+			return 0;
+		m = m * 10 + (uint64_t)(*q - '0');
+	}
+	if (*q == '.' && nd && d)
+		for (k = 0, q++; *q >= '0' && *q <= '9'; q++, k++) {
 			if (++nd > 15)
 				return 0;
 			m = m * 10 + (uint64_t)(*q - '0');
-			if (k >= 0)
-				k++;
-		} else if (*q == '.' && k < 0 && nd && d) {
-			k = 0;
-		} else {
-			break;
 		}
-	}
 	if (!nd || k == 0 || json_num_byte(*q))
 		return 0;
 	if (d) {
