@@ -35,8 +35,9 @@ struct kprof_csv_src {
 	size_t max_record;	/* 0: KPROF_CSV_MAX_RECORD */
 	/*
 	 * > 0: fields from this index on are not stored, only counted
-	 * (nskip): the rest of the line is passed over with memchr unless it
-	 * holds a '"' (then the state machine reads it, same result)
+	 * (nskip): in a line split in place, their commas; in one the state
+	 * machine reads, the rest is passed over with memchr unless it
+	 * holds a '"' (then the state machine reads it too, same result)
 	 */
 	int skip_from;
 	/* tests: every record through the state machine, none split in place */
