@@ -657,7 +657,7 @@ int kprof_out_devlog_row_t(struct kprof_out *o, unsigned int slot, unsigned int 
 	return 0;
 }
 
-/* text at p, ending at p + t->n; no for text that needs quotes */
+/* text at p, ending at p + t->n; not for text that needs quotes */
 static char *devlog_part_text(char *p, const struct kprof_devlog_text *t)
 {
 	memcpy(p, t->s, (size_t)t->n);
