@@ -710,6 +710,27 @@ void kprof_devlog_tail(struct kprof_devlog_part *t, const struct kprof_devlog_te
 	devlog_part_set(t, b, (size_t)(p + 5 - b));
 }
 
+/* A row from parts: room made, head copied; where its numbers go. */
+static inline char *devlog_row_begin(struct kprof_out *o, const struct kprof_devlog_part *head)
+{
+	char *p;
+
+	if (KPROF_OUT_DEVLOG_BUF - o->dl_len < DEVLOG_ROW)
+		kprof_out_devlog_flush(o);
+	/* whole parts: what follows each is written over */
+	p = o->dl_buf + o->dl_len;
+	memcpy(p, head->s, sizeof(head->s));
+	return p + head->n;
+}
+
+/* ... and its tail after the numbers, which end at p */
+static inline void devlog_row_end(struct kprof_out *o, char *p,
+				  const struct kprof_devlog_part *tail)
+{
+	memcpy(p, tail->s, sizeof(tail->s));
+	o->dl_len = (size_t)(p + tail->n - o->dl_buf);
+}
+
 int kprof_out_devlog_row_p(struct kprof_out *o, const struct kprof_devlog_part *head,
 			   uint64_t timer_id, uint64_t time, uint64_t data, uint64_t run_id,
 			   const struct kprof_devlog_part *tail)
@@ -718,16 +739,10 @@ int kprof_out_devlog_row_p(struct kprof_out *o, const struct kprof_devlog_part *
 
 	if (!o->devlog)
 		return 0;
-	if (KPROF_OUT_DEVLOG_BUF - o->dl_len < DEVLOG_ROW)
-		kprof_out_devlog_flush(o);
-	/* whole parts: what follows each is written over */
-	p = o->dl_buf + o->dl_len;
-	memcpy(p, head->s, sizeof(head->s));
-	p += head->n;
+	p = devlog_row_begin(o, head);
 	p = devlog_num(devlog_num(p, timer_id), time);
 	p = devlog_num(devlog_num(p, data), run_id);
-	memcpy(p, tail->s, sizeof(tail->s));
-	o->dl_len = (size_t)(p + tail->n - o->dl_buf);
+	devlog_row_end(o, p, tail);
 	return 0;
 }
 
@@ -768,18 +783,10 @@ int kprof_out_devlog_row_pd(struct kprof_out *o, const struct kprof_devlog_part 
 
 	if (!o->devlog)
 		return 0;
-	if (KPROF_OUT_DEVLOG_BUF - o->dl_len < DEVLOG_ROW)
-		kprof_out_devlog_flush(o);
-	/* as kprof_out_devlog_row_p */
-	p = o->dl_buf + o->dl_len;
-	memcpy(p, head->s, sizeof(head->s));
-	p += head->n;
-	p = devlog_num_or(p, v[0], dig[0], ndig[0]);
-	p = devlog_num_or(p, v[1], dig[1], ndig[1]);
-	p = devlog_num_or(p, v[2], dig[2], ndig[2]);
-	p = devlog_num_or(p, v[3], dig[3], ndig[3]);
-	memcpy(p, tail->s, sizeof(tail->s));
-	o->dl_len = (size_t)(p + tail->n - o->dl_buf);
+	p = devlog_row_begin(o, head);
+	for (int i = 0; i < 4; i++)
+		p = devlog_num_or(p, v[i], dig[i], ndig[i]);
+	devlog_row_end(o, p, tail);
 	return 0;
 }
 
