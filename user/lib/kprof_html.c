@@ -74,6 +74,14 @@ struct track {
 	char name[80];
 };
 
+/* A device slice of trace.json, as the timeline's passes draw it. */
+struct dslice {
+	double t0, t1;		/* host ns */
+	uint64_t seq;
+	int64_t tid;
+	int kind, lane;		/* the lane: once the tracks are known */
+};
+
 struct html {
 	struct kprof_outdir *od;	/* inputs: what this report wrote there */
 	const char *dir;
@@ -90,6 +98,8 @@ struct html {
 	size_t ntr, trcap;
 	struct kprof_hidx trh;	/* tid -> track: a log can have any number */
 	int per;		/* tracks per device lane */
+	struct dslice *ds;	/* their slices, in the file's order */
+	size_t nds, dscap;
 	int64_t host_tid[KPROF_HTML_HOST_LANES];
 	int host_role[KPROF_HTML_HOST_LANES];
 	int nhost;
@@ -578,51 +588,24 @@ static bool trace_skip_line(const char *s)
 }
 
 /*
- * The next trace.json event, read one line at a time as kprof writes it
- * (the header line, then one event per line, then "]}"), so memory does
- * not grow with the trace. 1: *ev set (put it), 0: end, -1: a line that
- * is not in that layout (lines trace_skip_line() skips are not checked).
+ * A line of trace.json as kprof writes it (the header line, then one
+ * event per line, then "]}"), trimmed of blanks and its ',' in place:
+ * NULL for the lines that hold no event.
  */
-static int trace_next(struct html *h, bool (*pass)(struct html *, char *),
-		      FILE *f, json_tokener *tok, char **line, size_t *cap, json_object **ev)
+static char *trace_line(char *s, size_t n)
 {
-	ssize_t got;
-
-	while ((got = getline(line, cap, f)) >= 0) {
-		char *s = *line;
-		size_t n = (size_t)got;
-
-		while (n && strchr(" \t\r\n", s[n - 1]))
-			n--;
-		if (n && s[n - 1] == ',')
-			n--;
-		s[n] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || !strcmp(s, "]}") || !strcmp(s, "]"))
-			continue;
-		if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
-			continue;
-		/*
-		 * the pass first: a line it takes (most lines, in kprof's own
-		 * layout) needs no look for its phase, pid and tid, and one
-		 * trace_skip_line() would skip is one it takes to no effect
-		 * (a zone track's slice or counter: no track of the pass has
-		 * a zone tid)
-		 */
-		if ((pass && pass(h, s)) || trace_skip_line(s))
-			continue;
-		/* One tokener for the whole file, not one per line. */
-		json_tokener_reset(tok);
-		*ev = json_tokener_parse_ex(tok, s, -1);
-		if (json_tokener_get_error(tok) != json_tokener_success || !*ev ||
-		    !json_object_is_type(*ev, json_type_object)) {
-			json_object_put(*ev);
-			return -1;
-		}
-		return 1;
-	}
-	return 0;
+	while (n && strchr(" \t\r\n", s[n - 1]))
+		n--;
+	if (n && s[n - 1] == ',')
+		n--;
+	s[n] = '\0';
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s || !strcmp(s, "]}") || !strcmp(s, "]"))
+		return NULL;
+	if (s[strlen(s) - 1] == '[' && strstr(s, "\"traceEvents\""))
+		return NULL;
+	return s;
 }
 
 static FILE *trace_open(const struct html *h)
@@ -672,38 +655,31 @@ static size_t track_of(const struct html *h, int64_t tid)
 	return h->trh.slot[pos] ? h->trh.slot[pos] - 1 : h->ntr;
 }
 
-/*
- * fn on every event of trace.json, one line at a time, but those whose
- * line pass (if given) passes over. 0 when all were read (or there is no
- * usable file), 1 at a line not in kprof's layout, or fn's error (< 0).
- */
-static int trace_each(struct html *h, int (*fn)(struct html *, json_object *, struct kprof_err *),
-		      bool (*pass)(struct html *, char *), struct kprof_err *err)
+/* tid's track, added ("track TID") if new: its index, or -ENOMEM. */
+static long track_add(struct html *h, int64_t tid, struct kprof_err *err)
 {
-	FILE *f = trace_open(h);
-	json_tokener *tok;
-	char *line = NULL;
-	size_t cap = 0;
-	json_object *e;
-	int got, ret = 0;
+	size_t j = track_of(h, tid);
+	struct track_key k = { h->tr, tid };
 
-	if (!f)
-		return 0;
-	tok = json_tokener_new();
-	if (!tok) {
-		fclose(f);
+	if (j < h->ntr)
+		return (long)j;
+	if (h->ntr == h->trcap) {
+		size_t nc = h->trcap ? h->trcap * 2 : 64;
+		struct track *t = realloc(h->tr, nc * sizeof(*t));
+
+		if (!t)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		h->tr = t;
+		h->trcap = nc;
+	}
+	if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
 		return kprof_err_set(err, ENOMEM, "out of memory");
-	}
-	while (!ret && (got = trace_next(h, pass, f, tok, &line, &cap, &e)) > 0) {
-		ret = fn(h, e, err);
-		json_object_put(e);
-	}
-	if (!ret && got < 0)
-		ret = 1;
-	json_tokener_free(tok);
-	free(line);
-	fclose(f);
-	return ret;
+	k.tr = h->tr;
+	h->trh.slot[kprof_hidx_slot(&h->trh, kprof_hash_u64((uint64_t)tid), track_eq, &k)] = j + 1;
+	h->tr[j].tid = tid;
+	snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
+	h->ntr++;
+	return (long)j;
 }
 
 /* A device track: a pid 1 thread with slices or a name (not a zone track). */
@@ -711,7 +687,7 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
 {
 	json_object *v, *ph, *nm0;
 	int64_t tid;
-	size_t j;
+	long j;
 	int named;
 
 	if (!json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
@@ -727,28 +703,9 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
 	if (!named && (!json_object_object_get_ex(e, "ph", &ph) ||
 		       strcmp(json_object_get_string(ph), "X")))
 		return 0;
-	j = track_of(h, tid);
-	if (j == h->ntr) {
-		struct track_key k = { h->tr, tid };
-
-		if (h->ntr == h->trcap) {
-			size_t nc = h->trcap ? h->trcap * 2 : 64;
-			struct track *t = realloc(h->tr, nc * sizeof(*t));
-
-			if (!t)
-				return kprof_err_set(err, ENOMEM, "out of memory");
-			h->tr = t;
-			h->trcap = nc;
-		}
-		if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		k.tr = h->tr;
-		h->trh.slot[kprof_hidx_slot(&h->trh, kprof_hash_u64((uint64_t)tid), track_eq, &k)] =
-			j + 1;
-		h->tr[j].tid = tid;
-		snprintf(h->tr[j].name, sizeof(h->tr[j].name), "track %" PRId64, tid);
-		h->ntr++;
-	}
+	j = track_add(h, tid, err);
+	if (j < 0)
+		return (int)j;
 	if (named) {
 		json_object *a, *nm;
 
@@ -764,9 +721,9 @@ static int track_event(struct html *h, json_object *e, struct kprof_err *err)
  * A line track_event() would leave as it is: one slice of a track it has
  * (its only "tid": key names one, no "thread_name", no escapes that could
  * spell it). Nearly every line after a track's first: json-c's object for
- * each was most of report.html's time. The slice passes parse these lines.
+ * each was most of report.html's time.
  */
-static bool known_track_line(struct html *h, char *s)
+static bool known_track_line(const struct html *h, const char *s)
 {
 	const char *t = strstr(s, "\"tid\":");
 	long long tid;
@@ -781,42 +738,6 @@ static bool known_track_line(struct html *h, char *s)
 	return track_of(h, tid) != h->ntr;
 }
 
-/*
- * Device tracks of trace.json, grouped into at most KPROF_HTML_DEV_LANES
- * lanes. Returns 1 when used, 0 when not there or not usable.
- */
-static int trace_tracks(struct html *h, struct kprof_err *err)
-{
-	int ret = trace_each(h, track_event, known_track_line, err);
-
-	if (ret < 0)
-		return ret;
-	kprof_hidx_free(&h->trh);
-	if (ret || !h->ntr) {
-		h->ntr = 0;
-		return 0;
-	}
-	qsort(h->tr, h->ntr, sizeof(*h->tr), cmp_track);
-	/* indexed again in the sorted order, for slice_event() */
-	if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
-		return kprof_err_set(err, ENOMEM, "out of memory");
-	h->per = (int)((h->ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
-	h->ndev_lanes = (int)((h->ntr + (size_t)h->per - 1) / (size_t)h->per);
-	for (int l = 0; l < h->ndev_lanes; l++) {
-		size_t a = (size_t)l * (size_t)h->per, b = a + (size_t)h->per - 1;
-
-		if (b >= h->ntr)
-			b = h->ntr - 1;
-		if (a == b)
-			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%s", h->tr[a].name);
-		else
-			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%.40s .. %.40s",
-				 h->tr[a].name, h->tr[b].name);
-	}
-	h->lane_source = "trace.json device tracks";
-	return 1;
-}
-
 /* What report.html takes from a device slice of trace.json. */
 struct slice_in {
 	int64_t tid;
@@ -825,45 +746,59 @@ struct slice_in {
 	const char *name;
 };
 
-/* A device slice of one of the tracks trace_tracks() found. */
-static void slice_add(struct html *h, const struct slice_in *in)
+/*
+ * A device slice kept for the timeline (of a track, if its tid turns out
+ * to be one when the whole file is read).
+ */
+static int slice_keep(struct html *h, const struct slice_in *in, struct kprof_err *err)
 {
-	size_t j = track_of(h, in->tid);
-	int ki;
+	int ki = find_kind(h, in->name);
+	struct dslice *d;
 
-	if (j == h->ntr)
-		return;
-	ki = find_kind(h, in->name);
 	/* trace.json names ops without an OP CODE "op SEQ" */
 	if (ki < 0)
 		ki = find_kind(h, "");
-	if (ki >= 0)
-		add_slice(h, round(in->ts * 1000), round((in->ts + in->dur) * 1000), ki, in->seq,
-			  (int)(j / (size_t)h->per));
+	if (ki < 0)
+		return 0;
+	if (h->nds == h->dscap) {
+		size_t nc = h->dscap ? h->dscap * 2 : 1024;
+
+		d = realloc(h->ds, nc * sizeof(*d));
+		if (!d)
+			return kprof_err_set(err, ENOMEM, "out of memory");
+		h->ds = d;
+		h->dscap = nc;
+	}
+	d = &h->ds[h->nds++];
+	d->t0 = round(in->ts * 1000);
+	d->t1 = round((in->ts + in->dur) * 1000);
+	d->seq = in->seq;
+	d->tid = in->tid;
+	d->kind = ki;
+	return 0;
 }
 
-static int slice_event(struct html *h, json_object *e, struct kprof_err *err)
+/* A pid 1 slice from json-c's object (its track is checked later). */
+static bool slice_event(json_object *e, struct slice_in *in)
 {
-	(void)err;	/* trace_each's callback type; nothing here fails */
-	struct slice_in in = { 0 };
 	json_object *v, *a;
 
 	if (!json_object_object_get_ex(e, "ph", &v) || strcmp(json_object_get_string(v), "X") ||
 	    !json_object_object_get_ex(e, "pid", &v) || json_object_get_int(v) != 1 ||
 	    !json_object_object_get_ex(e, "tid", &v))
-		return 0;
-	in.tid = json_object_get_int64(v);
-	if (track_of(h, in.tid) == h->ntr || !json_object_object_get_ex(e, "ts", &v))
-		return 0;
-	in.ts = json_object_get_double(v);
-	in.dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
+		return false;
+	in->tid = json_object_get_int64(v);
+	if (!json_object_object_get_ex(e, "ts", &v))
+		return false;
+	in->ts = json_object_get_double(v);
+	in->dur = json_object_object_get_ex(e, "dur", &v) ? json_object_get_double(v) : 0;
+	in->seq = 0;
 	if (json_object_object_get_ex(e, "args", &a) && json_object_object_get_ex(a, "seq", &v))
-		in.seq = (uint64_t)json_object_get_int64(v);
+		in->seq = (uint64_t)json_object_get_int64(v);
 	if (!json_object_object_get_ex(e, "name", &v))
-		return 0;
-	in.name = json_object_get_string(v);
-	slice_add(h, &in);
-	return 0;
+		return false;
+	in->name = json_object_get_string(v);
+	return true;
 }
 
 /*
@@ -892,44 +827,166 @@ static int json_num(char *p, char **end, double *d, int64_t *i)
 /*
  * An op slice line exactly as kprof_trace writes it:
  *   {"ph":"X","cat":"op","pid":1,"tid":T,"name":"N","ts":S,"dur":D,"args":{"seq":Q}}
- * with N free of escapes and control bytes, taken without json-c (two
- * json-c objects per slice, one per pass, were most of report.html's time
- * with a trace.json); the same fields as slice_event() gets from json-c.
- * Any other line goes to json-c.
+ * with N free of escapes and control bytes, read without json-c (an
+ * object per slice was most of report.html's time with a trace.json):
+ * the fields slice_event() gets from json-c. Any other line goes to json-c.
  */
-static bool op_slice_line(struct html *h, char *s)
+static bool op_slice_line(char *s, struct slice_in *in)
 {
 	static const char head[] = "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":";
-	struct slice_in in;
 	char *p, *q, *end;
 	int64_t seq;
 
 	if (strncmp(s, head, sizeof(head) - 1) ||
-	    !json_num(s + sizeof(head) - 1, &end, NULL, &in.tid) ||
+	    !json_num(s + sizeof(head) - 1, &end, NULL, &in->tid) ||
 	    strncmp(end, ",\"name\":\"", 9))
 		return false;
 	p = end + 9;
 	for (q = p; *q != '"'; q++)
 		if ((unsigned char)*q < 0x20 || *q == '\\')
 			return false;	/* the end of the line (NUL) too */
-	if (strncmp(q, "\",\"ts\":", 7) || !json_num(q + 7, &end, &in.ts, NULL) ||
-	    strncmp(end, ",\"dur\":", 7) || !json_num(end + 7, &end, &in.dur, NULL) ||
+	if (strncmp(q, "\",\"ts\":", 7) || !json_num(q + 7, &end, &in->ts, NULL) ||
+	    strncmp(end, ",\"dur\":", 7) || !json_num(end + 7, &end, &in->dur, NULL) ||
 	    strncmp(end, ",\"args\":{\"seq\":", 15) || !json_num(end + 15, &end, NULL, &seq) ||
 	    strcmp(end, "}}"))
 		return false;
 	*q = '\0';
-	in.name = p;
-	in.seq = (uint64_t)seq;
-	slice_add(h, &in);
+	in->name = p;
+	in->seq = (uint64_t)seq;
 	return true;
 }
 
-/* Device slices from trace.json (a file changed since: what still parses). */
-static int slices_from_trace(struct html *h, struct kprof_err *err)
+/*
+ * One line of trace.json for both what it gives: device tracks (pid 1
+ * threads with slices or a name) and the device slices, kept for the
+ * timeline's two passes (one reading of the file where there were three;
+ * KPROF_HTML_TRACE_MAX bounds the slices kept). A slice stops being taken
+ * at the first line json-c cannot parse; *slices says whether that came.
+ * 0, 1 at a line not in kprof's layout that the tracks need, or < 0.
+ */
+static int trace_event_line(struct html *h, char *s, bool *slices, json_tokener *tok,
+			    struct kprof_err *err)
 {
-	int ret = trace_each(h, slice_event, op_slice_line, err);
+	struct slice_in in;
+	json_object *e;
+	bool known;
+	int ret = 0;
 
-	return ret < 0 ? ret : 0;
+	/* most lines, with a track of their own (no zone track) */
+	if (op_slice_line(s, &in)) {
+		/* trace_skip_line()'s test: a negative tid is no track */
+		if ((uint64_t)in.tid < KPROF_TRACE_ZONE_TID) {
+			long j = track_add(h, in.tid, err);
+
+			if (j < 0)
+				return (int)j;
+		}
+		return *slices ? slice_keep(h, &in, err) : 0;
+	}
+	if (trace_skip_line(s))
+		return 0;
+	known = known_track_line(h, s);
+	if (known && !*slices)
+		return 0;
+	/* One tokener for the whole file, not one per line. */
+	json_tokener_reset(tok);
+	e = json_tokener_parse_ex(tok, s, -1);
+	if (json_tokener_get_error(tok) != json_tokener_success || !e ||
+	    !json_object_is_type(e, json_type_object)) {
+		json_object_put(e);
+		if (!known)
+			return 1;
+		*slices = false;
+		return 0;
+	}
+	if (!known)
+		ret = track_event(h, e, err);
+	if (!ret && *slices && slice_event(e, &in))
+		ret = slice_keep(h, &in, err);
+	json_object_put(e);
+	return ret;
+}
+
+/*
+ * trace.json read once, one line at a time. 0 when all was read (or there
+ * is no usable file), 1 at a line not in kprof's layout, or < 0.
+ */
+static int trace_read(struct html *h, struct kprof_err *err)
+{
+	FILE *f = trace_open(h);
+	json_tokener *tok;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	bool slices = true;
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	tok = json_tokener_new();
+	if (!tok) {
+		fclose(f);
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	}
+	while (!ret && (got = getline(&line, &cap, f)) >= 0) {
+		char *s = trace_line(line, (size_t)got);
+
+		if (s)
+			ret = trace_event_line(h, s, &slices, tok, err);
+	}
+	json_tokener_free(tok);
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Device tracks of trace.json, grouped into at most KPROF_HTML_DEV_LANES
+ * lanes, and their slices. Returns 1 when used, 0 when not there or not
+ * usable.
+ */
+static int trace_tracks(struct html *h, struct kprof_err *err)
+{
+	int ret = trace_read(h, err);
+	size_t n = 0;
+
+	if (ret < 0)
+		return ret;
+	kprof_hidx_free(&h->trh);
+	if (ret || !h->ntr) {
+		h->ntr = 0;
+		h->nds = 0;
+		return 0;
+	}
+	qsort(h->tr, h->ntr, sizeof(*h->tr), cmp_track);
+	/* indexed again in the sorted order, for the slices' lanes */
+	if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	h->per = (int)((h->ntr + KPROF_HTML_DEV_LANES - 1) / KPROF_HTML_DEV_LANES);
+	h->ndev_lanes = (int)((h->ntr + (size_t)h->per - 1) / (size_t)h->per);
+	for (int l = 0; l < h->ndev_lanes; l++) {
+		size_t a = (size_t)l * (size_t)h->per, b = a + (size_t)h->per - 1;
+
+		if (b >= h->ntr)
+			b = h->ntr - 1;
+		if (a == b)
+			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%s", h->tr[a].name);
+		else
+			snprintf(h->lanes[l].name, sizeof(h->lanes[l].name), "%.40s .. %.40s",
+				 h->tr[a].name, h->tr[b].name);
+	}
+	/* the slices of tracks, in the file's order, with their lanes */
+	for (size_t i = 0; i < h->nds; i++) {
+		size_t j = track_of(h, h->ds[i].tid);
+
+		if (j == h->ntr)
+			continue;
+		h->ds[n] = h->ds[i];
+		h->ds[n++].lane = (int)(j / (size_t)h->per);
+	}
+	h->nds = n;
+	h->lane_source = "trace.json device tracks";
+	return 1;
 }
 
 /* One device lane from ops.csv FW start/end when trace.json is not usable. */
@@ -1020,7 +1077,7 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 /* What the device lanes come from when trace.json gives no tracks. */
 #define OPS_LANE_SOURCE "ops.csv DEVICE FW START/END TS (trace.json not there, too big or not in kprof's one-event-per-line layout)"
 
-/* The timeline in two passes over its sources: time range, then cells. */
+/* The timeline in two passes, time range then cells (trace.json: its kept slices). */
 static int timeline(struct html *h, struct kprof_err *err)
 {
 	int from_trace = trace_tracks(h, err);
@@ -1035,7 +1092,13 @@ static int timeline(struct html *h, struct kprof_err *err)
 	h->tmin = INFINITY;
 	h->tmax = -INFINITY;
 	for (h->pass = 0; h->pass < 2; h->pass++) {
-		int ret = from_trace ? slices_from_trace(h, err) : slices_from_ops(h, err);
+		int ret = from_trace ? 0 : slices_from_ops(h, err);
+
+		for (size_t i = 0; i < h->nds; i++) {
+			const struct dslice *d = &h->ds[i];
+
+			add_slice(h, d->t0, d->t1, d->kind, d->seq, d->lane);
+		}
 
 		if (!ret)
 			ret = slices_from_host(h, err);
@@ -1714,6 +1777,7 @@ out:
 		free(h.slow[i].cores);
 	}
 	free(h.tr);
+	free(h.ds);
 	kprof_hidx_free(&h.trh);
 	free(h.cells);
 	return ret;

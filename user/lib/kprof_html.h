@@ -16,7 +16,8 @@
 
 /*
  * trace.json bigger than this is not read (timeline: one device lane):
- * it is parsed one event per line, so this bounds time, not memory.
+ * it is parsed one event per line, once; this bounds time and its device
+ * slices, kept for the timeline's two passes.
  */
 #define KPROF_HTML_TRACE_MAX	(32u << 20)
 /* at most this many device / host lanes (device tracks are grouped) */
