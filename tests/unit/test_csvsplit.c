@@ -213,6 +213,44 @@ static void each_skip(const char *path)
 		same(path, k == 5 ? (int)rnd(40) : k, maxes[rnd(5)]);
 }
 
+/*
+ * Plain lines across the read-ahead's end are split in place as the rest
+ * are: every record's fields lie in the read-ahead, none in the state
+ * machine's copy (the same records: same()).
+ */
+static void across(unsigned int i)
+{
+	struct text t = { 0 };
+	struct kprof_csv_src s;
+	struct kprof_err err;
+	const char *path;
+	size_t recs = 0, in_place = 0;
+	FILE *f;
+	int r;
+
+	for (unsigned int l = 0; l < 3000; l++) {
+		for (unsigned int n = 20 + rnd(300); n; n--)
+			putc_(&t, rnd(9) ? 'a' + (char)rnd(26) : ',');
+		putc_(&t, '\n');
+	}
+	path = save(&t, i);
+	same(path, 0, 0);
+	f = fopen(path, "r");
+	if (!f)
+		exit(2);
+	kprof_csv_src_init(&s, f, path);
+	while ((r = kprof_csv_record(&s, &err)) > 0) {
+		recs++;
+		in_place += (unsigned char *)s.fld[0] >= s.in &&
+			    (unsigned char *)s.fld[0] < s.in + s.inlen;
+	}
+	KT_CHECK(r == 0 && recs == 3000, "%s: %zu records, %d", path, recs, r);
+	KT_CHECK(in_place == recs, "%s: %zu of %zu records split in place", path, in_place, recs);
+	kprof_csv_src_free(&s);
+	fclose(f);
+	free(t.b);
+}
+
 int main(void)
 {
 	struct text t = { 0 };
@@ -237,6 +275,7 @@ int main(void)
 		noise(&t, 70000 + rnd(140000), i & 1);
 		each_skip(save(&t, i));
 	}
+	across(i);
 	free(t.b);
 	kt_rmrf(dir);
 	return kt_done("test_csvsplit");
