@@ -76,7 +76,7 @@ struct spool_report {
 	struct kprof_lag lag;		/* pass 1: sizes the retirement slack */
 	uint64_t slack_ns;		/* what pass 2 used */
 	int slack_capped;
-	uint64_t records;
+	uint64_t records;		/* pass 2's, up to the last progress callback */
 	/*
 	 * NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
 	 * process, read as device and host records (kprof_gpu.h) in place
@@ -325,15 +325,14 @@ static int devlog_marker(struct feed *fd, const struct kprof_rec_marker *m)
 				      m->timestamp, 0, m->op_seq, zone, &fd->ttype[m->kind % 2]);
 }
 
-static double dev_key(struct feed *fd, const struct kprof_rec_hdr *r)
+/* dev_key() for every type but MARKER */
+static __attribute__((noinline)) double dev_key_other(struct feed *fd,
+						      const struct kprof_rec_hdr *r)
 {
 	const struct kprof_tsfit *fit = &fd->c->fit;
 	double k = fd->last_dev_key;
 
 	switch (r->type) {
-	case KPROF_REC_MARKER:
-		k = kprof_tsfit_to_host(fit, ((const struct kprof_rec_marker *)r)->timestamp);
-		break;
 	case KPROF_REC_OP:
 		k = kprof_tsfit_to_host(fit, ((const struct kprof_rec_op *)r)->timestamp);
 		break;
@@ -359,6 +358,20 @@ static double dev_key(struct feed *fd, const struct kprof_rec_hdr *r)
 	}
 	fd->last_dev_key = k;
 	return k;
+}
+
+/*
+ * A device record's merge key, host ns: its own time converted, or the
+ * key of the record before for types with none. Inline for a MARKER,
+ * nearly every record; the other types in dev_key_other().
+ */
+static inline double dev_key(struct feed *fd, const struct kprof_rec_hdr *r)
+{
+	if (r->type != KPROF_REC_MARKER)
+		return dev_key_other(fd, r);
+	fd->last_dev_key = kprof_tsfit_to_host(&fd->c->fit,
+					       ((const struct kprof_rec_marker *)r)->timestamp);
+	return fd->last_dev_key;
 }
 
 static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, double key,
@@ -412,6 +425,10 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	double dk = 0, hk = 0;
 	int dret, hret = KPROF_REC_END, ret = 0;
 	uint64_t total = 0;	/* unknown: the callback gets 0 */
+	/* records to the next progress callback: a count down, not a
+	 * division per record
+	 */
+	uint32_t to_progress = PROGRESS_EVERY;
 
 	dret = dev_next(fd->c, &dr, err);
 	if (dret == KPROF_REC_OK)
@@ -435,7 +452,11 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 		}
 		if (ret)
 			return ret;
-		if (++fd->c->records % PROGRESS_EVERY == 0 && fd->opts && fd->opts->progress)
+		if (--to_progress)
+			continue;
+		to_progress = PROGRESS_EVERY;
+		fd->c->records += PROGRESS_EVERY;
+		if (fd->opts && fd->opts->progress)
 			fd->opts->progress(fd->opts->progress_ctx, fd->c->records,
 					   dev_stats(fd->c)->bytes, total);
 	}
