@@ -9,7 +9,8 @@
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err)
 {
 	*l = (struct kprof_lag){ .ns_per_cycle = ref_clock_hz ? 1e9 / (double)ref_clock_hz : 1,
-				 .wm = -INFINITY, .sync_host = NAN };
+				 .wm = -INFINITY, .sync_host = NAN,
+				 .last_lo = KPROF_LAG_NO_SEQ };
 	l->ops = malloc(KPROF_LAG_OPS * sizeof(*l->ops));
 	if (!l->ops)
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -26,6 +27,7 @@ void kprof_lag_free(struct kprof_lag *l)
 
 void kprof_lag_rec_slow(struct kprof_lag *l, const struct kprof_rec_hdr *rec)
 {
+	l->last_lo = KPROF_LAG_NO_SEQ;	/* ops[] or the SYNC may change */
 	switch (rec->type) {
 	case KPROF_REC_SYNC: {
 		const struct kprof_rec_sync *s = (const void *)rec;

@@ -21,6 +21,7 @@
 #define KPROF_LAG_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/kprof.h>
 
@@ -45,6 +46,16 @@ struct kprof_lag {
 	struct kprof_lag_op {
 		uint64_t seq, cycles;
 	} *ops;				/* KPROF_LAG_OPS, by seq */
+	/*
+	 * The op of the last marker whose dispatch was known, kept for the
+	 * markers after it (nearly all of them for the same op): the low
+	 * 32 bits of its seq (KPROF_LAG_NO_SEQ: none kept), its seq and
+	 * its dispatch in host time. Only records other than MARKERs
+	 * change ops[] and the SYNC: kprof_lag_rec_slow() drops it.
+	 */
+	uint64_t last_lo;
+	uint64_t last_seq;
+	double last_dispatch;
 };
 
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err);
@@ -69,29 +80,59 @@ static inline void kprof_lag_see(struct kprof_lag *l, double t)
 		l->wm = t;
 }
 
-/* A record for op seq arrived (lo32: only its low 32 bits are known). */
-static inline void kprof_lag_late(struct kprof_lag *l, uint64_t seq, int lo32)
+/* The op's dispatch by seq (lo32: only its low 32 bits are known); NULL
+ * when not known (counted).
+ */
+static inline const struct kprof_lag_op *kprof_lag_find(struct kprof_lag *l, uint64_t seq,
+							int lo32)
 {
-	/* the op's dispatch, found by seq */
 	const struct kprof_lag_op *o = &l->ops[seq & (KPROF_LAG_OPS - 1)];
-	double d;
 
 	if (o->seq == KPROF_LAG_NO_SEQ ||
 	    (lo32 ? (uint32_t)o->seq != (uint32_t)seq : o->seq != seq)) {
 		l->unknown++;
-		return;
+		return NULL;
 	}
-	d = l->wm - kprof_lag_to_host(l, o->cycles);
+	return o;
+}
+
+/* A record for op seq, dispatched at host time dispatch, arrived now. */
+static inline void kprof_lag_worst(struct kprof_lag *l, double dispatch, uint64_t seq)
+{
+	double d = l->wm - dispatch;
+
 	if (d > l->max_lag_ns) {	/* false for NAN */
 		l->max_lag_ns = d;
-		l->max_lag_seq = o->seq;
+		l->max_lag_seq = seq;
 	}
 }
 
+/* A record for op seq arrived (lo32: only its low 32 bits are known). */
+static inline void kprof_lag_late(struct kprof_lag *l, uint64_t seq, int lo32)
+{
+	const struct kprof_lag_op *o = kprof_lag_find(l, seq, lo32);
+
+	if (o)
+		kprof_lag_worst(l, kprof_lag_to_host(l, o->cycles), o->seq);
+}
+
+/*
+ * kprof_lag_late(l, r->op_seq, 1) with the op kept from the marker
+ * before: the same slot, seq and dispatch, as nothing changed them since.
+ */
 static inline void kprof_lag_marker(struct kprof_lag *l, const struct kprof_rec_marker *r)
 {
 	kprof_lag_see(l, kprof_lag_to_host(l, r->timestamp));
-	kprof_lag_late(l, r->op_seq, 1);
+	if (r->op_seq != l->last_lo) {
+		const struct kprof_lag_op *o = kprof_lag_find(l, r->op_seq, 1);
+
+		if (!o)
+			return;
+		l->last_lo = r->op_seq;
+		l->last_seq = o->seq;
+		l->last_dispatch = kprof_lag_to_host(l, o->cycles);
+	}
+	kprof_lag_worst(l, l->last_dispatch, l->last_seq);
 }
 
 /* kprof_lag_rec() for every type */
