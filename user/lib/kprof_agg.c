@@ -96,8 +96,10 @@ struct kprof_agg {
 	uint64_t emitted_upto;		/* every seq <= this is written */
 	uint64_t max_seq;		/* highest op seq seen (for 32-bit seqs) */
 	int have_seq;
+	/* highest op seq with a marker; 0 before any, which a later op
+	 * (seq > 0) cannot tell from a marker of op 0: no flag needed
+	 */
 	uint64_t max_marker_seq;
-	int have_marker_seq;
 	double wm;			/* watermark: latest host ns seen */
 	double prev_fw_end_ns;		/* previous emitted op's FW end */
 	uint64_t since_check;
@@ -710,7 +712,7 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 static int cores_moved_on(const struct kprof_agg *a, const struct op *o)
 {
 	if (!o->markers)
-		return a->have_marker_seq && a->max_marker_seq > o->seq;
+		return a->max_marker_seq > o->seq;
 	for (uint32_t c = 0; c < o->ncores; c++) {
 		uint8_t m = o->cores[c].riscs;
 		size_t core = o->cores[c].core;
@@ -750,11 +752,9 @@ static __attribute__((noinline)) int retire_check(struct kprof_agg *a, struct kp
 	return retire(a, 0, err);
 }
 
-/* inline: once per input; the retirement check is the rare part */
-static inline int tick(struct kprof_agg *a, double t, struct kprof_err *err)
+/* an input's count toward the retirement check, after its time was seen */
+static inline int tick_seen(struct kprof_agg *a, struct kprof_err *err)
 {
-	if (t > a->wm)
-		a->wm = t;
 	/* check every CHECK_EVERY inputs, or sooner when the watermark moved
 	 * by half the slack: bounds the ops held to about 1.5 x slack's worth
 	 */
@@ -762,6 +762,14 @@ static inline int tick(struct kprof_agg *a, double t, struct kprof_err *err)
 	    !(a->wm > a->next_check_wm))
 		return 0;
 	return retire_check(a, err);
+}
+
+/* inline: once per input; the retirement check is the rare part */
+static inline int tick(struct kprof_agg *a, double t, struct kprof_err *err)
+{
+	if (t > a->wm)
+		a->wm = t;
+	return tick_seen(a, err);
 }
 
 /* Full op seq from the low 32 bits a marker carries: the value nearest
@@ -908,13 +916,13 @@ int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
 	}
 	a->st.markers++;
 	if (t > a->wm)
-		a->wm = t;
+		a->wm = t;	/* before get_op: a new op's last is the watermark */
 	o = get_op(a, m->op_seq, &late, err);
 	if (!o) {
 		if (!late)
 			return -(err ? err->code : ENOMEM);
 		a->st.late_markers++;
-		return tick(a, t, err);
+		return tick_seen(a, err);
 	}
 	if (m->core >= a->cr_cores && grow_cr(a, m->core, err))
 		return -ENOMEM;
@@ -925,10 +933,8 @@ int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
 	crs = &a->cr_seq[(size_t)m->core * KPROF_MAX_RISCS + m->risc];
 	if (m->op_seq + 1 > *crs)
 		*crs = m->op_seq + 1;
-	if (!a->have_marker_seq || m->op_seq > a->max_marker_seq) {
+	if (m->op_seq > a->max_marker_seq)
 		a->max_marker_seq = m->op_seq;
-		a->have_marker_seq = 1;
-	}
 	o->markers++;
 	o->last = a->wm;
 	switch (m->kind) {
@@ -983,7 +989,7 @@ int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
 		o->nzm++;
 		break;
 	}
-	return tick(a, t, err);
+	return tick_seen(a, err);
 }
 
 int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
