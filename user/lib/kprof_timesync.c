@@ -286,6 +286,7 @@ void kprof_tsfit_free(struct kprof_tsfit *fit)
 	free(fit->seg);
 	fit->seg = NULL;
 	fit->nseg = 0;
+	fit->cur_len = 0;
 }
 
 static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
@@ -318,9 +319,27 @@ static const struct kprof_ts_seg *find_seg(const struct kprof_tsfit *fit,
 	return &fit->seg[lo];
 }
 
+/*
+ * Cycles from s's dev0 to the next segment's (up to 2^64 - 1 for the
+ * last one, which extends forwards); the first one's backward extension
+ * is left to find_seg().
+ */
+static uint64_t seg_len(const struct kprof_tsfit *fit, const struct kprof_ts_seg *s)
+{
+	if (fit->nseg && s + 1 < fit->seg + fit->nseg)
+		return s[1].dev0 - s->dev0;
+	return s->dev0 ? -s->dev0 : UINT64_MAX;
+}
+
 double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles)
 {
-	return kprof_ts_seg_eval(find_seg(fit, cycles), cycles);
+	const struct kprof_ts_seg *s = find_seg(fit, cycles);
+	/* the cache is not part of the fit's value, as hint in find_seg() */
+	struct kprof_tsfit *w = (struct kprof_tsfit *)fit;
+
+	w->cur = *s;
+	w->cur_len = seg_len(fit, s);
+	return kprof_ts_seg_eval(s, cycles);
 }
 
 double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,

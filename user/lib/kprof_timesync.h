@@ -71,6 +71,13 @@ struct kprof_tsfit {
 					 */
 	uint64_t first_dev, last_dev;	/* cycles range covered by samples */
 	size_t hint;			/* lookup cache: last segment used */
+	/*
+	 * lookup cache for kprof_tsfit_to_host()'s inline part: a copy of
+	 * the segment last used (cur) and how many cycles from its dev0 it
+	 * covers (cur_len; 0: none), so that one compare finds a time in it
+	 */
+	struct kprof_ts_seg cur;
+	uint64_t cur_len;
 };
 
 /* The fits own seg memory: release with kprof_tsfit_free(). */
@@ -96,15 +103,13 @@ double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles);
 
 /*
  * Device cycles -> host ns (double, so sub-ns and pre-epoch values survive).
- * Inline: once per marker, and nearly always in the segment of the one before.
+ * Inline: once per marker, and nearly always in the segment of the one
+ * before; cur is that segment's copy, the same numbers.
  */
 static inline double kprof_tsfit_to_host(const struct kprof_tsfit *fit, uint64_t cycles)
 {
-	size_t h = fit->hint;
-
-	if (h < fit->nseg && fit->seg[h].dev0 <= cycles &&
-	    (h + 1 == fit->nseg || cycles < fit->seg[h + 1].dev0))
-		return kprof_ts_seg_eval(&fit->seg[h], cycles);
+	if (cycles - fit->cur.dev0 < fit->cur_len)
+		return kprof_ts_seg_eval(&fit->cur, cycles);
 	return kprof_tsfit_to_host_slow(fit, cycles);
 }
 
