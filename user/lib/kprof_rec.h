@@ -73,8 +73,14 @@ static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_i
 
 	if (left >= sizeof(h)) {
 		__builtin_memcpy(&h, it->buf + it->off, sizeof(h));
-		if (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_fast_min[h.type] &&
-		    !(h.size % 8) && h.size <= left) {
+		/*
+		 * a MARKER of its own size (nearly every record) passes the
+		 * checks below once it fits: two compares of constants first
+		 */
+		if ((h.type == KPROF_REC_MARKER && h.size == sizeof(struct kprof_rec_marker) &&
+		     h.size <= left) ||
+		    (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_fast_min[h.type] &&
+		     !(h.size % 8) && h.size <= left)) {
 			const struct kprof_rec_hdr *r =
 				(const struct kprof_rec_hdr *)(it->buf + it->off);
 
