@@ -22,14 +22,14 @@ const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1] = {
 /*
  * kprof_rec_next_fast()'s table: a type's minimum size where the fast path
  * takes it; UINT16_MAX, which no record size passes with the multiple-of-8
- * test, for PAD and COUNTERS (the slow path's): one compare per record
+ * test, for PAD (the slow path's): one compare per record
  */
 const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1] = {
 	[KPROF_REC_PAD] = UINT16_MAX,
 	[KPROF_REC_MARKER] = sizeof(struct kprof_rec_marker),
 	[KPROF_REC_LOST] = sizeof(struct kprof_rec_lost),
 	[KPROF_REC_OP] = sizeof(struct kprof_rec_op),
-	[KPROF_REC_COUNTERS] = UINT16_MAX,
+	[KPROF_REC_COUNTERS] = sizeof(struct kprof_rec_counters),
 	[KPROF_REC_SYNC] = sizeof(struct kprof_rec_sync),
 	[KPROF_REC_CLOCK] = sizeof(struct kprof_rec_clock),
 	[KPROF_REC_STATE] = sizeof(struct kprof_rec_state),
@@ -142,11 +142,9 @@ int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **
 			return KPROF_REC_PARTIAL;
 		if (h.type == KPROF_REC_COUNTERS) {
 			struct kprof_rec_counters c;
-			size_t need;
 
 			memcpy(&c, it->buf + it->off, sizeof(c));
-			need = sizeof(c) + 8 * (size_t)__builtin_popcountll(c.counter_mask);
-			if (h.size < need) {
+			if (h.size < kprof_rec_counters_need(&c)) {
 				kprof_err_set(err, EBADMSG,
 					      "record at offset %llu: COUNTERS record of %u bytes cannot hold the %d values its mask 0x%llx names",
 					      (unsigned long long)at, h.size,

@@ -53,9 +53,18 @@ void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
  */
 int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
 			struct kprof_err *err);
+/* Bytes a COUNTERS record needs: its head and the values its mask names. */
+static inline size_t kprof_rec_counters_need(const void *rec)
+{
+	struct kprof_rec_counters c;
+
+	__builtin_memcpy(&c, rec, sizeof(c));
+	return sizeof(c) + 8 * (size_t)__builtin_popcountll(c.counter_mask);
+}
+
 /* minimum size of each device type (0: none such): kprof_rec_min_size() */
 extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
-/* the same for the types kprof_rec_next_fast() takes, UINT16_MAX for others */
+/* the same for the types kprof_rec_next_fast() takes, UINT16_MAX for PAD */
 extern const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1];
 
 /*
@@ -64,7 +73,8 @@ extern const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1];
  * size and type, with the same checks as kprof_rec_next_slow() (size >=
  * the type's minimum >= 8, a multiple of 8, within the buffer), for the
  * types that need no more (not PAD, not COUNTERS); NULL for every other
- * case, it->off unchanged, for the slow path to do.
+ * case, it->off unchanged, for the slow path to do. A COUNTERS record
+ * also needs room for its values (kprof_rec_counters_need), as there.
  */
 static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_iter *it)
 {
@@ -80,7 +90,9 @@ static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_i
 		if ((h.type == KPROF_REC_MARKER && h.size == sizeof(struct kprof_rec_marker) &&
 		     h.size <= left) ||
 		    (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_fast_min[h.type] &&
-		     !(h.size % 8) && h.size <= left)) {
+		     !(h.size % 8) && h.size <= left &&
+		     (h.type != KPROF_REC_COUNTERS ||
+		      h.size >= kprof_rec_counters_need(it->buf + it->off)))) {
 			const struct kprof_rec_hdr *r =
 				(const struct kprof_rec_hdr *)(it->buf + it->off);
 
