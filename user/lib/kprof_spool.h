@@ -101,10 +101,14 @@ uint64_t kprof_spool_bytes(const struct kprof_spool_writer *w);
 
 struct kprof_spool_reader;
 
+/*
+ * records and bytes not side by side: GCC makes their two additions per
+ * record (kprof_spool_next) one vector addition, which costs more
+ */
 struct kprof_spool_stats {
 	uint64_t records;		/* records returned */
-	uint64_t bytes;			/* record bytes consumed */
 	uint64_t skipped;		/* unknown-type records skipped */
+	uint64_t bytes;			/* record bytes consumed */
 	uint64_t truncated_bytes;	/* incomplete last record (crash) */
 	uint64_t truncated_at;		/* its file offset */
 };
