@@ -7,24 +7,13 @@
 #include <errno.h>
 #include <string.h>
 
-/* device types by number: the hot path, no switch */
-const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1] = {
-	[KPROF_REC_PAD] = sizeof(struct kprof_rec_hdr),
-	[KPROF_REC_MARKER] = sizeof(struct kprof_rec_marker),
-	[KPROF_REC_LOST] = sizeof(struct kprof_rec_lost),
-	[KPROF_REC_OP] = sizeof(struct kprof_rec_op),
-	[KPROF_REC_COUNTERS] = sizeof(struct kprof_rec_counters),
-	[KPROF_REC_SYNC] = sizeof(struct kprof_rec_sync),
-	[KPROF_REC_CLOCK] = sizeof(struct kprof_rec_clock),
-	[KPROF_REC_STATE] = sizeof(struct kprof_rec_state),
-};
-
 /*
- * kprof_rec_next_fast()'s table: a type's minimum size where the fast path
- * takes it; UINT16_MAX, which no record size passes with the multiple-of-8
- * test, for PAD (the slow path's): one compare per record
+ * Minimum size of each device type by number: the hot path's table, no
+ * switch. PAD's entry is UINT16_MAX, which no record size passes with
+ * the multiple-of-8 test, so that kprof_rec_next_fast() leaves PAD to the
+ * slow path by the same one compare; min_size() gives PAD's real minimum.
  */
-const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1] = {
+const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1] = {
 	[KPROF_REC_PAD] = UINT16_MAX,
 	[KPROF_REC_MARKER] = sizeof(struct kprof_rec_marker),
 	[KPROF_REC_LOST] = sizeof(struct kprof_rec_lost),
@@ -36,13 +25,15 @@ const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1] = {
 };
 
 /* every device type number has its entry (none left 0) */
-_Static_assert(KPROF_REC_MAX == 7, "kprof_rec_fast_min: a new type needs its entry");
+_Static_assert(KPROF_REC_MAX == 7, "kprof_rec_dev_min: a new type needs its entry");
 
 _Static_assert(offsetof(struct kprof_grec_kernel, queued_ns) == KPROF_GREC_KERNEL_V1_SIZE,
 	       "a kernel record of an older agent ends before queued_ns");
 
 static inline size_t min_size(unsigned int type)
 {
+	if (type == KPROF_REC_PAD)
+		return sizeof(struct kprof_rec_hdr);
 	if (type <= KPROF_REC_MAX)
 		return kprof_rec_dev_min[type];
 	if (type == KPROF_HREC_IOCTL)

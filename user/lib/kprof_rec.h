@@ -62,10 +62,8 @@ static inline size_t kprof_rec_counters_need(const void *rec)
 	return sizeof(c) + 8 * (size_t)__builtin_popcountll(c.counter_mask);
 }
 
-/* minimum size of each device type (0: none such): kprof_rec_min_size() */
+/* minimum size of each device type, UINT16_MAX for PAD (kprof_rec.c) */
 extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
-/* the same for the types kprof_rec_next_fast() takes, UINT16_MAX for PAD */
-extern const uint16_t kprof_rec_fast_min[KPROF_REC_MAX + 1];
 
 /*
  * kprof_rec_next()'s hot path, inline (the report's loops call it once per
@@ -89,7 +87,7 @@ static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_i
 		 */
 		if ((h.type == KPROF_REC_MARKER && h.size == sizeof(struct kprof_rec_marker) &&
 		     h.size <= left) ||
-		    (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_fast_min[h.type] &&
+		    (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_dev_min[h.type] &&
 		     !(h.size % 8) && h.size <= left &&
 		     (h.type != KPROF_REC_COUNTERS ||
 		      h.size >= kprof_rec_counters_need(it->buf + it->off)))) {
