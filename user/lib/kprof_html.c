@@ -8,6 +8,7 @@
 #include "kprof_median.h"
 #include "kprof_mdhtml.h"
 #include "kprof_outdir.h"
+#include "kprof_report_out.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -663,15 +664,8 @@ static long track_add(struct html *h, int64_t tid, struct kprof_err *err)
 
 	if (j < h->ntr)
 		return (long)j;
-	if (h->ntr == h->trcap) {
-		size_t nc = h->trcap ? h->trcap * 2 : 64;
-		struct track *t = realloc(h->tr, nc * sizeof(*t));
-
-		if (!t)
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		h->tr = t;
-		h->trcap = nc;
-	}
+	if (kprof_report_grow(&h->tr, &h->trcap, h->ntr, sizeof(*h->tr), 64, err))
+		return -ENOMEM;
 	if (kprof_hidx_reserve(&h->trh, h->ntr, track_hash, h->tr))
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	k.tr = h->tr;
@@ -760,15 +754,8 @@ static int slice_keep(struct html *h, const struct slice_in *in, struct kprof_er
 		ki = find_kind(h, "");
 	if (ki < 0)
 		return 0;
-	if (h->nds == h->dscap) {
-		size_t nc = h->dscap ? h->dscap * 2 : 1024;
-
-		d = realloc(h->ds, nc * sizeof(*d));
-		if (!d)
-			return kprof_err_set(err, ENOMEM, "out of memory");
-		h->ds = d;
-		h->dscap = nc;
-	}
+	if (kprof_report_grow(&h->ds, &h->dscap, h->nds, sizeof(*h->ds), 1024, err))
+		return -ENOMEM;
 	d = &h->ds[h->nds++];
 	d->t0 = round(in->ts * 1000);
 	d->t1 = round((in->ts + in->dur) * 1000);
