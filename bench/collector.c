@@ -419,6 +419,7 @@ static int run(const char *dir, const char *outdir, int trace, int devlog)
 	       devlog ? " (with device_log.csv)" : "");
 	printf("markers/s (wall) %.1fM  markers/s (cpu) %.1fM  peak RSS %ld KiB\n",
 	       res.markers / w / 1e6, res.markers / c / 1e6, ru.ru_maxrss);
+	printf("device spool read %u time%s\n", res.spool_reads, res.spool_reads == 1 ? "" : "s");
 	return 0;
 }
 

@@ -296,6 +296,141 @@ static off_t file_size(const char *dir, const char *name)
 	return stat(p, &st) ? -1 : st.st_size;
 }
 
+/* every output of the reports in a and b, byte for byte */
+static void same_outputs(const char *a, const char *b, const char *what)
+{
+	static const char *const names[] = { "ops.csv", "counters.csv", "host_events.csv",
+		"device_log.csv", "trace.json", "report.html", "summary.txt", "params.json",
+		"bubbles.csv", "report.md" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char pa[600], pb[600];
+		size_t la = 0, lb = 0;
+		char *x, *y;
+
+		snprintf(pa, sizeof(pa), "%s/%s", a, names[i]);
+		snprintf(pb, sizeof(pb), "%s/%s", b, names[i]);
+		x = kt_slurp(pa, &la);
+		y = kt_slurp(pb, &lb);
+		KT_CHECK(x && y && la == lb && !memcmp(x, y, la), "%s: %s differs", what,
+			 names[i]);
+		free(x);
+		free(y);
+	}
+}
+
+/* the device spool's index moved to the side (back: restore) */
+static void index_aside(const char *dir, int restore)
+{
+	char p[400], q[400];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, KPROF_SPOOL_INDEX_FILE);
+	snprintf(q, sizeof(q), "%s/kidx.aside", dir);
+	KT_CHECK(rename(restore ? q : p, restore ? p : q) == 0, "index %s", restore ? "back" :
+		 "aside");
+}
+
+/* a report of dir into dir/name: how many times it read the device spool */
+static uint32_t reads_of(const char *dir, const char *name)
+{
+	char out[400];
+	struct kprof_report_result res = { 0 };
+	struct kprof_err err;
+
+	snprintf(out, sizeof(out), "%s/%s", dir, name);
+	KT_CHECK(report_to(dir, out, NULL, &res, &err) == 0, "%s: %s", name, err.msg);
+	return res.spool_reads;
+}
+
+/*
+ * The device spool's index (raw/device.kidx) lets a report read the spool
+ * once, with the outputs of two reads; an index that is unfinished, not
+ * whole or not the spool's is not used; a capture whose lateness needs
+ * more than the slack assumed is made again with the right one.
+ */
+static void spool_index(void)
+{
+	char *dir = kt_tmpdir(), p[400], a[400], b[400];
+	struct kprof_spool_hdr h;
+	uint64_t zero = 0, covers;
+	struct stat st;
+	off_t isz;
+	int fd;
+
+	make_capture(dir, 0);
+	snprintf(p, sizeof(p), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
+	KT_CHECK(stat(p, &st) == 0, "device spool");
+	snprintf(p, sizeof(p), "%s/%s", dir, KPROF_SPOOL_INDEX_FILE);
+	fd = open(p, O_RDWR);
+	KT_CHECK(fd >= 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h), "index header");
+	KT_EQ_U64(h.kind, KPROF_SPOOL_INDEX);
+	KT_EQ_U64(h.covers_bytes, (uint64_t)st.st_size - sizeof(h));
+	covers = h.covers_bytes;
+
+	KT_EQ_U64(reads_of(dir, "one"), 1);
+	index_aside(dir, 0);
+	KT_EQ_U64(reads_of(dir, "two"), 2);
+	index_aside(dir, 1);
+	snprintf(a, sizeof(a), "%s/one", dir);
+	snprintf(b, sizeof(b), "%s/two", dir);
+	same_outputs(a, b, "index");
+
+	/* unfinished (the capture stopped before its end) */
+	KT_CHECK(pwrite(fd, &zero, 8, offsetof(struct kprof_spool_hdr, covers_bytes)) == 8,
+		 "unfinish");
+	KT_EQ_U64(reads_of(dir, "unfinished"), 2);
+	KT_CHECK(pwrite(fd, &covers, 8, offsetof(struct kprof_spool_hdr, covers_bytes)) == 8,
+		 "finish");
+	/* another device's header */
+	h.device.device_id = 9;
+	KT_CHECK(pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h), "other header");
+	KT_EQ_U64(reads_of(dir, "other"), 2);
+	h.device.device_id = 0;
+	KT_CHECK(pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h), "header back");
+	KT_EQ_U64(reads_of(dir, "again"), 1);
+	/* not whole: a record cut short at its end */
+	isz = lseek(fd, 0, SEEK_END);
+	KT_CHECK(pwrite(fd, "\5\0\40\0", 4, isz) == 4, "cut");
+	KT_EQ_U64(reads_of(dir, "cut"), 2);
+	KT_CHECK(ftruncate(fd, isz) == 0, "uncut");
+	KT_EQ_U64(reads_of(dir, "whole"), 1);
+	close(fd);
+	/* the spool is longer than the index says: a PAD record added */
+	{
+		struct kprof_rec_hdr pad = { KPROF_REC_PAD, sizeof(pad), 0 };
+
+		snprintf(p, sizeof(p), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
+		fd = open(p, O_WRONLY | O_APPEND);
+		KT_CHECK(fd >= 0 && write(fd, &pad, sizeof(pad)) == (ssize_t)sizeof(pad), "pad");
+		close(fd);
+		KT_EQ_U64(reads_of(dir, "longer"), 2);
+	}
+	kt_rmrf(dir);
+
+	/*
+	 * lateness past the slack assumed: pass 2 once more (two reads, as
+	 * without the index), the same outputs; with a slack given, once
+	 */
+	dir = kt_tmpdir();
+	make_capture(dir, 1);
+	KT_EQ_U64(reads_of(dir, "one"), 2);
+	{
+		struct kprof_report_opts fixed = { .slack_ns = 200000000 };
+		struct kprof_report_result res;
+		struct kprof_err err;
+
+		snprintf(a, sizeof(a), "%s/fixed", dir);
+		KT_CHECK(report_to(dir, a, &fixed, &res, &err) == 0, "fixed: %s", err.msg);
+		KT_EQ_U64(res.spool_reads, 1);
+	}
+	index_aside(dir, 0);
+	KT_EQ_U64(reads_of(dir, "two"), 2);
+	snprintf(a, sizeof(a), "%s/one", dir);
+	snprintf(b, sizeof(b), "%s/two", dir);
+	same_outputs(a, b, "late");
+	kt_rmrf(dir);
+}
+
 /*
  * A write of device_log.csv that fails (here the file size limit: EFBIG,
  * the limit set above every other output and below device_log.csv)
@@ -746,6 +881,7 @@ int main(void)
 	KT_CHECK(kprof_report_build("/nonexistent-kprof", NULL, NULL, &res, &err) < 0 &&
 		 strstr(err.msg, "device.kspool"), "missing spool: %s", err.msg);
 	late_stream(ops);
+	spool_index();
 	free(ops);
 	kt_rmrf(dir);
 	return kt_done("test_report");

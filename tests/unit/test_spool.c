@@ -71,6 +71,16 @@ int main(void)
 	KT_EQ_U64(kprof_spool_bytes(w), (uint64_t)seq * 32);
 	KT_CHECK(kprof_spool_close(w, &err) == 0, "close: %s", err.msg);
 
+	/* its index was given up (appends cut record heads): unfinished,
+	 * so a report reads the spool itself
+	 */
+	snprintf(path, sizeof(path), "%s/%s", dir, KPROF_SPOOL_INDEX_FILE);
+	r = kprof_spool_open(path, &err);
+	KT_CHECK(r && kprof_spool_header(r)->kind == KPROF_SPOOL_INDEX &&
+		 kprof_spool_header(r)->covers_bytes == 0, "unfinished index: %s",
+		 r ? "finished" : err.msg);
+	kprof_spool_free(r);
+
 	snprintf(path, sizeof(path), "%s/%s", dir, KPROF_SPOOL_DEVICE_FILE);
 	r = kprof_spool_open(path, &err);
 	KT_CHECK(r, "open: %s", err.msg);

@@ -7,8 +7,10 @@
  * RISC whose L1 ring the DMA path serves late (host load, a slow kernel)
  * delivers its markers and LOST counts for an op seconds after the other
  * RISCs'; with a fixed slack they would arrive after the op's row was
- * written. A report reads the spool twice, so pass 1 feeds every record
- * here and pass 2 gets a slack that covers the worst lateness seen.
+ * written. Every record of the capture is fed here (by pass 1 of a report,
+ * or by pass 2 as it goes, made again if the slack it assumed was too
+ * short: kprof_report_spool.c), so that the slack covers the worst
+ * lateness seen.
  *
  * Lateness of a MARKER, LOST or COUNTERS record = the watermark when it
  * arrives - its op's dispatch time (the OP record's timestamp; an op's
@@ -63,7 +65,7 @@ void kprof_lag_free(struct kprof_lag *l);
 #define KPROF_LAG_NO_SEQ	UINT64_MAX	/* an empty slot of ops[] */
 
 /*
- * The per-marker part, inline: pass 1 of a report runs it once per marker
+ * The per-marker part, inline: a report runs it once per marker
  * of the capture. kprof_lag_rec() is the interface; these are its parts.
  */
 

@@ -26,12 +26,13 @@ const char *const kprof_outdir_outputs[KPROF_OUTDIR_NOUTPUTS] = {
 	"report.md", "report.html",
 };
 
-/* What raw/ may hold: the spools (kprof_spool.h), the capture's config
- * (kprof_report.c) and the peaks it used (kprof_analysis.c).
+/* What raw/ may hold: the spools and the device spool's index
+ * (kprof_spool.h), the capture's config (kprof_report.c) and the peaks it
+ * used (kprof_analysis.c).
  */
 static const char *const raw_files[] = {
-	KPROF_SPOOL_DEVICE_NAME, KPROF_SPOOL_HOST_NAME, KPROF_SPOOL_CUDA_NAME, "config.json",
-	"peaks.json",
+	KPROF_SPOOL_DEVICE_NAME, KPROF_SPOOL_INDEX_NAME, KPROF_SPOOL_HOST_NAME,
+	KPROF_SPOOL_CUDA_NAME, "config.json", "peaks.json",
 };
 
 /* Temporary files: this prefix, the final name, a random suffix. */

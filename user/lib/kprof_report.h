@@ -73,6 +73,12 @@ struct kprof_report_result {
 	uint64_t truncated_bytes;	/* tolerated truncated spool tails */
 	uint64_t ops_filtered;		/* ops left out by op_filter */
 	double sync_err_bound_ns;	/* NAN when no time sync */
+	/*
+	 * reads of the device spool: 1 with its index (raw/device.kidx),
+	 * 2 without; 1 more when the lateness it met needed a longer
+	 * retirement slack than the one assumed (kprof_lag.h)
+	 */
+	uint32_t spool_reads;
 	/* NVIDIA captures */
 	uint32_t gpu_processes;		/* agent spools (CUDA processes) found */
 	uint64_t gpu_dropped;		/* records CUPTI dropped */

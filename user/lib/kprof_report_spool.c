@@ -3,11 +3,19 @@
  * Reports from a capture's spools (raw/device.kspool, raw/host.kspool or
  * an NVIDIA capture's agent spool) -> all output files.
  *
- * A capture is read twice: pass 1 collects the SYNC triples (and clock
- * and state records) from the device spool to fit the time mapping;
- * pass 2 merges device and host records by host time and streams them
- * through the aggregation engine and the writers. Memory: the fit's
- * samples (24 bytes per sync period), ops in flight, and bounded lists.
+ * The time mapping is fitted from the capture's SYNC triples first (and
+ * its clock and state records are listed): from the device spool's index
+ * (raw/device.kidx, kprof_spool.h) when it has a good one, else by pass 1
+ * over the whole device spool. Pass 2 merges device and host records by
+ * host time and streams them through the aggregation engine and the
+ * writers.
+ *
+ * The retirement slack needs the worst lateness of the whole capture
+ * (kprof_lag.h). Pass 1 measures it; with the index, pass 2 measures it
+ * as it goes, with the slack that lateness under 120 ms gives (nearly
+ * every capture), and is made again with the slack it found if that is
+ * another: the same outputs either way. Memory: the fit's samples (24
+ * bytes per sync period), ops in flight, and bounded lists.
  */
 #include "kprof_report.h"
 
@@ -73,9 +81,11 @@ struct spool_report {
 	int have_bpf;
 	struct kprof_tsfit fit, oneshot;
 	double oneshot_max_diff_ns;	/* |one-shot - piecewise| at sync samples */
-	struct kprof_lag lag;		/* pass 1: sizes the retirement slack */
+	struct kprof_lag lag;		/* sizes the retirement slack */
+	int lag_in_pass2;		/* lag is measured by pass 2, not pass 1 */
 	uint64_t slack_ns;		/* what pass 2 used */
 	int slack_capped;
+	uint32_t spool_reads;		/* of the device spool, by either pass */
 	uint64_t records;		/* pass 2's, up to the last progress callback */
 	/*
 	 * NVIDIA (device backend "nvidia"): the CUPTI agent's spool of one
@@ -120,40 +130,50 @@ static const struct kprof_spool_stats *host_stats(const struct spool_report *c)
 /* ---------------------------------------------------------------- */
 /* pass 1                                                           */
 
+/* What the fit and the lists take from a device record (SYNC, CLOCK, STATE). */
+static int keep_rare(struct spool_report *c, const struct kprof_rec_hdr *rec,
+		     struct kprof_err *err)
+{
+	if (rec->type == KPROF_REC_SYNC) {
+		const struct kprof_rec_sync *s = (const void *)rec;
+
+		if (kprof_report_grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024, err))
+			return -ENOMEM;
+		c->pts[c->npts++] = (struct kprof_sync_pt){
+			s->host_before_ns, s->device_cycles, s->host_after_ns };
+	} else if (rec->type == KPROF_REC_CLOCK) {
+		const struct kprof_rec_clock *k = (const void *)rec;
+
+		if (kprof_report_grow(&c->clocks, &c->clocks_cap, c->nclocks,
+				      sizeof(*c->clocks), 256, err))
+			return -ENOMEM;
+		c->clocks[c->nclocks++] = (struct clock_ev){
+			k->host_ns, k->device_cycles, k->mhz, k->flags };
+		c->clocks_total++;
+	} else if (rec->type == KPROF_REC_STATE) {
+		const struct kprof_rec_state *s = (const void *)rec;
+
+		if (c->nstates < MAX_EVENTS_KEPT)
+			c->states[c->nstates++] = (struct state_ev){
+				s->host_ns, s->state, s->reason };
+		c->states_total++;
+	}
+	return 0;
+}
+
 static int pass1(struct spool_report *c, struct kprof_err *err)
 {
 	const struct kprof_rec_hdr *rec;
 	int ret;
 
+	c->spool_reads++;
 	while ((ret = dev_next(c, &rec, err)) == KPROF_REC_OK) {
 		if (rec->flags & KPROF_RECF_CORRUPT)
 			continue;
 		kprof_lag_rec(&c->lag, rec);
-		if (rec->type == KPROF_REC_SYNC) {
-			const struct kprof_rec_sync *s = (const void *)rec;
-
-			if (kprof_report_grow(&c->pts, &c->cap, c->npts, sizeof(*c->pts), 1024,
-					      err))
-				return -ENOMEM;
-			c->pts[c->npts++] = (struct kprof_sync_pt){
-				s->host_before_ns, s->device_cycles, s->host_after_ns };
-		} else if (rec->type == KPROF_REC_CLOCK) {
-			const struct kprof_rec_clock *k = (const void *)rec;
-
-			if (kprof_report_grow(&c->clocks, &c->clocks_cap, c->nclocks,
-					      sizeof(*c->clocks), 256, err))
-				return -ENOMEM;
-			c->clocks[c->nclocks++] = (struct clock_ev){
-				k->host_ns, k->device_cycles, k->mhz, k->flags };
-			c->clocks_total++;
-		} else if (rec->type == KPROF_REC_STATE) {
-			const struct kprof_rec_state *s = (const void *)rec;
-
-			if (c->nstates < MAX_EVENTS_KEPT)
-				c->states[c->nstates++] = (struct state_ev){
-					s->host_ns, s->state, s->reason };
-			c->states_total++;
-		}
+		ret = keep_rare(c, rec, err);
+		if (ret)
+			return ret;
 	}
 	if (ret < 0)
 		return -(err ? err->code : EBADMSG);
@@ -163,6 +183,44 @@ static int pass1(struct spool_report *c, struct kprof_err *err)
 		return kprof_gpu_rewind(c->gdev, err);
 	}
 	return kprof_spool_rewind(c->dev, err);
+}
+
+/*
+ * Pass 1's SYNC, CLOCK and STATE records from the device spool's index,
+ * when it has a good one (1; 0: none, read the spool). An index that
+ * cannot be read whole is not used.
+ */
+static int read_index(struct spool_report *c, int capfd, struct kprof_err *err)
+{
+	struct kprof_spool_reader *x;
+	const struct kprof_rec_hdr *rec;
+	int ret, whole;
+
+	if (!c->dev || c->gdev)
+		return 0;
+	x = kprof_spool_index_openat(capfd, c->dev);
+	if (!x)
+		return 0;
+	while ((ret = kprof_spool_next(x, &rec, NULL)) == KPROF_REC_OK) {
+		if (rec->flags & KPROF_RECF_CORRUPT)
+			continue;
+		ret = keep_rare(c, rec, err);
+		if (ret)
+			break;
+	}
+	whole = ret == KPROF_REC_END && !kprof_spool_reader_stats(x)->truncated_bytes;
+	kprof_spool_free(x);
+	if (ret == -ENOMEM)
+		return ret;
+	if (whole)
+		return 1;
+	/* what it gave is read from the spool instead */
+	c->npts = 0;
+	c->nclocks = 0;
+	c->clocks_total = 0;
+	c->nstates = 0;
+	c->states_total = 0;
+	return 0;
 }
 
 /* An NVIDIA capture whose CUPTI timestamps are host CLOCK_MONOTONIC. */
@@ -210,6 +268,7 @@ struct feed {
 	struct kprof_agg *agg;
 	struct kprof_out *out;
 	const struct kprof_report_opts *opts;
+	struct kprof_lag *lag;		/* measured here (NULL: by pass 1) */
 	double last_dev_key;
 	/* device_log.csv's RISC names and FW / KERNEL zone names, by RISC,
 	 * and the types, each checked once (kprof_devlog_text)
@@ -379,6 +438,8 @@ static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, double key,
 {
 	int ret;
 
+	if (fd->lag && !(r->flags & KPROF_RECF_CORRUPT))
+		kprof_lag_rec(fd->lag, r);
 	if (fd->out->trace && r->type == KPROF_REC_CLOCK &&
 	    !(r->flags & KPROF_RECF_CORRUPT)) {
 		const struct kprof_rec_clock *k = (const void *)r;
@@ -430,6 +491,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	 */
 	uint32_t to_progress = PROGRESS_EVERY;
 
+	fd->c->spool_reads++;
 	dret = dev_next(fd->c, &dr, err);
 	if (dret == KPROF_REC_OK)
 		dk = dev_key(fd, dr);
@@ -1334,6 +1396,20 @@ static int open_trace(struct spool_report *c, struct kprof_out *out, struct kpro
 	return 0;
 }
 
+/*
+ * The retirement slack: the caller's, else one that covers the lateness
+ * measured (by pass 1, or none yet: pass 2 measures it)
+ */
+static uint64_t lag_slack(const struct spool_report *c, const struct kprof_report_opts *opts,
+			  int *capped)
+{
+	*capped = 0;
+	if (opts && opts->slack_ns)
+		return opts->slack_ns;
+	return kprof_lag_slack(&c->lag, c->nvidia ? KPROF_GPU_SLACK_NS :
+			       KPROF_AGG_SLACK_NS_DEFAULT, KPROF_REPORT_SLACK_CAP_NS, capped);
+}
+
 /* The aggregation engine, its rows going to ops.csv and the analysis. */
 static struct kprof_agg *new_agg(struct spool_report *c, struct emit_both *em,
 				 const struct kprof_report_opts *opts, unsigned int group,
@@ -1346,14 +1422,7 @@ static struct kprof_agg *new_agg(struct spool_report *c, struct emit_both *em,
 	cfg.device_id = c->dev_hdr.device.device_id;
 	cfg.num_riscs = c->nvidia ? 1 : em->out->nriscs;	/* GPU markers: RISC 0 */
 	cfg.num_cores = c->dev_hdr.device.num_cores;
-	/*
-	 * a slack given by the caller wins; else one that covers the
-	 * lateness pass 1 saw (kprof_lag.h)
-	 */
-	c->slack_ns = opts && opts->slack_ns ? opts->slack_ns :
-		      kprof_lag_slack(&c->lag, c->nvidia ? KPROF_GPU_SLACK_NS :
-				      KPROF_AGG_SLACK_NS_DEFAULT,
-				      KPROF_REPORT_SLACK_CAP_NS, &c->slack_capped);
+	c->slack_ns = lag_slack(c, opts, &c->slack_capped);
 	cfg.slack_ns = c->slack_ns;
 	/* zone slices: per core only (kprof_trace.h) */
 	cfg.zone_spans = em->out->trace && group <= 1;
@@ -1400,6 +1469,7 @@ static void fill_result(struct kprof_report_result *res, struct spool_report *c,
 		(have_host(c) ? host_stats(c)->truncated_bytes : 0);
 	/* CUPTI on CLOCK_MONOTONIC: the same clock, no mapping error */
 	res->sync_err_bound_ns = gpu_monotonic(c) ? 0 : c->fit.err_bound_ns;
+	res->spool_reads = c->spool_reads;
 	res->ops_filtered = out->ops_filtered;
 	res->gpu_processes = (uint32_t)c->ngspools;
 	if (c->gdev) {
@@ -1429,19 +1499,93 @@ static void spool_report_free(struct spool_report *c)
 	free(c);
 }
 
+/* What pass 2 reads and writes with: the same for a pass made again. */
+struct report_in {
+	int capfd;
+	const char *capture_dir;
+	struct kprof_outdir *od;
+	const struct kprof_report_opts *opts;
+	const char *config, *filter;
+	unsigned int group;
+};
+
+/*
+ * Pass 2 into every output. *again: the lateness pass 2 measured wants
+ * another slack than the one it was made with; nothing was written then.
+ */
+static int report_outputs(struct spool_report *c, const struct report_in *in,
+			  struct kprof_report_result *res, int *again, struct kprof_err *err)
+{
+	const struct kprof_report_opts *opts = in->opts;
+	struct kprof_analysis *an = NULL;
+	struct kprof_agg *agg = NULL;
+	struct kprof_out out = { 0 };
+	struct emit_both em;
+	struct feed fd;
+	int ret, capped;
+
+	*again = 0;
+	ret = open_csvs(c, &out, in->od, opts, in->filter, err);
+	if (!ret)
+		ret = open_trace(c, &out, in->od, opts, in->group, err);
+	if (ret)
+		goto out;
+	an = kprof_analysis_new(in->capfd, in->capture_dir, in->od,
+				opts ? opts->peaks_file : NULL, &c->dev_hdr, err);
+	if (!an) {
+		ret = -(err ? err->code : ENOMEM);
+		goto out;
+	}
+	em = (struct emit_both){ &out, an };
+	agg = new_agg(c, &em, opts, in->group, err);
+	if (!agg) {
+		ret = -(err ? err->code : ENOMEM);
+		goto out;
+	}
+	fd = (struct feed){ .c = c, .agg = agg, .out = &out, .opts = opts,
+			    .lag = c->lag_in_pass2 ? &c->lag : NULL };
+	ret = devlog_names(&fd);
+	if (ret)
+		kprof_err_set(err, -ret, "out of memory for device_log.csv's rows");
+	if (!ret)
+		ret = pass2(&fd, err);
+	free(fd.dl_head);
+	if (!ret && fd.lag) {
+		c->lag_in_pass2 = 0;	/* measured */
+		*again = lag_slack(c, opts, &capped) != c->slack_ns || capped != c->slack_capped;
+		if (*again)
+			goto out;
+	}
+	if (!ret)
+		ret = write_outputs(c, in->od, &out, agg, an, opts, in->config, err);
+	if (!ret && res)
+		fill_result(res, c, &out, agg);
+out:
+	kprof_report_out_free(&out);
+	kprof_agg_free(agg);
+	kprof_analysis_free(an);
+	return ret;
+}
+
+/* Back to the start of both spools for pass 2 made again. */
+static int rewind_spools(struct spool_report *c, struct kprof_err *err)
+{
+	int ret = kprof_spool_rewind(c->dev, err);
+
+	if (!ret && c->host)
+		ret = kprof_spool_rewind(c->host, err);
+	c->records = 0;
+	return ret;
+}
+
 static int report_build(const char *capture_dir, int capfd, struct kprof_outdir *od,
 			const struct kprof_report_opts *opts,
 			struct kprof_report_result *res, struct kprof_err *err)
 {
 	struct spool_report *c = calloc(1, sizeof(*c));
-	struct kprof_analysis *an = NULL;
-	struct kprof_agg *agg = NULL;
 	char *config = NULL, *filter = NULL;
-	struct kprof_out out = { 0 };
-	struct emit_both em;
-	struct feed fd;
-	unsigned int group;
-	int ret;
+	struct report_in in;
+	int ret, again;
 
 	if (!c)
 		return kprof_err_set(err, ENOMEM, "out of memory");
@@ -1450,48 +1594,30 @@ static int report_build(const char *capture_dir, int capfd, struct kprof_outdir 
 		ret = load_config(capfd, capture_dir, od, opts, &config, err);
 	if (!ret)
 		ret = kprof_lag_init(&c->lag, c->dev_hdr.device.ref_clock_hz, err);
+	if (!ret) {
+		ret = read_index(c, capfd, err);
+		c->lag_in_pass2 = ret == 1;
+		if (ret == 0)
+			ret = pass1(c, err);
+		else if (ret == 1)
+			ret = 0;
+	}
 	if (!ret)
-		ret = pass1(c, err);
+		ret = pick_filter(opts, config, &filter, err);
 	if (ret)
 		goto out;
 	fit_capture(c, err);
 
-	group = pick_group(opts, config);
-	ret = pick_filter(opts, config, &filter, err);
-	if (!ret)
-		ret = open_csvs(c, &out, od, opts, filter, err);
-	if (!ret)
-		ret = open_trace(c, &out, od, opts, group, err);
-	if (ret)
-		goto out;
-	an = kprof_analysis_new(capfd, capture_dir, od, opts ? opts->peaks_file : NULL,
-				&c->dev_hdr, err);
-	if (!an) {
-		ret = -(err ? err->code : ENOMEM);
-		goto out;
-	}
-	em = (struct emit_both){ &out, an };
-	agg = new_agg(c, &em, opts, group, err);
-	if (!agg) {
-		ret = -(err ? err->code : ENOMEM);
-		goto out;
-	}
-	fd = (struct feed){ .c = c, .agg = agg, .out = &out, .opts = opts };
-	ret = devlog_names(&fd);
-	if (ret)
-		kprof_err_set(err, -ret, "out of memory for device_log.csv's rows");
-	if (!ret)
-		ret = pass2(&fd, err);
-	free(fd.dl_head);
-	if (!ret)
-		ret = write_outputs(c, od, &out, agg, an, opts, config, err);
-	if (!ret && res)
-		fill_result(res, c, &out, agg);
+	in = (struct report_in){ .capfd = capfd, .capture_dir = capture_dir, .od = od,
+				 .opts = opts, .config = config, .filter = filter,
+				 .group = pick_group(opts, config) };
+	do {
+		ret = report_outputs(c, &in, res, &again, err);
+		if (!ret && again)
+			ret = rewind_spools(c, err);
+	} while (!ret && again);
 out:
 	free(filter);
-	kprof_report_out_free(&out);
-	kprof_agg_free(agg);
-	kprof_analysis_free(an);
 	spool_report_free(c);
 	free(config);
 	return ret;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,19 @@ struct kprof_spool_writer {
 	char *path;
 	uint64_t bytes;		/* record bytes accepted */
 	size_t used;
+	int failed;		/* a write failed: the index is not finished */
+	/*
+	 * device kind: raw/device.kidx (NULL: none, or given up), and how
+	 * many bytes of a record cut by the end of an append are still to
+	 * come in the next
+	 */
+	struct kprof_spool_writer *idx;
+	size_t idx_skip;
 	uint8_t buf[WBUF_SIZE];
 };
+
+/* the records an index keeps: few, and what a report needs first */
+#define INDEX_TYPES	(1U << KPROF_REC_SYNC | 1U << KPROF_REC_CLOCK | 1U << KPROF_REC_STATE)
 
 static int write_all(int fd, const void *buf, size_t len, const char *path,
 		     struct kprof_err *err)
@@ -55,6 +67,38 @@ static int write_all(int fd, const void *buf, size_t len, const char *path,
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* A new spool file name in raw/ with header h. */
+static struct kprof_spool_writer *spool_new(struct kprof_outdir *raw, const char *name,
+					    const struct kprof_spool_hdr *h,
+					    struct kprof_err *err)
+{
+	struct kprof_spool_writer *w;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", kprof_outdir_path(raw), name);
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->path = strdup(path);
+	if (!w || !w->path) {
+		free(w);
+		kprof_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	/* one openat in the held raw/ fd; the hot path is unchanged */
+	w->fd = kprof_outdir_create_new(raw, name, err);
+	if (w->fd < 0)
+		goto fail;
+	if (write_all(w->fd, h, sizeof(*h), path, err))
+		goto fail;
+	return w;
+fail:
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->path);
+	free(w);
+	return NULL;
 }
 
 struct kprof_spool_writer *kprof_spool_create(struct kprof_outdir *capture,
@@ -85,25 +129,11 @@ struct kprof_spool_writer *kprof_spool_create_in(struct kprof_outdir *raw, const
 	struct kprof_spool_writer *w;
 	struct kprof_spool_hdr h;
 	struct timespec ts;
-	char path[PATH_MAX];
 
 	if (kind != KPROF_SPOOL_DEVICE && kind != KPROF_SPOOL_HOST && kind != KPROF_SPOOL_GPU) {
 		kprof_err_set(err, EINVAL, "bad spool kind %u", kind);
 		return NULL;
 	}
-	snprintf(path, sizeof(path), "%s/%s", kprof_outdir_path(raw), name);
-	w = calloc(1, sizeof(*w));
-	if (w)
-		w->path = strdup(path);
-	if (!w || !w->path) {
-		free(w);
-		kprof_err_set(err, ENOMEM, "out of memory");
-		return NULL;
-	}
-	/* one openat in the held raw/ fd; the hot path is unchanged */
-	w->fd = kprof_outdir_create_new(raw, name, err);
-	if (w->fd < 0)
-		goto fail;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, KPROF_SPOOL_MAGIC, sizeof(h.magic));
 	h.version = KPROF_SPOOL_VERSION;
@@ -115,15 +145,17 @@ struct kprof_spool_writer *kprof_spool_create_in(struct kprof_outdir *raw, const
 		h.device = *dev;
 	if (cnt)
 		h.counters = *cnt;
-	if (write_all(w->fd, &h, sizeof(h), path, err))
-		goto fail;
+	w = spool_new(raw, name, &h, err);
+	if (!w || kind != KPROF_SPOOL_DEVICE || strcmp(name, KPROF_SPOOL_DEVICE_NAME))
+		return w;
+	/* the index: the device spool's header, its own kind */
+	h.kind = KPROF_SPOOL_INDEX;
+	w->idx = spool_new(raw, KPROF_SPOOL_INDEX_NAME, &h, err);
+	if (!w->idx) {
+		kprof_spool_close(w, NULL);
+		return NULL;
+	}
 	return w;
-fail:
-	if (w->fd >= 0)
-		close(w->fd);
-	free(w->path);
-	free(w);
-	return NULL;
 }
 
 int kprof_spool_flush(struct kprof_spool_writer *w, struct kprof_err *err)
@@ -134,7 +166,50 @@ int kprof_spool_flush(struct kprof_spool_writer *w, struct kprof_err *err)
 		return 0;
 	ret = write_all(w->fd, w->buf, w->used, w->path, err);
 	w->used = 0;
+	w->failed |= ret != 0;
 	return ret;
+}
+
+/* The index is given up: left unfinished, so that reports do without. */
+static void index_drop(struct kprof_spool_writer *w)
+{
+	kprof_spool_close(w->idx, NULL);
+	w->idx = NULL;
+}
+
+/*
+ * Copies the index's records of an append to the index. Records cut by
+ * an append's end are skipped over in the next, unless the index needs
+ * their bytes (then it is given up); a size the reader would refuse
+ * gives it up too: the report reads the spool and says where.
+ */
+static void index_scan(struct kprof_spool_writer *w, const uint8_t *p, size_t len)
+{
+	size_t off = w->idx_skip < len ? w->idx_skip : len;
+
+	w->idx_skip -= off;
+	while (off < len) {
+		struct kprof_rec_hdr h;
+		size_t left = len - off;
+
+		if (left < sizeof(h))
+			goto drop;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8)
+			goto drop;
+		if (h.type < 32 && (INDEX_TYPES >> h.type & 1)) {
+			if (h.size > left || kprof_spool_append(w->idx, p + off, h.size, NULL))
+				goto drop;
+		}
+		if (h.size > left) {
+			w->idx_skip = h.size - left;
+			return;
+		}
+		off += h.size;
+	}
+	return;
+drop:
+	index_drop(w);
 }
 
 int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
@@ -142,6 +217,8 @@ int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
 {
 	int ret;
 
+	if (w->idx)
+		index_scan(w, buf, len);
 	w->bytes += len;
 	if (len <= WBUF_SIZE - w->used) {
 		memcpy(w->buf + w->used, buf, len);
@@ -151,8 +228,11 @@ int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
 	ret = kprof_spool_flush(w, err);
 	if (ret)
 		return ret;
-	if (len >= WBUF_SIZE / 2)
-		return write_all(w->fd, buf, len, w->path, err);
+	if (len >= WBUF_SIZE / 2) {
+		ret = write_all(w->fd, buf, len, w->path, err);
+		w->failed |= ret != 0;
+		return ret;
+	}
 	memcpy(w->buf, buf, len);
 	w->used = len;
 	return 0;
@@ -161,6 +241,23 @@ int kprof_spool_append(struct kprof_spool_writer *w, const void *buf,
 uint64_t kprof_spool_bytes(const struct kprof_spool_writer *w)
 {
 	return w->bytes;
+}
+
+/*
+ * After the device spool is on disk: the index says how many record bytes
+ * it covers (a failure leaves it unfinished, which reports do without).
+ */
+static void index_finish(struct kprof_spool_writer *w)
+{
+	struct kprof_spool_writer *x = w->idx;
+	uint64_t covers = w->bytes;
+
+	if (!kprof_spool_flush(x, NULL) &&
+	    pwrite(x->fd, &covers, sizeof(covers),
+		   offsetof(struct kprof_spool_hdr, covers_bytes)) != (ssize_t)sizeof(covers))
+		x->failed = 1;
+	kprof_spool_close(x, NULL);
+	w->idx = NULL;
 }
 
 int kprof_spool_close(struct kprof_spool_writer *w, struct kprof_err *err)
@@ -176,6 +273,10 @@ int kprof_spool_close(struct kprof_spool_writer *w, struct kprof_err *err)
 	if (close(w->fd) && !ret)
 		ret = kprof_err_set(err, errno, "close %s: %s", w->path,
 				    strerror(errno));
+	if (w->idx && !ret && !w->failed && !w->idx_skip)
+		index_finish(w);
+	else
+		index_drop(w);
 	free(w->path);
 	free(w);
 	return ret;
@@ -262,7 +363,7 @@ struct kprof_spool_reader *kprof_spool_openat(int dirfd, const char *rel,
 		goto fail;
 	}
 	if (r->hdr.kind != KPROF_SPOOL_DEVICE && r->hdr.kind != KPROF_SPOOL_HOST &&
-	    r->hdr.kind != KPROF_SPOOL_GPU) {
+	    r->hdr.kind != KPROF_SPOOL_GPU && r->hdr.kind != KPROF_SPOOL_INDEX) {
 		kprof_err_set(err, EBADMSG, "%s: bad spool kind %u", path,
 			      r->hdr.kind);
 		goto fail;
@@ -295,6 +396,28 @@ const struct kprof_spool_hdr *kprof_spool_header(const struct kprof_spool_reader
 const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r)
 {
 	return &r->cur.st;
+}
+
+struct kprof_spool_reader *kprof_spool_index_openat(int dirfd,
+						    const struct kprof_spool_reader *dev)
+{
+	struct kprof_spool_reader *x;
+	struct kprof_spool_hdr a = dev->hdr, b;
+
+	if (a.kind != KPROF_SPOOL_DEVICE || dev->fsize < dev->data_start)
+		return NULL;
+	x = kprof_spool_openat(dirfd, KPROF_SPOOL_INDEX_FILE, NULL, NULL);
+	if (!x)
+		return NULL;
+	/* the same header but for the kind and what the index covers */
+	b = x->hdr;
+	a.kind = KPROF_SPOOL_INDEX;
+	a.covers_bytes = dev->fsize - dev->data_start;
+	if (!a.covers_bytes || memcmp(&a, &b, sizeof(a))) {
+		kprof_spool_free(x);
+		return NULL;
+	}
+	return x;
 }
 
 static void unmap(struct kprof_spool_reader *r)

@@ -5,6 +5,9 @@
  * nothing already drained.
  *
  *   <capture dir>/raw/device.kspool   device ring bytes, exactly as read
+ *   <capture dir>/raw/device.kidx     the device spool's SYNC, CLOCK and
+ *                                     STATE records, so that a report
+ *                                     reads device.kspool once
  *   <capture dir>/raw/host.kspool     struct kprof_host_event records (and
  *                                     one struct kprof_host_bpf_stats at end)
  *   <capture dir>/raw/gpu-PID.kspool  CUPTI agent records of CUDA process PID
@@ -39,12 +42,15 @@
 #define KPROF_SPOOL_DEVICE	1
 #define KPROF_SPOOL_HOST	2
 #define KPROF_SPOOL_GPU		3	/* CUPTI agent records (<kprof/gpu_rec.h>) */
+#define KPROF_SPOOL_INDEX	4	/* a device spool's rare records */
 
 #define KPROF_SPOOL_DIR		"raw"
 #define KPROF_SPOOL_DEVICE_NAME	"device.kspool"
 #define KPROF_SPOOL_HOST_NAME	"host.kspool"
+#define KPROF_SPOOL_INDEX_NAME	"device.kidx"
 #define KPROF_SPOOL_DEVICE_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_DEVICE_NAME
 #define KPROF_SPOOL_HOST_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_HOST_NAME
+#define KPROF_SPOOL_INDEX_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_INDEX_NAME
 /* NVIDIA, capture --host-times uprobe: libcuda calls (<kprof/cuda_event.h>) */
 #define KPROF_SPOOL_CUDA_NAME	"cuda-uprobes.kspool"
 #define KPROF_SPOOL_CUDA_FILE	KPROF_SPOOL_DIR "/" KPROF_SPOOL_CUDA_NAME
@@ -64,7 +70,13 @@ struct kprof_spool_hdr {
 	uint32_t hdr_size;			/* bytes before the first record */
 	uint32_t reserved0;
 	uint64_t created_ns;			/* CLOCK_REALTIME at creation */
-	uint64_t reserved[4];
+	/*
+	 * index kind: the record bytes of the device spool it was made
+	 * from, written by close (0: unfinished, the capture stopped
+	 * before); 0 for the other kinds
+	 */
+	uint64_t covers_bytes;
+	uint64_t reserved[3];
 	struct kprof_device_info device;
 	struct kprof_counter_info counters;
 };
@@ -77,6 +89,13 @@ struct kprof_outdir;
  * (kprof_outdir_sub: made if missing). The file must not exist yet
  * (O_EXCL: a capture starts from an empty raw/). dev/cnt may be NULL
  * (zeroed in the header).
+ *
+ * A device spool gets its index beside it (raw/device.kidx: a spool of
+ * the index kind, the same header): append() copies every SYNC, CLOCK
+ * and STATE record there too, and close() finishes it with the device
+ * spool's size once that is on disk. Without a finished index that
+ * matches the spool (a crash, an append that split a record, a spool
+ * changed since), a report reads the spool twice, as before.
  */
 struct kprof_spool_writer *kprof_spool_create(struct kprof_outdir *capture,
 					      uint32_t kind,
@@ -117,7 +136,7 @@ struct kprof_spool_stats {
  * Opens a spool for reading: a regular file reached without a link
  * (kprof_in_open rules: path relative to dirfd, or dirfd AT_FDCWD; shown
  * names it in messages, NULL: path). A FIFO or device is refused: a report
- * reads the spool twice.
+ * may read the spool twice.
  */
 struct kprof_spool_reader *kprof_spool_openat(int dirfd, const char *path,
 					      const char *shown,
@@ -161,6 +180,14 @@ static inline int kprof_spool_next(struct kprof_spool_reader *r,
 }
 
 const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r);
+/*
+ * The index of the device spool dev (raw/device.kidx in dirfd), open for
+ * reading, when it is finished and made from dev as it is now (same
+ * header, covers_bytes dev's record bytes); else NULL, and the spool is
+ * to be read in full (no error: the index is an aid, not data).
+ */
+struct kprof_spool_reader *kprof_spool_index_openat(int dirfd,
+						    const struct kprof_spool_reader *dev);
 /* Back to the first record (for a second pass). */
 int kprof_spool_rewind(struct kprof_spool_reader *r, struct kprof_err *err);
 void kprof_spool_free(struct kprof_spool_reader *r);
