@@ -25,9 +25,26 @@ void kprof_lag_free(struct kprof_lag *l)
 	l->ops = NULL;
 }
 
+void kprof_lag_marker_slow(struct kprof_lag *l, const struct kprof_rec_marker *r)
+{
+	const struct kprof_lag_op *o;
+
+	kprof_lag_end(l);
+	o = kprof_lag_find(l, r->op_seq, 1);
+	if (!o) {
+		/* no run: each such marker is counted and seen on its own */
+		kprof_lag_see(l, kprof_lag_to_host(l, r->timestamp));
+		return;
+	}
+	l->last_lo = r->op_seq;
+	l->last_seq = o->seq;
+	l->last_dispatch = kprof_lag_to_host(l, o->cycles);
+	l->run_max = (int64_t)(r->timestamp - l->sync_cycles);
+}
+
 void kprof_lag_rec_slow(struct kprof_lag *l, const struct kprof_rec_hdr *rec)
 {
-	l->last_lo = KPROF_LAG_NO_SEQ;	/* ops[] or the SYNC may change */
+	kprof_lag_end(l);	/* ops[] or the SYNC may change */
 	switch (rec->type) {
 	case KPROF_REC_SYNC: {
 		const struct kprof_rec_sync *s = (const void *)rec;

@@ -49,15 +49,20 @@ struct kprof_lag {
 		uint64_t seq, cycles;
 	} *ops;				/* KPROF_LAG_OPS, by seq */
 	/*
-	 * The op of the last marker whose dispatch was known, kept for the
-	 * markers after it (nearly all of them for the same op): the low
-	 * 32 bits of its seq (KPROF_LAG_NO_SEQ: none kept), its seq and
-	 * its dispatch in host time. Only records other than MARKERs
-	 * change ops[] and the SYNC: kprof_lag_rec_slow() drops it.
+	 * The run: consecutive markers of one op whose dispatch is known
+	 * (nearly every marker is in one). Its op: the low 32 bits of its
+	 * seq (KPROF_LAG_NO_SEQ: no run), its seq and dispatch in host
+	 * time; run_max, the latest of its markers' times as cycles past
+	 * the SYNC. The conversion is monotonic and the watermark only
+	 * grows, so the worst lateness of a run's markers is its last's:
+	 * a run is converted and measured once, when it ends (another op,
+	 * a record of another type, kprof_lag_end()), with the same result
+	 * as marker by marker.
 	 */
 	uint64_t last_lo;
 	uint64_t last_seq;
 	double last_dispatch;
+	int64_t run_max;
 };
 
 int kprof_lag_init(struct kprof_lag *l, uint64_t ref_clock_hz, struct kprof_err *err);
@@ -109,6 +114,21 @@ static inline void kprof_lag_worst(struct kprof_lag *l, double dispatch, uint64_
 	}
 }
 
+/*
+ * The run's markers into the watermark, and their op's lateness: before
+ * the results are read (max_lag_ns, max_lag_seq, wm), and before any
+ * other record.
+ */
+static inline void kprof_lag_end(struct kprof_lag *l)
+{
+	if (l->last_lo == KPROF_LAG_NO_SEQ)
+		return;
+	/* kprof_lag_to_host() of the run's latest marker */
+	kprof_lag_see(l, l->sync_host + (double)l->run_max * l->ns_per_cycle);
+	l->last_lo = KPROF_LAG_NO_SEQ;
+	kprof_lag_worst(l, l->last_dispatch, l->last_seq);
+}
+
 /* A record for op seq arrived (lo32: only its low 32 bits are known). */
 static inline void kprof_lag_late(struct kprof_lag *l, uint64_t seq, int lo32)
 {
@@ -118,23 +138,20 @@ static inline void kprof_lag_late(struct kprof_lag *l, uint64_t seq, int lo32)
 		kprof_lag_worst(l, kprof_lag_to_host(l, o->cycles), o->seq);
 }
 
-/*
- * kprof_lag_late(l, r->op_seq, 1) with the op kept from the marker
- * before: the same slot, seq and dispatch, as nothing changed them since.
- */
+/* a marker that does not continue the run: ends it, starts one */
+void kprof_lag_marker_slow(struct kprof_lag *l, const struct kprof_rec_marker *r);
+
+/* A marker (kprof_lag_late(l, r->op_seq, 1) at the run's end). */
 static inline void kprof_lag_marker(struct kprof_lag *l, const struct kprof_rec_marker *r)
 {
-	kprof_lag_see(l, kprof_lag_to_host(l, r->timestamp));
-	if (r->op_seq != l->last_lo) {
-		const struct kprof_lag_op *o = kprof_lag_find(l, r->op_seq, 1);
+	int64_t d = (int64_t)(r->timestamp - l->sync_cycles);
 
-		if (!o)
-			return;
-		l->last_lo = r->op_seq;
-		l->last_seq = o->seq;
-		l->last_dispatch = kprof_lag_to_host(l, o->cycles);
+	if (r->op_seq != l->last_lo) {
+		kprof_lag_marker_slow(l, r);
+		return;
 	}
-	kprof_lag_worst(l, l->last_dispatch, l->last_seq);
+	if (d > l->run_max)
+		l->run_max = d;
 }
 
 /* kprof_lag_rec() for every type */
@@ -151,7 +168,8 @@ static inline void kprof_lag_rec(struct kprof_lag *l, const struct kprof_rec_hdr
 
 /*
  * The slack for pass 2: max(floor_ns, worst lateness x 1.25 + 50 ms),
- * at most cap_ns (*capped set when the lateness needed more).
+ * at most cap_ns (*capped set when the lateness needed more); after
+ * kprof_lag_end().
  */
 uint64_t kprof_lag_slack(const struct kprof_lag *l, uint64_t floor_ns, uint64_t cap_ns,
 			 int *capped);

@@ -175,6 +175,7 @@ static int pass1(struct spool_report *c, struct kprof_err *err)
 		if (ret)
 			return ret;
 	}
+	kprof_lag_end(&c->lag);
 	if (ret < 0)
 		return -(err ? err->code : EBADMSG);
 	if (c->gdev) {
@@ -1551,6 +1552,7 @@ static int report_outputs(struct spool_report *c, const struct report_in *in,
 		ret = pass2(&fd, err);
 	free(fd.dl_head);
 	if (!ret && fd.lag) {
+		kprof_lag_end(fd.lag);
 		c->lag_in_pass2 = 0;	/* measured */
 		*again = lag_slack(c, opts, &capped) != c->slack_ns || capped != c->slack_capped;
 		if (*again)
