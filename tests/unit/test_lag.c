@@ -125,6 +125,9 @@ static void ref_rec(struct ref *r, const struct kprof_rec_hdr *h)
 	}
 }
 
+/* a record header of type t for record r */
+#define HDR(t, r)	((struct kprof_rec_hdr){ (t), sizeof(r), 0 })
+
 static uint64_t rnd_state = 88172645463325252ULL;
 
 static uint64_t rnd(uint64_t n)
@@ -175,30 +178,30 @@ static void against_reference(void)
 			host += rnd(20000);
 			if (pick < 80) {
 				/* mostly the newest op; some older, some never dispatched */
-				uint64_t s = seq - (rnd(8) == 0 ? rnd(5) : 0) + (rnd(50) == 0 ? 7 : 0);
+				uint64_t s = seq - (rnd(8) ? 0 : rnd(5)) + (rnd(50) ? 0 : 7);
 
-				u.m.hdr = (struct kprof_rec_hdr){ KPROF_REC_MARKER, sizeof(u.m), 0 };
+				u.m.hdr = HDR(KPROF_REC_MARKER, u.m);
 				u.m.op_seq = (uint32_t)s;
 				u.m.timestamp = host * 2 - rnd(400000) + 5000000000ULL;
 			} else if (pick < 85) {
-				u.s.hdr = (struct kprof_rec_hdr){ KPROF_REC_SYNC, sizeof(u.s), 0 };
+				u.s.hdr = HDR(KPROF_REC_SYNC, u.s);
 				u.s.host_before_ns = host;
 				u.s.host_after_ns = rnd(10) ? host + 300 : host - 1;
 				u.s.device_cycles = host * 2 + 5000000000ULL + rnd(1000);
 			} else if (pick < 93) {
-				u.o.hdr = (struct kprof_rec_hdr){ KPROF_REC_OP, sizeof(u.o), 0 };
+				u.o.hdr = HDR(KPROF_REC_OP, u.o);
 				u.o.op_seq = ++seq;
 				u.o.timestamp = host * 2 + 5000000000ULL - rnd(2000000);
 			} else if (pick < 96) {
-				u.lo.hdr = (struct kprof_rec_hdr){ KPROF_REC_LOST, sizeof(u.lo), 0 };
+				u.lo.hdr = HDR(KPROF_REC_LOST, u.lo);
 				u.lo.first_op_seq = seq - rnd(3);
 				u.lo.last_op_seq = seq - rnd(3);
 				u.lo.timestamp = host * 2 + 5000000000ULL;
 			} else if (pick < 98) {
-				u.c.hdr = (struct kprof_rec_hdr){ KPROF_REC_COUNTERS, sizeof(u.c), 0 };
+				u.c.hdr = HDR(KPROF_REC_COUNTERS, u.c);
 				u.c.op_seq = seq - rnd(4);
 			} else {
-				u.st.hdr = (struct kprof_rec_hdr){ KPROF_REC_STATE, sizeof(u.st), 0 };
+				u.st.hdr = HDR(KPROF_REC_STATE, u.st);
 				u.st.host_ns = host + rnd(3000000);
 			}
 			kprof_lag_rec(&l, &u.h);
