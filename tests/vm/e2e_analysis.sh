@@ -152,6 +152,23 @@ for f in bubbles.csv roofline.csv report.md; do
 	tap $? "in-place re-made $f is byte-identical"
 done
 
+# ---- the device spool's index: one read, the outputs of two ----------------
+# (docs/formats.md, "Device spool index"): the capture finished it, and a
+# report without it (pass 1 over the spool) writes the same bytes
+hs=$(od -A n -t u4 -j 16 -N 4 "$D/raw/device.kspool" | tr -d ' ')
+covers=$(od -A n -t u8 -j 32 -N 8 "$D/raw/device.kidx" | tr -d ' ')
+eq "$covers" $(($(stat -c %s "$D/raw/device.kspool") - hs)) \
+	"raw/device.kidx is finished and covers raw/device.kspool"
+mv "$D/raw/device.kidx" "$OUT/kidx"
+"$K" report "$D" -o "$OUT/noidx" >/dev/null 2>&1
+tap $? "kprofctl report without the index exit status"
+mv "$OUT/kidx" "$D/raw/device.kidx"
+for f in ops.csv counters.csv host_events.csv device_log.csv trace.json summary.txt \
+	params.json bubbles.csv roofline.csv report.md report.html; do
+	cmp "$OUT/again/$f" "$OUT/noidx/$f"
+	tap $? "without the index: $f byte-identical"
+done
+
 # ---- --peaks overrides ----------------------------------------------------
 # FLOP peak far below what the ops achieve and a huge bandwidth: every op is
 # above the ridge, so eltwise_add turns compute-bound
