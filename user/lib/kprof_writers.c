@@ -23,6 +23,8 @@ static FILE *open_out(struct kprof_out *o, struct kprof_outdir *od, int i, const
 	return kprof_outfile_create(od, name, &o->files[i], err) ? NULL : o->files[i].f;
 }
 
+static int counter_cells(struct kprof_out *o);
+
 /* longest plain text field put in a device_log.csv row's buffer */
 #define DEVLOG_FIELD	128
 /* the most one row puts in it: 7 numbers, 3 text fields, the fixed parts */
@@ -67,6 +69,8 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 		o->counters = open_out(o, od, 1, "counters.csv", err);
 		if (!o->counters)
 			goto fail;
+		if (counter_cells(o))
+			goto nomem;
 	}
 	if (which & KPROF_OUT_DEVLOG) {
 		FILE *f = open_out(o, od, 2, "device_log.csv", err);
@@ -126,23 +130,68 @@ static int csv_plain(const char *s, size_t n)
 	return 1;
 }
 
+/* the most a cell of n bytes of text takes: quotes, a ' and each byte doubled */
+#define CSV_CELL(n)	(2 * (size_t)(n) + 3)
+
+/* a quoted cell's start at p: its quote, and a ' when s would be a formula */
+static char *csv_quote_open(char *p, const char *s, size_t n)
+{
+	*p++ = '"';
+	if (n && memchr("=+-@\t\r", s[0], 6))
+		*p++ = '\'';
+	return p;
+}
+
+/* s (n bytes) inside quotes at p: each '"' doubled */
+static char *csv_escape(char *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		*p++ = s[i];
+	}
+	return p;
+}
+
+/* s (n bytes) as a cell at p, at most CSV_CELL(n) bytes; returns the end */
+static char *csv_cell(char *p, const char *s, size_t n)
+{
+	if (csv_plain(s, n)) {
+		memcpy(p, s, n);
+		return p + n;
+	}
+	p = csv_escape(csv_quote_open(p, s, n), s, n);
+	*p++ = '"';
+	return p;
+}
+
+/* a quoted cell's text goes through a buffer this long at a time */
+#define CSV_PIECE	256
+
 void kprof_csv_field(FILE *f, const char *s)
 {
+	char b[CSV_CELL(CSV_PIECE)], *p;
 	size_t n = strlen(s);
 
 	if (csv_plain(s, n)) {
 		fwrite(s, 1, n, f);
 		return;
 	}
-	fputc('"', f);
-	if (n && strchr("=+-@\t\r", s[0]))
-		fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
+	/* csv_cell in pieces: text of any length */
+	p = csv_quote_open(b, s, n);
+	for (;;) {
+		size_t k = n < CSV_PIECE ? n : CSV_PIECE;
+
+		p = csv_escape(p, s, k);
+		s += k;
+		n -= k;
+		if (!n)
+			break;
+		fwrite(b, 1, (size_t)(p - b), f);
+		p = b;
 	}
-	fputc('"', f);
+	*p++ = '"';
+	fwrite(b, 1, (size_t)(p - b), f);
 }
 
 /*
@@ -227,39 +276,45 @@ static char *devlog_num(char *p, uint64_t v)
 	return e + 8;
 }
 
-/* ",v": fprintf's ",%" PRIu64 without its format parsing (per row) */
-static void put_dec(FILE *f, uint64_t v)
-{
-	char b[24];
+/*
+ * The cells of ops.csv, counters.csv and host_events.csv rows are made
+ * at p, each returning the end: a row goes to its file in one piece (an
+ * fwrite per cell was half of an op's cost).
+ */
 
-	fwrite_unlocked(b, 1, (size_t)(devlog_num(b, v) - b), f);
-}
+/* the most one number cell takes: ",", a "-" or not, 20 digits */
+#define CSV_NUM		22
 
 /* ",v", or "," when unknown */
-static void put_u64(FILE *f, uint64_t v)
+static char *csv_u64(char *p, uint64_t v)
 {
 	if (v == KPROF_AGG_NONE) {
-		fputc(',', f);
-		return;
+		*p++ = ',';
+		return p;
 	}
-	put_dec(f, v);
+	return devlog_num(p, v);
+}
+
+/* ",-m" */
+static char *csv_neg(char *p, uint64_t m)
+{
+	/* ",digits" one further, then ",-" before */
+	char *e = devlog_num(p + 1, m);
+
+	p[0] = ',';
+	p[1] = '-';
+	return e;
 }
 
 /* ",v" for a signed v, as ",%" PRId64 */
-static void put_i64(FILE *f, int64_t v)
+static char *csv_i64(char *p, int64_t v)
 {
-	char b[24], *e;
-
-	if (v >= 0) {
-		put_dec(f, (uint64_t)v);
-		return;
-	}
-	/* ",digits" of |v| (INT64_MIN too) one further, then ",-" before */
-	e = devlog_num(b + 1, 0 - (uint64_t)v);
-	b[0] = ',';
-	b[1] = '-';
-	fwrite_unlocked(b, 1, (size_t)(e - b), f);
+	/* |v| as unsigned: INT64_MIN too */
+	return v >= 0 ? devlog_num(p, (uint64_t)v) : csv_neg(p, 0 - (uint64_t)v);
 }
+
+/* the most csv_ns writes: ",%.0f" of -DBL_MAX is 311 bytes, and its NUL */
+#define CSV_NS		320
 
 /*
  * ns values: rounded to whole ns; empty when unknown. What "%.0f" writes:
@@ -267,28 +322,19 @@ static void put_i64(FILE *f, int64_t v)
  * current rounding mode), and a negative value that rounds to zero
  * keeps its "-".
  */
-static void put_ns(FILE *f, double v)
+static char *csv_ns(char *p, double v)
 {
-	char b[24], *p;
 	double r;
 
 	if (isnan(v)) {
-		fputc(',', f);
-		return;
+		*p++ = ',';
+		return p;
 	}
 	r = nearbyint(v);
-	if (!(fabs(r) < 1e18)) {
-		fprintf(f, ",%.0f", v);
-		return;
-	}
-	if (signbit(r)) {
-		p = devlog_num(b + 1, (uint64_t)-r);	/* ",digits" after b[0] */
-		b[0] = ',';
-		b[1] = '-';
-	} else {
-		p = devlog_num(b, (uint64_t)r);
-	}
-	fwrite_unlocked(b, 1, (size_t)(p - b), f);
+	if (!(fabs(r) < 1e18))
+		return p + snprintf(p, CSV_NS, ",%.0f", v);
+	/* signbit: -0 too */
+	return signbit(r) ? csv_neg(p, (uint64_t)-r) : devlog_num(p, (uint64_t)r);
 }
 
 static void ops_header(struct kprof_out *o)
@@ -405,10 +451,185 @@ static void account(struct kprof_out *o, const struct kprof_op_row *row)
 		c->kernel_sum_ns += row->kernel_duration_ns;
 }
 
+/* the most an op code's cell takes (row->op_code: a C string of its array) */
+#define CSV_CODE	CSV_CELL(KPROF_OP_CODE_LEN - 1)
+/* the most an ops.csv row takes: its code, 13 numbers, 18 ns cells, "\n" */
+#define OPS_ROW		(CSV_CODE + 13 * CSV_NUM + (10 + KPROF_MAX_RISCS) * CSV_NS + 1)
+/* an op's rows are made here: its ops.csv row, then its counters.csv rows */
+#define OP_ROWS_BUF	8192
+_Static_assert(OPS_ROW <= OP_ROWS_BUF, "an ops.csv row fits in the rows' buffer");
+/* counters_rows' mask of every counter, (1 << KPROF_MAX_COUNTERS) - 1, in 64 bits */
+_Static_assert(KPROF_MAX_COUNTERS < 64, "a counter mask is 64 bits");
+/* the most ",%.17g" of a double takes, and its NUL */
+#define CSV_REAL	26
+/* the most the numbers of a counters.csv row take, either kind, and "\n" */
+#define COUNTERS_TAIL	(4 * CSV_NUM + 3 * CSV_REAL + 1)
+
+/* rows gathered in buf (up to end) and written to f when it is full */
+struct csv_rows {
+	FILE *f;
+	char *buf, *end;
+};
+
+/* p, or buf once the rows up to p are written: room for n bytes there */
+static char *rows_room(const struct csv_rows *w, char *p, size_t n)
+{
+	if ((size_t)(w->end - p) >= n)
+		return p;
+	fwrite_unlocked(w->buf, 1, (size_t)(p - w->buf), w->f);
+	return w->buf;
+}
+
+/* n bytes of s after the rows at p; more than buf holds go to f themselves */
+static char *rows_put(const struct csv_rows *w, char *p, const char *s, size_t n)
+{
+	if (n <= (size_t)(w->end - w->buf)) {
+		p = rows_room(w, p, n);
+		memcpy(p, s, n);
+		return p + n;
+	}
+	fwrite_unlocked(w->buf, 1, (size_t)(p - w->buf), w->f);
+	fwrite_unlocked(s, 1, n, w->f);
+	return w->buf;
+}
+
+#define UNNAMED_LEN	24
+
+/* counter i's name and unit: one with no name is "counterI", of no unit */
+static const char *counter_name(const struct kprof_out *o, unsigned int i,
+				char unnamed[UNNAMED_LEN], const char **unit)
+{
+	const char *name = o->cname[i] ? o->cname[i] : o->cdesc[i].name;
+
+	*unit = o->cdesc[i].unit;
+	if (i >= o->ncounters || !name[0]) {
+		snprintf(unnamed, UNNAMED_LEN, "counter%u", i);
+		*unit = "";
+		return unnamed;
+	}
+	return name;
+}
+
+/* o->ccells: the same two cells in every row of a counter, made once */
+static int counter_cells(struct kprof_out *o)
+{
+	char unnamed[UNNAMED_LEN], *p;
+	const char *name, *unit;
+	size_t size = 0;
+
+	for (unsigned int i = 0; i < KPROF_MAX_COUNTERS; i++) {
+		name = counter_name(o, i, unnamed, &unit);
+		size += CSV_CELL(strlen(name)) + 1 + CSV_CELL(strlen(unit));
+	}
+	o->ccells = malloc(size);
+	if (!o->ccells)
+		return -ENOMEM;
+	p = o->ccells;
+	for (unsigned int i = 0; i < KPROF_MAX_COUNTERS; i++) {
+		o->ccell_at[i] = (size_t)(p - o->ccells);
+		name = counter_name(o, i, unnamed, &unit);
+		p = csv_cell(p, name, strlen(name));
+		*p++ = ',';
+		p = csv_cell(p, unit, strlen(unit));
+	}
+	o->ccell_at[KPROF_MAX_COUNTERS] = (size_t)(p - o->ccells);
+	return 0;
+}
+
+/* the ops.csv row of an op whose code's cell is code (ncode bytes) */
+static void ops_row(struct kprof_out *o, const struct kprof_op_row *row, const char *code,
+		    size_t ncode, char *buf)
+{
+	char *p = buf + ncode;
+
+	/* the first op counted (account): the file has nothing yet */
+	if (o->nops == 1)
+		ops_header(o);
+	memcpy(buf, code, ncode);
+	p = devlog_num(p, row->seq);
+	p = devlog_num(p, row->device_id);
+	p = devlog_num(p, row->core_count);
+	p = csv_u64(p, row->host_start_ns);
+	p = csv_u64(p, row->host_end_ns);
+	p = csv_u64(p, row->host_start_ns != KPROF_AGG_NONE ?
+		       row->host_end_ns - row->host_start_ns : KPROF_AGG_NONE);
+	p = csv_u64(p, o->no_cycles ? KPROF_AGG_NONE : row->fw_start_cycle);
+	p = csv_u64(p, o->no_cycles ? KPROF_AGG_NONE : row->fw_end_cycle);
+	p = csv_ns(p, row->op_to_op_ns);
+	p = csv_ns(p, row->fw_duration_ns);
+	p = csv_ns(p, row->kernel_duration_ns);
+	p = csv_ns(p, row->kernel_core_min_ns);
+	p = csv_ns(p, row->kernel_core_max_ns);
+	p = csv_ns(p, row->kernel_core_avg_ns);
+	for (unsigned int r = 0; r < o->nriscs; r++)
+		p = csv_ns(p, row->risc_kernel_ns[r]);
+	p = csv_ns(p, row->fw_start_ns);
+	p = csv_ns(p, row->fw_end_ns);
+	p = csv_ns(p, row->launch_to_start_ns);
+	p = csv_ns(p, row->sync_wait_ns);
+	p = csv_u64(p, row->sync_end_ns);
+	if (row->clock_mhz)
+		p = devlog_num(p, row->clock_mhz);
+	else
+		*p++ = ',';
+	p = devlog_num(p, row->markers);
+	p = devlog_num(p, row->markers_lost);
+	p = devlog_num(p, row->zones);
+	*p++ = '\n';
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), o->ops);
+}
+
+/* the counters.csv rows of an op, gathered in buf (size bytes) */
+static void counters_rows(struct kprof_out *o, const struct kprof_op_row *row,
+			  const char *code, size_t ncode, char *buf, size_t size)
+{
+	const struct csv_rows w = { .f = o->counters, .buf = buf, .end = buf + size };
+	char head[CSV_NUM + CSV_CODE + 1], *p;
+	size_t nhead;
+	uint64_t m;
+
+	/* "seq,CODE,", each row's start: the number without its comma */
+	p = devlog_num(head, row->seq);
+	*p++ = ',';
+	memcpy(p, code, ncode);
+	p += ncode;
+	*p++ = ',';
+	nhead = (size_t)(p - head - 1);
+	p = buf;
+	/* the counters present, lowest first */
+	m = row->counter_mask & ((1ULL << KPROF_MAX_COUNTERS) - 1);
+	for (; m; m &= m - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzll(m);
+		const size_t *at = &o->ccell_at[i];
+
+		p = rows_put(&w, p, head + 1, nhead);
+		p = rows_put(&w, p, o->ccells + at[0], at[1] - at[0]);
+		p = rows_room(&w, p, COUNTERS_TAIL);
+		p = devlog_num(p, row->counter_cores[i]);
+		if (o->real_mask & (1ULL << i)) {
+			/* MIN, MAX and SUM: the one value, formatted once */
+			double v = kprof_gpucnt_from_u64(row->counter_sum[i]);
+			size_t k = (size_t)snprintf(p, CSV_REAL, ",%.17g", v);
+
+			memcpy(p + k, p, k);
+			memcpy(p + 2 * k, p, k);
+			p += 3 * k;
+		} else {
+			p = devlog_num(p, row->counter_min[i]);
+			p = devlog_num(p, row->counter_max[i]);
+			p = devlog_num(p, row->counter_sum[i]);
+		}
+		*p++ = '\n';
+	}
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), w.f);
+}
+
 int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 {
 	struct kprof_out *o = ctx;
 	FILE *f = o->ops;
+	char code[CSV_CODE], buf[OP_ROWS_BUF];
+	size_t ncode;
 
 	if (o->op_filter && fnmatch(o->op_filter, row->op_code, 0)) {
 		o->ops_filtered++;
@@ -417,81 +638,15 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 	account(o, row);
 	if (o->trace)
 		kprof_trace_op(o->trace, row);
-	if (f) {
-		if (o->ops == f && o->ops && ftell(f) == 0)
-			ops_header(o);
-		kprof_csv_field(f, row->op_code);
-		put_dec(f, row->seq);
-		put_dec(f, row->device_id);
-		put_dec(f, row->core_count);
-		put_u64(f, row->host_start_ns);
-		put_u64(f, row->host_end_ns);
-		put_u64(f, row->host_start_ns != KPROF_AGG_NONE ?
-			   row->host_end_ns - row->host_start_ns : KPROF_AGG_NONE);
-		put_u64(f, o->no_cycles ? KPROF_AGG_NONE : row->fw_start_cycle);
-		put_u64(f, o->no_cycles ? KPROF_AGG_NONE : row->fw_end_cycle);
-		put_ns(f, row->op_to_op_ns);
-		put_ns(f, row->fw_duration_ns);
-		put_ns(f, row->kernel_duration_ns);
-		put_ns(f, row->kernel_core_min_ns);
-		put_ns(f, row->kernel_core_max_ns);
-		put_ns(f, row->kernel_core_avg_ns);
-		for (unsigned int r = 0; r < o->nriscs; r++)
-			put_ns(f, row->risc_kernel_ns[r]);
-		put_ns(f, row->fw_start_ns);
-		put_ns(f, row->fw_end_ns);
-		put_ns(f, row->launch_to_start_ns);
-		put_ns(f, row->sync_wait_ns);
-		put_u64(f, row->sync_end_ns);
-		if (row->clock_mhz)
-			put_dec(f, row->clock_mhz);
-		else
-			fputc(',', f);
-		put_dec(f, row->markers);
-		put_dec(f, row->markers_lost);
-		put_dec(f, row->zones);
-		fputc('\n', f);
-	}
-	if (o->counters) {
-		for (unsigned int i = 0; i < KPROF_MAX_COUNTERS; i++) {
-			char unnamed[24];
-			const char *name = o->cname[i] ? o->cname[i] : o->cdesc[i].name;
-			const char *unit = o->cdesc[i].unit;
-
-			if (!(row->counter_mask & (1ULL << i)))
-				continue;
-			if (i >= o->ncounters || !name[0]) {
-				snprintf(unnamed, sizeof(unnamed), "counter%u", i);
-				name = unnamed;
-				unit = "";
-			}
-			/* the row's first number: its comma goes after it */
-			{
-				char b[24];
-				char *e = devlog_num(b, row->seq);
-
-				*e++ = ',';
-				fwrite_unlocked(b + 1, 1, (size_t)(e - b - 1), o->counters);
-			}
-			kprof_csv_field(o->counters, row->op_code);
-			fputc(',', o->counters);
-			kprof_csv_field(o->counters, name);
-			fputc(',', o->counters);
-			kprof_csv_field(o->counters, unit);
-			if (o->real_mask & (1ULL << i)) {
-				double v = kprof_gpucnt_from_u64(row->counter_sum[i]);
-
-				fprintf(o->counters, ",%u,%.17g,%.17g,%.17g\n",
-					row->counter_cores[i], v, v, v);
-				continue;
-			}
-			put_dec(o->counters, row->counter_cores[i]);
-			put_dec(o->counters, row->counter_min[i]);
-			put_dec(o->counters, row->counter_max[i]);
-			put_dec(o->counters, row->counter_sum[i]);
-			fputc('\n', o->counters);
-		}
-	}
+	if (!f && !o->counters)
+		return 0;
+	/* the op code's cell: made once for the op's rows in both files */
+	ncode = (size_t)(csv_cell(code, row->op_code,
+				  strnlen(row->op_code, KPROF_OP_CODE_LEN - 1)) - code);
+	if (f)
+		ops_row(o, row, code, ncode, buf);
+	if (o->counters)
+		counters_rows(o, row, code, ncode, buf, sizeof(buf));
 	if ((f && ferror(f)) || (o->counters && ferror(o->counters)))
 		return -EIO;
 	return 0;
@@ -792,38 +947,35 @@ int kprof_out_devlog_row_pd(struct kprof_out *o, const struct kprof_devlog_part 
 
 int kprof_out_host_event(struct kprof_out *o, const struct kprof_host_event *ev)
 {
+	static const char hex[] = "0123456789abcdef";
 	FILE *f = o->host;
-	char comm[sizeof(ev->comm) + 1];
+	/* role, comm, ",0x%08x" and 7 numbers at most, and "\n" */
+	char b[8 + CSV_CELL(sizeof(ev->comm)) + 11 + 7 * CSV_NUM + 1], *p;
+	const char *role = ev->role == KPROF_ROLE_LAUNCH ? "launch" :
+			   ev->role == KPROF_ROLE_SYNC ? "sync" : "other";
+	size_t n = strlen(role);
 
 	o->host_events++;
 	if (o->trace)
 		kprof_trace_host(o->trace, ev);
 	if (!f)
 		return 0;
-	memcpy(comm, ev->comm, sizeof(ev->comm));
-	comm[sizeof(ev->comm)] = '\0';
-	fputs(ev->role == KPROF_ROLE_LAUNCH ? "launch" :
-	      ev->role == KPROF_ROLE_SYNC ? "sync" : "other", f);
-	put_dec(f, ev->pid);
-	put_dec(f, ev->tid);
-	fputc(',', f);
-	kprof_csv_field(f, comm);
-	{
-		/* ",0x%08x" */
-		static const char hex[] = "0123456789abcdef";
-		char b[16] = ",0x";
-		uint32_t c = ev->cmd;
-
-		for (int k = 0; k < 8; k++)
-			b[3 + k] = hex[(c >> (4 * (7 - k))) & 0xf];
-		fwrite_unlocked(b, 1, 11, f);
-	}
-	put_dec(f, (uint64_t)ev->enter_ns);
-	put_dec(f, (uint64_t)ev->exit_ns);
-	put_i64(f, (int64_t)(ev->exit_ns - ev->enter_ns));
-	put_i64(f, (int64_t)ev->ret);
-	put_dec(f, (uint64_t)ev->seq);
-	fputc('\n', f);
+	memcpy(b, role, n);
+	p = devlog_num(b + n, ev->pid);
+	p = devlog_num(p, ev->tid);
+	*p++ = ',';
+	/* comm: not always NUL-terminated */
+	p = csv_cell(p, ev->comm, strnlen(ev->comm, sizeof(ev->comm)));
+	memcpy(p, ",0x", 3);
+	for (int k = 0; k < 8; k++)
+		p[3 + k] = hex[(ev->cmd >> (4 * (7 - k))) & 0xf];
+	p = devlog_num(p + 11, (uint64_t)ev->enter_ns);
+	p = devlog_num(p, (uint64_t)ev->exit_ns);
+	p = csv_i64(p, (int64_t)(ev->exit_ns - ev->enter_ns));
+	p = csv_i64(p, (int64_t)ev->ret);
+	p = devlog_num(p, (uint64_t)ev->seq);
+	*p++ = '\n';
+	fwrite_unlocked(b, 1, (size_t)(p - b), f);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -860,6 +1012,8 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 		}
 	free(o->dl_buf);
 	o->dl_buf = NULL;
+	free(o->ccells);
+	o->ccells = NULL;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;
@@ -874,6 +1028,8 @@ void kprof_out_discard(struct kprof_out *o)
 	o->dl_len = 0;
 	free(o->dl_buf);
 	o->dl_buf = NULL;
+	free(o->ccells);
+	o->ccells = NULL;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;

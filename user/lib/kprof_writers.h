@@ -58,6 +58,12 @@ struct kprof_out {
 	 * value per op, written as a decimal in MIN, MAX and SUM
 	 */
 	uint64_t real_mask;
+	/* each counter's "NAME,UNIT" cells in counters.csv, made once by
+	 * kprof_out_open from the names above: ccell_at[i + 1] - ccell_at[i]
+	 * bytes at ccells + ccell_at[i]
+	 */
+	char *ccells;
+	size_t ccell_at[KPROF_MAX_COUNTERS + 1];
 	/* totals */
 	uint64_t nops, ops_with_fw, markers, markers_lost, host_events;
 	double fw_sum_ns, kernel_sum_ns;
