@@ -403,7 +403,8 @@ static void account(struct kprof_out *o, const struct kprof_op_row *row)
 	}
 	if (!isnan(row->kernel_duration_ns))
 		o->kernel_sum_ns += row->kernel_duration_ns;
-	if (!isnan(dur)) {
+	/* an entry (its 512-byte op code) made only when it goes in the list */
+	if (!isnan(dur) && (o->ntop < o->top_n || dur > o->top[0].fw_ns)) {
 		struct kprof_out_top t = { .seq = row->seq, .fw_ns = dur,
 					   .kernel_ns = row->kernel_duration_ns };
 
@@ -419,7 +420,7 @@ static void account(struct kprof_out *o, const struct kprof_op_row *row)
 				o->top[(i - 1) / 2] = x;
 				i = (i - 1) / 2;
 			}
-		} else if (dur > o->top[0].fw_ns) {
+		} else {
 			o->top[0] = t;
 			top_sift_down(o->top, o->ntop, 0);
 		}
