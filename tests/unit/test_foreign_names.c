@@ -8,6 +8,7 @@
  * is then checked.
  */
 #include "kt.h"
+#include "kprof_report_out.h"
 #include "kprof_array_size.h"
 #include "kprof_diff.h"
 #include "kprof_report.h"
@@ -418,8 +419,7 @@ static void test_host_counter_numbers(void)
 	}
 	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
 	kprof_outdir_close(od);
-	free(o.top);
-	free(o.codes);
+	kprof_report_out_free(&o);
 	snprintf(path, sizeof(path), "%s/host_events.csv", dir);
 	hs = kt_slurp(path, NULL);
 	snprintf(path, sizeof(path), "%s/counters.csv", dir);
@@ -485,8 +485,7 @@ static void test_negative_numbers(void)
 	}
 	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
 	kprof_outdir_close(od);
-	free(o.top);
-	free(o.codes);
+	kprof_report_out_free(&o);
 	snprintf(path, sizeof(path), "%s/ops.csv", dir);
 	s = kt_slurp(path, NULL);
 	KT_CHECK(s && strstr(s, "\n\"'-neg\",1,0,0,,,,,,-5,,"), "ops.csv row:\n%s", s ? s : "");
@@ -531,9 +530,55 @@ static void test_text(void)
 	free(buf);
 }
 
+/*
+ * More op codes than the totals keep (summary.txt's op kinds): the first
+ * KPROF_OUT_MAX_CODES in order of first appearance, each counted whatever
+ * its place, the others' ops counted together.
+ */
+static void test_many_codes(void)
+{
+	char *dir = kt_tmpdir();
+	struct kprof_out o;
+	struct kprof_op_row row;
+	struct kprof_err err = { 0 };
+	const unsigned int ncodes = KPROF_OUT_MAX_CODES + 500, rounds = 3;
+	unsigned int bad = 0;
+	struct kprof_outdir *od = kprof_outdir_open(dir, 0, (uid_t)-1, (gid_t)-1, &err);
+
+	memset(&o, 0, sizeof(o));
+	memset(&row, 0, sizeof(row));
+	KT_CHECK(od && kprof_out_open(&o, od, KPROF_OUT_OPS, 0, &err) == 0, "open: %s", err.msg);
+	row.fw_duration_ns = 1000;
+	row.kernel_duration_ns = NAN;
+	for (unsigned int r = 0; r < rounds; r++)
+		for (unsigned int i = 0; i < ncodes; i++) {
+			/* codes that share long prefixes, as kernel names do */
+			snprintf(row.op_code, sizeof(row.op_code),
+				 "void at::native::kernel<%u, float>(%u)", i % 37, i);
+			row.seq++;
+			row.fw_duration_ns = 1000 + i;
+			KT_CHECK(kprof_out_op(&o, &row) == 0, "op");
+		}
+	KT_CHECK(kprof_out_close(&o, &err) == 0, "close: %s", err.msg);
+	kprof_outdir_close(od);
+	KT_EQ_U64(o.ncodes, KPROF_OUT_MAX_CODES);
+	KT_EQ_U64(o.other_codes, (uint64_t)(ncodes - KPROF_OUT_MAX_CODES) * rounds);
+	for (unsigned int i = 0; i < o.ncodes; i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "void at::native::kernel<%u, float>(%u)", i % 37, i);
+		bad += strcmp(o.codes[i].op_code, want) || o.codes[i].count != rounds ||
+		       o.codes[i].fw_min_ns != 1000 + i || o.codes[i].fw_max_ns != 1000 + i;
+	}
+	KT_EQ_U64(bad, 0);
+	kprof_report_out_free(&o);
+	kt_rmrf(dir);
+}
+
 int main(void)
 {
 	test_text();
+	test_many_codes();
 	test_cells();
 	test_devlog_cells();
 	test_devlog_numbers();

@@ -185,6 +185,50 @@ static void test_kinds(const struct kprof_peaks *p)
 	kprof_roofline_free(r);
 }
 
+/*
+ * More kinds than kept (MAX_KINDS, 1024): each of the first kept with all
+ * its ops, whatever its place; the rest pooled as "(other)", listed too
+ */
+static void test_many_kinds(const struct kprof_peaks *p)
+{
+	struct kprof_counter_desc cd[3];
+	struct kprof_roofline *r;
+	const struct kprof_roof_kind *k;
+	struct kprof_op_row row;
+	size_t n;
+	uint64_t ops = 0;
+	int other = -1;
+
+	memset(cd, 0, sizeof(cd));
+	snprintf(cd[0].name, sizeof(cd[0].name), "bytes_read");
+	snprintf(cd[1].name, sizeof(cd[1].name), "bytes_written");
+	snprintf(cd[2].name, sizeof(cd[2].name), "flops");
+	r = kprof_roofline_new(p, cd, 3, NULL, NULL);
+	KT_CHECK(r, "roofline");
+	if (!r)
+		return;
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 1200; i++) {
+			char code[48];
+
+			snprintf(code, sizeof(code), "kernel_%d", i);
+			row = op(1 + round * 1200 + i, code, 1000, 75000, 25000);
+			kprof_roofline_op(r, &row);
+		}
+	KT_CHECK(kprof_roofline_finish(r, NULL) == 0, "finish");
+	k = kprof_roofline_kinds(r, &n);
+	KT_EQ_U64(n, 1025);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(k[i].op_code, "(other)"))
+			other = (int)i;
+		else
+			ops += k[i].ops == 2;
+	}
+	KT_EQ_U64(ops, 1024);
+	KT_CHECK(other >= 0 && k[other].ops == 2 * 176, "\"(other)\" has the other kinds' ops");
+	kprof_roofline_free(r);
+}
+
 int main(void)
 {
 	struct kprof_peaks p;
@@ -192,5 +236,6 @@ int main(void)
 	KT_CHECK(kprof_peaks_parse(peaks_json, &p, NULL) == 0, "peaks");
 	test_eval(&p);
 	test_kinds(&p);
+	test_many_kinds(&p);
 	return kt_done("test_roofline");
 }

@@ -162,6 +162,7 @@ void kprof_report_out_free(struct kprof_out *out)
 	kprof_out_discard(out);
 	free(out->top);
 	free(out->codes);
+	kprof_hidx_free(&out->code_idx);
 	out->top = NULL;
 	out->codes = NULL;
 }

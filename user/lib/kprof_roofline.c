@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprof_hash.h"
 #include "kprof_text.h"
 #include "kprof_writers.h"
 
@@ -26,6 +27,8 @@ struct kprof_roofline {
 	FILE *csv;			/* the caller's */
 	struct kprof_roof_kind *kinds;
 	size_t nkinds;
+	/* kinds by op code: room for MAX_KINDS, made with them (no growth) */
+	struct kprof_hidx kidx;
 	int sorted;
 };
 
@@ -99,10 +102,14 @@ struct kprof_roofline *kprof_roofline_new(const struct kprof_peaks *p,
 {
 	struct kprof_roofline *r = calloc(1, sizeof(*r));
 
-	if (r)
+	if (r) {
 		r->kinds = calloc(MAX_KINDS + 1, sizeof(*r->kinds));
-	if (!r || !r->kinds) {
-		free(r);
+		r->kidx.cap = 2 * MAX_KINDS;
+		r->kidx.slot = calloc(r->kidx.cap, sizeof(*r->kidx.slot));
+	}
+	if (!r || !r->kinds || !r->kidx.slot) {
+		if (r)
+			kprof_roofline_free(r);
 		kprof_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -127,6 +134,7 @@ void kprof_roofline_free(struct kprof_roofline *r)
 	if (!r)
 		return;
 	free(r->kinds);
+	kprof_hidx_free(&r->kidx);
 	free(r);
 }
 
@@ -135,11 +143,26 @@ int kprof_roofline_has_counters(const struct kprof_roofline *r)
 	return r->flops_idx >= 0 && r->bytes_idx[0] >= 0;
 }
 
+struct kind_key {
+	const struct kprof_roof_kind *kinds;
+	const char *code;
+};
+
+static int kind_eq(const void *key, size_t i)
+{
+	const struct kind_key *k = key;
+
+	return !strcmp(k->kinds[i].op_code, k->code);
+}
+
+/* by hash: a capture may hold hundreds of kinds (a GPU's kernel names) */
 static struct kprof_roof_kind *kind_of(struct kprof_roofline *r, const char *code)
 {
-	for (size_t i = 0; i < r->nkinds; i++)
-		if (!strcmp(r->kinds[i].op_code, code))
-			return &r->kinds[i];
+	struct kind_key key = { r->kinds, code };
+	size_t pos = kprof_hidx_slot(&r->kidx, kprof_hash_str(code), kind_eq, &key);
+
+	if (r->kidx.slot[pos])
+		return &r->kinds[r->kidx.slot[pos] - 1];
 	if (r->nkinds == MAX_KINDS) {
 		struct kprof_roof_kind *k = &r->kinds[MAX_KINDS];
 
@@ -147,7 +170,8 @@ static struct kprof_roof_kind *kind_of(struct kprof_roofline *r, const char *cod
 		return k;
 	}
 	snprintf(r->kinds[r->nkinds].op_code, sizeof(r->kinds[0].op_code), "%s", code);
-	return &r->kinds[r->nkinds++];
+	r->kidx.slot[pos] = ++r->nkinds;
+	return &r->kinds[r->nkinds - 1];
 }
 
 /* sum of a counter over cores; -1 if the op has none */
@@ -243,6 +267,14 @@ int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err)
 	}
 	qsort(r->kinds, r->nkinds, sizeof(*r->kinds), cmp_gain);
 	r->sorted = 1;
+	/* the index names the places before the sort: made again */
+	memset(r->kidx.slot, 0, r->kidx.cap * sizeof(*r->kidx.slot));
+	for (size_t i = 0; i < r->nkinds; i++) {
+		struct kind_key key = { r->kinds, r->kinds[i].op_code };
+
+		r->kidx.slot[kprof_hidx_slot(&r->kidx, kprof_hash_str(key.code), kind_eq,
+					     &key)] = i + 1;
+	}
 	if (r->csv && ferror(r->csv))
 		return kprof_err_set(err, EIO, "writing roofline.csv failed");
 	return 0;

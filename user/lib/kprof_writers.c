@@ -56,9 +56,11 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 	o->top_n = top_n ? top_n : 10;
 	o->top = calloc(o->top_n, sizeof(*o->top));
 	o->codes = calloc(KPROF_OUT_MAX_CODES, sizeof(*o->codes));
+	o->code_idx.cap = 2 * KPROF_OUT_MAX_CODES;
+	o->code_idx.slot = calloc(o->code_idx.cap, sizeof(*o->code_idx.slot));
 	o->first_fw_ns = NAN;
 	o->last_fw_end_ns = NAN;
-	if (!o->top || !o->codes)
+	if (!o->top || !o->codes || !o->code_idx.slot)
 		goto nomem;
 	if (which & KPROF_OUT_OPS) {
 		o->ops = open_out(o, od, 0, "ops.csv", err);
@@ -386,10 +388,24 @@ static void top_sift_down(struct kprof_out_top *h, unsigned int n, unsigned int 
 	}
 }
 
+struct code_key {
+	const struct kprof_out_code *codes;
+	const char *code;
+};
+
+static int code_eq(const void *key, size_t i)
+{
+	const struct code_key *k = key;
+
+	return !strcmp(k->codes[i].op_code, k->code);
+}
+
 static void account(struct kprof_out *o, const struct kprof_op_row *row)
 {
 	double dur = !isnan(row->fw_duration_ns) ? row->fw_duration_ns : row->kernel_duration_ns;
 	struct kprof_out_code *c = NULL;
+	struct code_key key;
+	size_t pos;
 
 	o->nops++;
 	o->markers += row->markers;
@@ -425,13 +441,14 @@ static void account(struct kprof_out *o, const struct kprof_op_row *row)
 			top_sift_down(o->top, o->ntop, 0);
 		}
 	}
-	for (unsigned int i = 0; i < o->ncodes; i++)
-		if (!strcmp(o->codes[i].op_code, row->op_code)) {
-			c = &o->codes[i];
-			break;
-		}
-	if (!c && o->ncodes < KPROF_OUT_MAX_CODES) {
+	/* by hash: a GPU capture may have hundreds of kernel names */
+	key = (struct code_key){ o->codes, row->op_code };
+	pos = kprof_hidx_slot(&o->code_idx, kprof_hash_str(row->op_code), code_eq, &key);
+	if (o->code_idx.slot[pos]) {
+		c = &o->codes[o->code_idx.slot[pos] - 1];
+	} else if (o->ncodes < KPROF_OUT_MAX_CODES) {
 		c = &o->codes[o->ncodes++];
+		o->code_idx.slot[pos] = o->ncodes;
 		memcpy(c->op_code, row->op_code, sizeof(c->op_code));
 		c->fw_min_ns = NAN;
 		c->fw_max_ns = NAN;

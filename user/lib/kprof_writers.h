@@ -13,6 +13,7 @@
 
 #include "kprof_agg.h"
 #include "kprof_err.h"
+#include "kprof_hash.h"
 #include "kprof_outdir.h"
 #include "kprof_trace.h"
 
@@ -73,6 +74,8 @@ struct kprof_out {
 	unsigned int ncodes;
 	uint64_t other_codes;		/* ops beyond KPROF_OUT_MAX_CODES codes */
 	struct kprof_out_code *codes;
+	/* codes by name: room for KPROF_OUT_MAX_CODES, made with them */
+	struct kprof_hidx code_idx;
 	/* device_log.csv rows gathered here, written a block at a time
 	 * (kprof_out_devlog_flush): one fwrite per row was a tenth of that
 	 * output's cost; a block goes to the file's descriptor, not through
