@@ -3,7 +3,8 @@
  * kprof_csvread on malformed and foreign CSV: quotes inside fields,
  * unterminated quotes, field-count mismatches (an error naming
  * file:line), the record cap, what RFC 4180 allows, and fields skipped
- * without being stored (skip_from) read exactly as stored ones.
+ * without being stored (skip_from, kprof_csv_select) read exactly as
+ * stored ones.
  */
 #include "kt.h"
 #include "kprof_csvread.h"
@@ -164,11 +165,12 @@ static void test_cap(void)
 }
 
 /*
- * every record of path read with skip_from = k (0: none) and the plain
- * lines split in place, and by the state machine alone with every field
- * stored: the same
+ * every record of path read with skip_from = k (0: none), only the
+ * fields sel marks stored (NULL: all), and the plain lines split in
+ * place, and by the state machine alone with every field stored: the
+ * same
  */
-static void same_records(const char *path, int k, int want_skips)
+static void same_sel(const char *path, int k, int want_skips, const unsigned char *sel)
 {
 	struct kprof_csv_src a, b;
 	struct kprof_err ea = { 0 }, eb = { 0 };
@@ -181,6 +183,7 @@ static void same_records(const char *path, int k, int want_skips)
 	kprof_csv_src_init(&b, fb, "f");
 	a.slow_only = 1;
 	b.skip_from = k;
+	b.sel = sel;
 	do {
 		ra = kprof_csv_record(&a, &ea);
 		rb = kprof_csv_record(&b, &eb);
@@ -196,7 +199,8 @@ static void same_records(const char *path, int k, int want_skips)
 		KT_CHECK(b.nf == (a.nf < k || !k ? a.nf : k), "%s:%lu: %d fields stored",
 			 path, a.line, b.nf);
 		for (int i = 0; i < b.nf; i++)
-			KT_STR(b.fld[i], a.fld[i]);
+			if (!k || !sel || sel[i])
+				KT_STR(b.fld[i], a.fld[i]);
 		skips += b.nskip > 0;
 	} while (ra > 0);
 	KT_CHECK(skips >= want_skips, "%s: %d records skipped into", path, skips);
@@ -204,6 +208,20 @@ static void same_records(const char *path, int k, int want_skips)
 	kprof_csv_src_free(&b);
 	fclose(fa);
 	fclose(fb);
+}
+
+static void same_records(const char *path, int k, int want_skips)
+{
+	/* of the first k fields: all, every other one, the last */
+	static const unsigned char odd[] = { 0, 1, 0, 1 }, last[][4] = {
+		{ 1 }, { 0, 1 }, { 0, 0, 1 }, { 0, 0, 0, 1 },
+	};
+
+	same_sel(path, k, want_skips, NULL);
+	if (k > 0 && k <= 4) {
+		same_sel(path, k, want_skips, odd);
+		same_sel(path, k, want_skips, last[k - 1]);
+	}
 }
 
 /*
@@ -300,6 +318,40 @@ static void test_fast(void)
 	free(text);
 }
 
+/*
+ * kprof_csv_select: the columns chosen are those of a full read, quoted
+ * or not, the others NULL; the field count is checked as without it.
+ */
+static void test_select(void)
+{
+	const char *p = PUT("sel.csv", "a,b,c,d\n1,2,3,4\n5,\"6,x\",7,8\n9,10,11,12,13\n14,15\n");
+	struct kprof_err err = { 0 };
+	struct kprof_csv_reader r;
+
+	if (kprof_csv_open(p, &r, &err)) {
+		KT_CHECK(0, "open: %s", err.msg);
+		return;
+	}
+	kprof_csv_select(&r, (const int[]){ 3, -1, 1 }, 3);
+	KT_CHECK(kprof_csv_next(&r, &err) == 1, "row 1: %s", err.msg);
+	KT_CHECK(!r.row[0] && !r.row[2], "row 1: the columns not chosen are NULL");
+	KT_STR(r.row[1], "2");
+	KT_STR(r.row[3], "4");
+	KT_EQ_U64(r.len[3], 1);
+	/* a quoted field: the state machine's copy, the same choice */
+	kprof_csv_select(&r, (const int[]){ 1 }, 1);
+	KT_CHECK(kprof_csv_next(&r, &err) == 1, "row 2: %s", err.msg);
+	KT_CHECK(!r.row[0] && !r.row[2] && !r.row[3], "row 2: the columns not chosen are NULL");
+	KT_STR(r.row[1], "6,x");
+	KT_EQ_U64(r.len[1], 3);
+	/* fields past the last chosen one are counted all the same */
+	KT_CHECK(kprof_csv_next(&r, &err) == -EBADMSG && strstr(err.msg, "sel.csv:4: 5 fields"),
+		 "a row too long: %s", err.msg);
+	KT_CHECK(kprof_csv_next(&r, &err) == -EBADMSG && strstr(err.msg, "sel.csv:5: 2 fields"),
+		 "a row too short: %s", err.msg);
+	kprof_csv_close(&r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "%s", kt_tmpdir());
@@ -309,6 +361,7 @@ int main(void)
 	test_cap();
 	test_skip();
 	test_fast();
+	test_select();
 	kt_rmrf(dir);
 	return kt_done("test_csvread");
 }

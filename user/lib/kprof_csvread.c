@@ -271,6 +271,7 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 	size_t n = s->inlen - s->inpos, at, nblk = 0, k, nf = 0, cap;
 	/* commas that end a stored field: all, or the first skip_from */
 	size_t want = s->skip_from > 0 ? (size_t)s->skip_from : SIZE_MAX;
+	const unsigned char *sel = s->skip_from > 0 ? s->sel : NULL;
 	uint64_t c, *cmask = s->cmask;
 	size_t *flen;
 	char **fld;
@@ -334,7 +335,12 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 				goto done;
 			}
 			e = blk + (unsigned int)__builtin_ctzll(c);
-			if (nf == cap) {
+			if (sel && !sel[nf]) {
+				nf++;	/* not stored, its entry left as it is */
+				p = e + 1;
+				continue;
+			}
+			if (nf >= cap) {
 				if (fld_room(s, nf + 1))
 					return -2;
 				fld = s->fld;
@@ -361,7 +367,11 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 		nskip = 1;
 		goto done;
 	}
-	if (nf == cap && fld_room(s, nf + 1))
+	if (sel && !sel[nf]) {
+		nf++;
+		goto done;
+	}
+	if (nf >= cap && fld_room(s, nf + 1))
 		return -2;
 	while (p < nl && is_blank(*p))
 		p++;
@@ -574,6 +584,8 @@ store:
 	if (fld_room(s, (size_t)s->nf))
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	for (int i = 0; i < s->nf; i++) {
+		if (s->skip_from > 0 && s->sel && !s->sel[i])
+			continue;
 		s->fld[i] = s->buf + s->off[i];
 		s->flen[i] = s->off[i + 1] - s->off[i] - 1;
 	}
@@ -646,7 +658,9 @@ int kprof_csv_open_fd(int fd, const char *path, struct kprof_csv_reader *r,
 	}
 	r->ncols = r->src.nf;
 	r->header = pack(&r->src);
-	if (!r->header) {
+	/* (kprof_csv_select's, here so that it cannot fail) */
+	r->sel = malloc((size_t)r->ncols);
+	if (!r->header || !r->sel) {
 		ret = kprof_err_set(err, ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -662,10 +676,11 @@ int kprof_csv_next(struct kprof_csv_reader *r, struct kprof_err *err)
 
 	if (ret <= 0)
 		return ret;
-	if (r->src.nf != r->ncols)
+	if (r->src.nf + r->src.nskip != r->ncols)
 		return kprof_err_set(err, EBADMSG, "%s:%lu: %d fields, the header has %d",
-				     r->path, r->src.line, r->src.nf, r->ncols);
+				     r->path, r->src.line, r->src.nf + r->src.nskip, r->ncols);
 	r->row = r->src.fld;
+	r->len = r->src.flen;
 	return 1;
 }
 
@@ -682,6 +697,26 @@ int kprof_csv_rcol(const struct kprof_csv_reader *r, const char *name)
 	return find_col(r->header, r->ncols, name);
 }
 
+void kprof_csv_select(struct kprof_csv_reader *r, const int *cols, int n)
+{
+	int last = 0;
+
+	memset(r->sel, 0, (size_t)r->ncols);
+	for (int i = 0; i < n; i++)
+		if (cols[i] >= 0 && cols[i] < r->ncols) {
+			r->sel[cols[i]] = 1;
+			if (cols[i] >= last)
+				last = cols[i] + 1;
+		}
+	/* none: the first field not stored, the rest counted */
+	r->src.skip_from = last ? last : 1;
+	r->src.sel = r->sel;
+	/* never written while the selection holds (the header filled ncols) */
+	for (int i = 0; i < r->ncols; i++)
+		if (!r->sel[i])
+			r->src.fld[i] = NULL;
+}
+
 void kprof_csv_close(struct kprof_csv_reader *r)
 {
 	if (r->src.f)
@@ -689,6 +724,7 @@ void kprof_csv_close(struct kprof_csv_reader *r)
 	kprof_csv_src_free(&r->src);
 	free(r->path);
 	free(r->header);
+	free(r->sel);
 	memset(r, 0, sizeof(*r));
 }
 

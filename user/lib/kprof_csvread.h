@@ -40,6 +40,12 @@ struct kprof_csv_src {
 	 * holds a '"' (then the state machine reads it too, same result)
 	 */
 	int skip_from;
+	/*
+	 * With skip_from > 0, its length: of the fields before skip_from only
+	 * those with sel[i] set are stored, for readers of a few columns of
+	 * many; the others are counted in nf, their fld entries not written
+	 */
+	const unsigned char *sel;
 	/* tests: every record through the state machine, none split in place */
 	int slow_only;
 	/* tests: the in-place split's portable scan, not its SSE2 one */
@@ -79,9 +85,11 @@ struct kprof_csv_reader {
 	char **row;		/* after kprof_csv_next() returned 1: ncols fields,
 				 * valid until the next call
 				 */
+	size_t *len;		/* their lengths */
 	/* private */
 	struct kprof_csv_src src;
 	char *path, *hdrbuf;
+	unsigned char *sel;
 };
 
 /*
@@ -104,6 +112,13 @@ int kprof_csv_open_fd(int fd, const char *path, struct kprof_csv_reader *r,
 int kprof_csv_next(struct kprof_csv_reader *r, struct kprof_err *err);
 /* Column index of a header name, or -1. */
 int kprof_csv_rcol(const struct kprof_csv_reader *r, const char *name);
+/*
+ * Only the n columns cols (indices; -1 entries ignored) of the rows read
+ * after this are split out, the others are NULL in row: a row is counted,
+ * not stored, past the last of them (the field count is checked all the
+ * same).
+ */
+void kprof_csv_select(struct kprof_csv_reader *r, const int *cols, int n);
 void kprof_csv_close(struct kprof_csv_reader *r);
 
 struct kprof_csv_table {
