@@ -28,11 +28,21 @@ int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 	neg = signbit(v) != 0;
 	a = fabs(v);
 	scale = pow10_u32[prec];
-	/* a = m x 2^(e - 53), m below 2^53 */
+	/*
+	 * a = m x 2^(e - 53), m below 2^53: the double's own fields (frexp
+	 * and ldexp were a quarter of the time); a subnormal's m is smaller,
+	 * the same value
+	 */
 	{
-		uint64_t m = (uint64_t)ldexp(frexp(a, &e), 53);
-		int s = 53 - e;		/* a = m / 2^s */
+		uint64_t u, m;
+		int s;			/* a = m / 2^s */
 
+		memcpy(&u, &a, sizeof(u));
+		e = (int)(u >> 52);	/* the biased exponent (a is not negative) */
+		m = u & (((uint64_t)1 << 52) - 1);
+		if (e)
+			m |= (uint64_t)1 << 52;
+		s = 1075 - (e ? e : 1);
 		if (s <= 0) {
 			ip = m << -s;	/* an integer below 2^53 */
 		} else if (s >= 100) {
