@@ -115,29 +115,113 @@ struct html {
 	struct cell *cells;	/* nlanes x (PLOT_W + 1) */
 };
 
-void kprof_html_escape(FILE *f, const char *s)
+/*
+ * Output put together in memory and written a buffer at a time: the
+ * timeline's rects (up to PLOT_W + 1 a lane) were most of the page's
+ * writing as a stdio call per piece.
+ */
+struct obuf {
+	FILE *f;
+	size_t n;
+	char b[4096];
+};
+
+static void ob_flush(struct obuf *o)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
+	fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void ob_mem(struct obuf *o, const char *s, size_t n)
+{
+	if (n > sizeof(o->b) - o->n) {
+		ob_flush(o);
+		if (n > sizeof(o->b)) {
+			fwrite(s, 1, n, o->f);
+			return;
 		}
 	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_mem(o, s, strlen(s));
+}
+
+/* v as "%.*f" would write it */
+static void ob_fixed(struct obuf *o, double v, unsigned int prec)
+{
+	int n;
+
+	if (sizeof(o->b) - o->n < KPROF_FMT_FIXED_MAX)
+		ob_flush(o);
+	n = kprof_fmt_fixed(o->b + o->n, KPROF_FMT_FIXED_MAX, v, prec);
+	o->n += n < KPROF_FMT_FIXED_MAX ? (size_t)n : KPROF_FMT_FIXED_MAX - 1;
+}
+
+/* v as "%d" would write it (an integer's "%.0f" is its digits) */
+static void ob_int(struct obuf *o, int v)
+{
+	ob_fixed(o, v, 0);
+}
+
+/* v as "%" PRIu64 would write it */
+static void ob_u64(struct obuf *o, uint64_t v)
+{
+	char b[20];
+	size_t i = sizeof(b);
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_mem(o, b + i, sizeof(b) - i);
+}
+
+/* s with the five characters HTML gives meaning to written as entities */
+static void ob_escape(struct obuf *o, const char *s)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		const char *e;
+
+		switch (*s) {
+		case '&':
+			e = "&amp;";
+			break;
+		case '<':
+			e = "&lt;";
+			break;
+		case '>':
+			e = "&gt;";
+			break;
+		case '"':
+			e = "&quot;";
+			break;
+		case '\'':
+			e = "&#39;";
+			break;
+		default:
+			continue;
+		}
+		ob_mem(o, run, (size_t)(s - run));
+		ob_str(o, e);
+		run = s + 1;
+	}
+	ob_mem(o, run, (size_t)(s - run));
+}
+
+void kprof_html_escape(FILE *f, const char *s)
+{
+	struct obuf o;
+
+	o.f = f;
+	o.n = 0;
+	ob_escape(&o, s);
+	ob_flush(&o);
 }
 
 void kprof_html_json_str(FILE *f, const char *s)
@@ -1103,16 +1187,24 @@ static int timeline(struct html *h, struct kprof_err *err)
 	return 0;
 }
 
-/* Stable colour per op kind: hue from the kind's index in name order. */
-static void kind_color(char *out, size_t len, int kind, size_t nkinds)
+/*
+ * Stable colour per op kind: hue from the kind's index in name order
+ * ("hsl(%d,60%%,55%%)", without snprintf: a rect each).
+ */
+static void kind_color(char out[32], int kind, size_t nkinds)
 {
-	if (kind == -1)
-		snprintf(out, len, "#4c78a8");
-	else if (kind == -2)
-		snprintf(out, len, "#333");
-	else
-		snprintf(out, len, "hsl(%d,60%%,55%%)",
-			 (int)((unsigned int)kind * 360u / (unsigned int)(nkinds ? nkinds : 1)));
+	int hue;
+
+	if (kind == -1) {
+		strcpy(out, "#4c78a8");
+	} else if (kind == -2) {
+		strcpy(out, "#333");
+	} else {
+		hue = (int)((unsigned int)kind * 360u / (unsigned int)(nkinds ? nkinds : 1));
+		memcpy(out, "hsl(", 4);
+		/* an int's "%.0f" is its "%d", at most 11 bytes */
+		strcpy(out + 4 + kprof_fmt_fixed(out + 4, 12, hue, 0), ",60%,55%)");
+	}
 }
 
 static const char *kind_name(const struct html *h, int kind)
@@ -1124,25 +1216,11 @@ static const char *kind_name(const struct html *h, int kind)
 	return h->kinds[kind].op[0] ? h->kinds[kind].op : "(no OP CODE)";
 }
 
-/* v as "%.*f" would write it (the timeline writes thousands of them) */
-static void put_fixed(FILE *f, double v, unsigned int prec)
-{
-	char b[KPROF_FMT_FIXED_MAX];
-	int n = kprof_fmt_fixed(b, sizeof(b), v, prec);
-
-	fwrite(b, 1, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1, f);
-}
-
-/* an int as "%d" would write it (an integer's "%.0f" is its digits) */
-static void put_int(FILE *f, int v)
-{
-	put_fixed(f, v, 0);
-}
-
 static void svg_timeline(FILE *f, struct html *h)
 {
 	double tmin = h->tmin, span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
 	int height = (h->nlanes + 1) * LANE_H + 10;
+	struct obuf o;
 
 	if (!h->nsl) {
 		fputs("<p>No timed slices (no device times in ops.csv).</p>\n", f);
@@ -1172,6 +1250,8 @@ static void svg_timeline(FILE *f, struct html *h)
 	 * the SVG has at most PLOT_W + 1 rects per lane whatever the capture
 	 * size.
 	 */
+	o.f = f;
+	o.n = 0;
 	for (int l = 0; l < h->nlanes; l++) {
 		for (int col = 0; col <= PLOT_W; col++) {
 			const struct cell *s = &h->cells[(size_t)l * (PLOT_W + 1) + (size_t)col];
@@ -1181,41 +1261,48 @@ static void svg_timeline(FILE *f, struct html *h)
 
 			if (!s->cnt)
 				continue;
-			kind_color(colr, sizeof(colr), s->mixed ? 0 : s->kind, h->nkinds);
-			/* fprintf's "%.1f" etc., by hand: a rect per lane and pixel */
-			fputs("<rect x=\"", f);
-			put_fixed(f, x0, 1);
-			fputs("\" y=\"", f);
-			put_int(f, l * LANE_H + 3);
-			fputs("\" width=\"", f);
-			put_fixed(f, x1 - x0 < 0.5 ? 0.5 : x1 - x0, 1);
-			fputs("\" height=\"", f);
-			put_int(f, LANE_H - 6);
-			fputs("\" fill=\"", f);
-			fputs(s->mixed ? "#999" : colr, f);
-			fputs(s->mixed ? "\" class=\"mixed\"><title>" : "\"><title>", f);
-			if (s->cnt == 1) {
-				kprof_html_escape(f, kind_name(h, s->kind));
-				fprintf(f, " seq %" PRIu64 ": ", s->seq);
-				put_fixed(f, (s->t1 - s->t0) / 1e3, 3);
-				fputs(" us at ", f);
-				put_fixed(f, (s->t0 - tmin) / 1e6, 3);
-				fputs(" ms", f);
+			ob_str(&o, "<rect x=\"");
+			ob_fixed(&o, x0, 1);
+			ob_str(&o, "\" y=\"");
+			ob_int(&o, l * LANE_H + 3);
+			ob_str(&o, "\" width=\"");
+			ob_fixed(&o, x1 - x0 < 0.5 ? 0.5 : x1 - x0, 1);
+			ob_str(&o, "\" height=\"");
+			ob_int(&o, LANE_H - 6);
+			ob_str(&o, "\" fill=\"");
+			if (s->mixed) {
+				ob_str(&o, "#999\" class=\"mixed\"><title>");
 			} else {
-				fprintf(f, "%" PRIu64 " slices (", s->cnt);
-				if (!s->mixed)
-					kprof_html_escape(f, kind_name(h, s->kind));
-				else
-					fputs("several kinds", f);
-				fputs("), ", f);
-				put_fixed(f, (s->t0 - tmin) / 1e6, 3);
-				fputs(" to ", f);
-				put_fixed(f, (s->end - tmin) / 1e6, 3);
-				fputs(" ms", f);
+				kind_color(colr, s->kind, h->nkinds);
+				ob_str(&o, colr);
+				ob_str(&o, "\"><title>");
 			}
-			fputs("</title></rect>\n", f);
+			if (s->cnt == 1) {
+				ob_escape(&o, kind_name(h, s->kind));
+				ob_str(&o, " seq ");
+				ob_u64(&o, s->seq);
+				ob_str(&o, ": ");
+				ob_fixed(&o, (s->t1 - s->t0) / 1e3, 3);
+				ob_str(&o, " us at ");
+				ob_fixed(&o, (s->t0 - tmin) / 1e6, 3);
+				ob_str(&o, " ms");
+			} else {
+				ob_u64(&o, s->cnt);
+				ob_str(&o, " slices (");
+				if (!s->mixed)
+					ob_escape(&o, kind_name(h, s->kind));
+				else
+					ob_str(&o, "several kinds");
+				ob_str(&o, "), ");
+				ob_fixed(&o, (s->t0 - tmin) / 1e6, 3);
+				ob_str(&o, " to ");
+				ob_fixed(&o, (s->end - tmin) / 1e6, 3);
+				ob_str(&o, " ms");
+			}
+			ob_str(&o, "</title></rect>\n");
 		}
 	}
+	ob_flush(&o);
 	fputs("</svg>\n", f);
 }
 
@@ -1508,7 +1595,7 @@ static int put_roofline_section(FILE *f, struct html *h, struct kprof_err *err)
 			ai = k->rl_flops / k->rl_bytes;
 			g = k->rl_flops / k->rl_time;
 			rad = 3 + 17 * sqrt(k->rl_time / tot);
-			kind_color(col, sizeof(col), (int)ord[j], h->nkinds);
+			kind_color(col, (int)ord[j], h->nkinds);
 			fprintf(f, "<g class=\"rl-kind\" data-op=\"");
 			kprof_html_escape(f, k->op);
 			fprintf(f,
@@ -1684,7 +1771,7 @@ static void write_page(FILE *f, struct html *h, struct kprof_err *err)
 	for (size_t i = 0; i < h->nkinds; i++) {
 		char col[32];
 
-		kind_color(col, sizeof(col), (int)i, h->nkinds);
+		kind_color(col, (int)i, h->nkinds);
 		fprintf(f, "<span><i style=\"background:%s\"></i>", col);
 		kprof_html_escape(f, kind_name(h, (int)i));
 		fputs("</span>", f);
