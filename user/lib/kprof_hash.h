@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct kprof_hidx {
 	size_t *slot;		/* cap slots: entry index + 1, 0 empty */
@@ -42,6 +43,25 @@ static inline size_t kprof_hash_u64(uint64_t v)
 {
 	v *= 0x9e3779b97f4a7c15ULL;
 	return (size_t)(v ^ (v >> 29));
+}
+
+/*
+ * n bytes at p, 8 at a time (names as long as a GPU kernel's cost about
+ * a byte-at-a-time hash's time over 8).
+ */
+static inline size_t kprof_hash_mem(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ULL ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, sizeof(w));
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; n; n--, s++)
+		h = (h ^ *s) * 1099511628211ULL;
+	return kprof_hash_u64(h);
 }
 
 /*

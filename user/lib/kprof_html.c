@@ -55,6 +55,7 @@ struct lane {
 
 struct kindstat {
 	char *op;
+	size_t oplen;
 	uint64_t n, nk;
 	double med_k;
 	double tot_k, tot_fw, tot_host, max_k;
@@ -89,8 +90,8 @@ struct html {
 	size_t nops;
 	struct kindstat *kinds;
 	size_t nkinds, capkinds;
-	size_t *khash;		/* open addressing: kind index + 1, 0 empty */
-	size_t khcap;
+	struct kprof_hidx kh;	/* op -> kind */
+	struct kprof_median *med;	/* the kernel time medians, while their passes last */
 	struct slow slow[TOP_SLOWEST];
 	size_t nslow;
 	struct lane lanes[KPROF_HTML_DEV_LANES + KPROF_HTML_HOST_LANES + 1];
@@ -108,6 +109,8 @@ struct html {
 	int have_counters, have_host;
 	int host_file;			/* host_events.csv exists (maybe empty) */
 	size_t host_left_out;		/* host events of threads beyond the lanes */
+	FILE *trace;		/* trace.json, if there and not too big */
+	bool ops_range;		/* the ops lane's first pass made in read_ops() */
 	/* timeline passes: 0 finds the time range, 1 fills the cells */
 	int pass;
 	size_t nsl;
@@ -308,71 +311,60 @@ static int num(const char *s, double *v)
 	return (errno || *end || !isfinite(*v)) ? -1 : 0;
 }
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
+struct kind_key {
+	const struct kindstat *k;
+	const char *op;
+	size_t len;
+};
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+static int kind_eq(const void *key, size_t i)
+{
+	const struct kind_key *q = key;
+
+	return q->k[i].oplen == q->len && !memcmp(q->k[i].op, q->op, q->len);
 }
 
-static int find_kind(const struct html *h, const char *op)
+static size_t kind_hash(const void *arr, size_t i)
 {
-	if (!h->khcap)
+	const struct kindstat *k = &((const struct kindstat *)arr)[i];
+
+	return kprof_hash_mem(k->op, k->oplen);
+}
+
+/* Index of the kind named op (len bytes), or -1. */
+static int find_kind(const struct html *h, const char *op, size_t len)
+{
+	struct kind_key q = { h->kinds, op, len };
+	size_t pos;
+
+	if (!h->kh.cap)
 		return -1;
-	for (size_t i = hash_str(op) & (h->khcap - 1);; i = (i + 1) & (h->khcap - 1)) {
-		if (!h->khash[i])
-			return -1;
-		if (!strcmp(h->kinds[h->khash[i] - 1].op, op))
-			return (int)(h->khash[i] - 1);
-	}
-}
-
-static void khash_put(struct html *h, size_t ki)
-{
-	size_t i = hash_str(h->kinds[ki].op) & (h->khcap - 1);
-
-	while (h->khash[i])
-		i = (i + 1) & (h->khcap - 1);
-	h->khash[i] = ki + 1;
+	pos = kprof_hidx_slot(&h->kh, kprof_hash_mem(op, len), kind_eq, &q);
+	return h->kh.slot[pos] ? (int)(h->kh.slot[pos] - 1) : -1;
 }
 
 /* Index of op's kind, added in order of first appearance; -1: no memory. */
-static int kind_index(struct html *h, const char *op)
+static int kind_index(struct html *h, const char *op, size_t len)
 {
+	int ki = find_kind(h, op, len);
+	struct kind_key q;
 	struct kindstat *k;
-	int ki = find_kind(h, op);
 
 	if (ki >= 0)
 		return ki;
-	if (h->nkinds == h->capkinds) {
-		size_t nc = h->capkinds ? h->capkinds * 2 : 16;
-
-		k = realloc(h->kinds, nc * sizeof(*k));
-		if (!k)
-			return -1;
-		h->kinds = k;
-		h->capkinds = nc;
-	}
-	if (2 * (h->nkinds + 1) > h->khcap) {
-		size_t nc = h->khcap ? h->khcap * 2 : 32;
-		size_t *t = calloc(nc, sizeof(*t));
-
-		if (!t)
-			return -1;
-		free(h->khash);
-		h->khash = t;
-		h->khcap = nc;
-		for (size_t i = 0; i < h->nkinds; i++)
-			khash_put(h, i);
-	}
+	if (kprof_report_grow(&h->kinds, &h->capkinds, h->nkinds, sizeof(*h->kinds), 16, NULL) ||
+	    kprof_hidx_reserve(&h->kh, h->nkinds, kind_hash, h->kinds))
+		return -1;
 	k = &h->kinds[h->nkinds];
 	memset(k, 0, sizeof(*k));
-	k->op = strdup(op);
+	k->op = malloc(len + 1);
 	if (!k->op)
 		return -1;
-	khash_put(h, h->nkinds);
+	memcpy(k->op, op, len);
+	k->op[len] = '\0';
+	k->oplen = len;
+	q = (struct kind_key){ h->kinds, op, len };
+	h->kh.slot[kprof_hidx_slot(&h->kh, kprof_hash_mem(op, len), kind_eq, &q)] = h->nkinds + 1;
 	return (int)h->nkinds++;
 }
 
@@ -488,7 +480,11 @@ static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols 
 	return 0;
 }
 
-/* Per-kind statistics and the slowest ops, one row at a time. */
+/*
+ * Per-kind statistics and the slowest ops, one row at a time; with them,
+ * when the device lane will be drawn from ops.csv (no trace.json to
+ * read), that lane's time range: the timeline's first pass.
+ */
 static int read_ops(struct html *h, struct kprof_err *err)
 {
 	struct kprof_csv_reader r;
@@ -497,11 +493,15 @@ static int read_ops(struct html *h, struct kprof_err *err)
 
 	if (ret)
 		return ret;
+	h->ops_range = !h->trace && c.t0 >= 0 && c.t1 >= 0;
+	/* FW START/END TS: for the ops lane's range */
+	kprof_csv_select(&r, (const int[]){ c.op, c.k, c.fw, c.host, c.seq, c.cores,
+			 h->ops_range ? c.t0 : -1, h->ops_range ? c.t1 : -1 }, 8);
 	while ((ret = kprof_csv_next(&r, err)) > 0) {
 		char **row = r.row;
-		int ki = kind_index(h, row[c.op]);
+		int ki = kind_index(h, row[c.op], r.len[c.op]);
 		struct kindstat *k;
-		double v;
+		double v, v1;
 
 		if (ki < 0) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
@@ -528,6 +528,8 @@ static int read_ops(struct html *h, struct kprof_err *err)
 			k->tot_host += v;
 			k->nhost++;
 		}
+		if (h->ops_range && !num(row[c.t0], &v) && !num(row[c.t1], &v1))
+			add_slice(h, v, v1, ki, 0, 0);
 	}
 	kprof_csv_close(&r);
 	return ret;
@@ -536,52 +538,77 @@ static int read_ops(struct html *h, struct kprof_err *err)
 /*
  * The median kernel time per kind, exact, in bounded memory: ops.csv is
  * read again for each pass kprof_median needs (one when the kernel times
- * fit KPROF_HTML_MEDIAN_BUDGET).
+ * fit KPROF_HTML_MEDIAN_BUDGET). When the device lane is drawn from
+ * ops.csv, the timeline's second pass over it is the first of these.
  */
-static int kind_medians(struct html *h, struct kprof_err *err)
+static int medians_begin(struct html *h, struct kprof_err *err)
 {
-	struct kprof_median *m;
 	uint64_t *counts = calloc(h->nkinds ? h->nkinds : 1, sizeof(*counts));
-	int ret = 0;
 
 	if (!counts)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < h->nkinds; i++)
 		counts[i] = h->kinds[i].nk;
-	m = kprof_median_new(h->nkinds, counts, KPROF_HTML_MEDIAN_BUDGET, err);
+	h->med = kprof_median_new(h->nkinds, counts, KPROF_HTML_MEDIAN_BUDGET, err);
 	free(counts);
-	if (!m)
-		return -ENOMEM;
-	while (!ret && !kprof_median_done(m)) {
+	return h->med ? 0 : -ENOMEM;
+}
+
+/* A row's kernel time (column col) for the median pass under way; ki: its kind. */
+static void median_add(struct html *h, const struct kprof_csv_reader *r, int col, int ki)
+{
+	double v;
+
+	if (ki >= 0 && !num(r->row[col], &v))
+		kprof_median_add(h->med, (size_t)ki, v);
+}
+
+/* The median passes left, over ops.csv; then each kind's median. */
+static int medians_end(struct html *h, struct kprof_err *err)
+{
+	int ret = 0;
+
+	while (!ret && !kprof_median_done(h->med)) {
 		struct kprof_csv_reader r;
 		struct ops_cols c;
 
 		ret = open_ops(h, &r, &c, err);
 		if (ret)
 			break;
-		while ((ret = kprof_csv_next(&r, err)) > 0) {
-			int ki = find_kind(h, r.row[c.op]);
-			double v;
-
-			if (ki >= 0 && !num(r.row[c.k], &v))
-				kprof_median_add(m, (size_t)ki, v);
-		}
+		kprof_csv_select(&r, (const int[]){ c.op, c.k }, 2);
+		while ((ret = kprof_csv_next(&r, err)) > 0)
+			median_add(h, &r, c.k, find_kind(h, r.row[c.op], r.len[c.op]));
 		kprof_csv_close(&r);
 		if (!ret)
-			ret = kprof_median_pass_end(m, err);
+			ret = kprof_median_pass_end(h->med, err);
 	}
 	for (size_t i = 0; !ret && i < h->nkinds; i++)
-		h->kinds[i].med_k = kprof_median_get(m, i);
-	kprof_median_free(m);
+		h->kinds[i].med_k = kprof_median_get(h->med, i);
+	kprof_median_free(h->med);
+	h->med = NULL;
 	return ret;
 }
 
-/* flops and bytes per kind from counters.csv (counter names of the sim). */
+/* Whether a counters.csv COUNTER is one the page sums (the sim's names). */
+static bool counter_used(const char *name)
+{
+	/* (most rows: other counters, told apart by their first byte) */
+	return (name[0] == 'f' && !strcmp(name, "flops")) ||
+	       (name[0] == 'b' && (!strcmp(name, "bytes_read") || !strcmp(name, "bytes_written")));
+}
+
+/*
+ * flops and bytes per kind from counters.csv (counter names of the sim).
+ * A row adds its kind (when its SUM is a number) and, for those counters,
+ * its SUM: a row of a kind already there and another counter needs
+ * neither its number read nor its kind looked up again (a kind's rows
+ * come together).
+ */
 static int read_counters(struct html *h, struct kprof_err *err)
 {
 	struct kprof_csv_reader r;
 	char path[PATH_MAX];
-	int co, cc, cs, ret;
+	int co, cc, cs, ret, ki = -1;
 
 	snprintf(path, sizeof(path), "%s/counters.csv", h->dir);
 	ret = kprof_outdir_reopen(h->od, "counters.csv", err);
@@ -599,14 +626,22 @@ static int read_counters(struct html *h, struct kprof_err *err)
 		return kprof_err_set(err, EBADMSG, "%s: not a kprof counters.csv", path);
 	}
 	h->have_counters = 1;
+	kprof_csv_select(&r, (const int[]){ co, cc, cs }, 3);
 	while ((ret = kprof_csv_next(&r, err)) > 0) {
 		const char *name = r.row[cc];
-		int ki;
+		const char *op = r.row[co];
+		size_t len = r.len[co];
+		bool used = counter_used(name);
 		double v;
 
+		/* the kind of the row before, or another */
+		if (ki < 0 || h->kinds[ki].oplen != len || memcmp(h->kinds[ki].op, op, len))
+			ki = find_kind(h, op, len);
+		if (ki >= 0 && !used)
+			continue;
 		if (num(r.row[cs], &v))
 			continue;
-		ki = kind_index(h, r.row[co]);
+		ki = kind_index(h, op, len);
 		if (ki < 0) {
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
 			break;
@@ -614,7 +649,7 @@ static int read_counters(struct html *h, struct kprof_err *err)
 		if (!strcmp(name, "flops")) {
 			h->kinds[ki].flops += v;
 			h->kinds[ki].has_flops = 1;
-		} else if (!strcmp(name, "bytes_read") || !strcmp(name, "bytes_written")) {
+		} else if (used) {
 			h->kinds[ki].bytes += v;
 			h->kinds[ki].has_bytes = 1;
 		}
@@ -822,6 +857,7 @@ struct slice_in {
 	double ts, dur;		/* us */
 	uint64_t seq;
 	const char *name;
+	size_t len;		/* strlen(name) */
 };
 
 /*
@@ -830,12 +866,12 @@ struct slice_in {
  */
 static int slice_keep(struct html *h, const struct slice_in *in, struct kprof_err *err)
 {
-	int ki = find_kind(h, in->name);
+	int ki = find_kind(h, in->name, in->len);
 	struct dslice *d;
 
 	/* trace.json names ops without an OP CODE "op SEQ" */
 	if (ki < 0)
-		ki = find_kind(h, "");
+		ki = find_kind(h, "", 0);
 	if (ki < 0)
 		return 0;
 	if (kprof_report_grow(&h->ds, &h->dscap, h->nds, sizeof(*h->ds), 1024, err))
@@ -869,6 +905,7 @@ static bool slice_event(json_object *e, struct slice_in *in)
 	if (!json_object_object_get_ex(e, "name", &v))
 		return false;
 	in->name = json_object_get_string(v);
+	in->len = strlen(in->name);
 	return true;
 }
 
@@ -923,6 +960,7 @@ static bool op_slice_line(char *s, struct slice_in *in)
 		return false;
 	*q = '\0';
 	in->name = p;
+	in->len = (size_t)(q - p);
 	in->seq = (uint64_t)seq;
 	return true;
 }
@@ -984,7 +1022,7 @@ static int trace_event_line(struct html *h, char *s, bool *slices, json_tokener 
  */
 static int trace_read(struct html *h, struct kprof_err *err)
 {
-	FILE *f = trace_open(h);
+	FILE *f = h->trace;
 	json_tokener *tok;
 	char *line = NULL;
 	size_t cap = 0;
@@ -994,6 +1032,7 @@ static int trace_read(struct html *h, struct kprof_err *err)
 
 	if (!f)
 		return 0;
+	h->trace = NULL;
 	tok = json_tokener_new();
 	if (!tok) {
 		fclose(f);
@@ -1066,13 +1105,19 @@ static int slices_from_ops(struct html *h, struct kprof_err *err)
 	struct kprof_csv_reader r;
 	struct ops_cols c;
 	int ret = open_ops(h, &r, &c, err);
+	bool med;
 
 	if (ret)
 		return ret;
+	/* the second pass is the medians' first, when they have one to make */
+	med = h->pass && h->med && !kprof_median_done(h->med) && c.t0 >= 0 && c.t1 >= 0;
+	kprof_csv_select(&r, (const int[]){ c.op, c.t0, c.t1, c.seq, med ? c.k : -1 }, 5);
 	while (c.t0 >= 0 && c.t1 >= 0 && (ret = kprof_csv_next(&r, err)) > 0) {
 		double a, b, s = 0;
-		int ki = find_kind(h, r.row[c.op]);
+		int ki = find_kind(h, r.row[c.op], r.len[c.op]);
 
+		if (med)
+			median_add(h, &r, c.k, ki);
 		if (ki < 0 || num(r.row[c.t0], &a) || num(r.row[c.t1], &b))
 			continue;
 		if (c.seq >= 0)
@@ -1080,6 +1125,8 @@ static int slices_from_ops(struct html *h, struct kprof_err *err)
 		add_slice(h, a, b, ki, (uint64_t)s, 0);
 	}
 	kprof_csv_close(&r);
+	if (!ret && med)
+		ret = kprof_median_pass_end(h->med, err);
 	return ret;
 }
 
@@ -1112,6 +1159,8 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 		kprof_csv_close(&r);
 		return kprof_err_set(err, EBADMSG, "%s: not a kprof host_events.csv", path);
 	}
+	/* COMM names a lane, in the first pass */
+	kprof_csv_select(&r, (const int[]){ cr, ct, c0, c1, cq, h->pass ? -1 : cc }, 6);
 	while ((ret = kprof_csv_next(&r, err)) > 0) {
 		char **row = r.row;
 		double a, b, tid, seq = 0;
@@ -1148,7 +1197,10 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 /* What the device lanes come from when trace.json gives no tracks. */
 #define OPS_LANE_SOURCE "ops.csv DEVICE FW START/END TS (trace.json not there, too big or not in kprof's one-event-per-line layout)"
 
-/* The timeline in two passes, time range then cells (trace.json: its kept slices). */
+/*
+ * The timeline in two passes, time range then cells (trace.json: its kept
+ * slices; ops.csv: its first pass made in read_ops() when it could be).
+ */
 static int timeline(struct html *h, struct kprof_err *err)
 {
 	int from_trace = trace_tracks(h, err);
@@ -1160,10 +1212,8 @@ static int timeline(struct html *h, struct kprof_err *err)
 		snprintf(h->lanes[0].name, sizeof(h->lanes[0].name), "device (all cores)");
 		h->lane_source = OPS_LANE_SOURCE;
 	}
-	h->tmin = INFINITY;
-	h->tmax = -INFINITY;
 	for (h->pass = 0; h->pass < 2; h->pass++) {
-		int ret = from_trace ? 0 : slices_from_ops(h, err);
+		int ret = from_trace || (!h->pass && h->ops_range) ? 0 : slices_from_ops(h, err);
 
 		for (size_t i = 0; i < h->nds; i++) {
 			const struct dslice *d = &h->ds[i];
@@ -1430,7 +1480,7 @@ static int roofline_sums(struct html *h, struct kprof_err *err)
 				v[i] = 0;
 		if (v[C_TIME] <= 0)
 			continue;
-		ki = kind_index(h, r.row[col[C_OP]]);
+		ki = kind_index(h, r.row[col[C_OP]], r.len[col[C_OP]]);
 		if (ki < 0) {
 			ret = -ENOMEM;
 			kprof_err_set(err, ret, "out of memory for op kinds");
@@ -1827,13 +1877,22 @@ int kprof_html_write(struct kprof_outdir *od, struct kprof_err *err)
 	memset(&h, 0, sizeof(h));
 	h.od = od;
 	h.dir = kprof_outdir_path(od);
+	h.tmin = INFINITY;
+	h.tmax = -INFINITY;
+	/* opened first: without it, read_ops() measures the ops lane */
+	h.trace = trace_open(&h);
 	ret = read_ops(&h, err);
 	if (!ret)
-		ret = kind_medians(&h, err);
+		ret = medians_begin(&h, err);
+	/* with trace.json, before its slices are held (else: in the timeline's pass) */
+	if (!ret && h.trace)
+		ret = medians_end(&h, err);
 	if (!ret)
 		ret = read_counters(&h, err);
 	if (!ret)
 		ret = timeline(&h, err);
+	if (!ret && h.med)
+		ret = medians_end(&h, err);
 	if (!ret)
 		ret = kprof_outfile_create(od, "report.html", &of, err);
 	if (ret)
@@ -1844,7 +1903,10 @@ out:
 	for (size_t i = 0; i < h.nkinds; i++)
 		free(h.kinds[i].op);
 	free(h.kinds);
-	free(h.khash);
+	kprof_hidx_free(&h.kh);
+	kprof_median_free(h.med);
+	if (h.trace)
+		fclose(h.trace);
 	for (size_t i = 0; i < h.nslow; i++) {
 		free(h.slow[i].seq);
 		free(h.slow[i].op);
