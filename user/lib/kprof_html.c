@@ -262,29 +262,33 @@ static int json_num_byte(char c)
  * exact doubles, and one IEEE division rounds their quotient to the
  * nearest double, as strtod rounds the decimal.
  */
-static int json_num_short(char *p, char **end, double *d, int64_t *i)
+static inline __attribute__((always_inline))
+int json_num_short(char *p, char **end, double *d, int64_t *i)
 {
 	static const double p10[16] = {
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
 		1e14, 1e15,
 	};
-	char *q = p + (*p == '-');
+	char *q = p + (*p == '-'), *f;
 	uint64_t m = 0;
-	int nd = 0, k = -1;
+	unsigned int c;
+	size_t nd;
+	int k = -1;
 
-	/* the integer digits, then (a double's) the fraction's */
-	for (; *q >= '0' && *q <= '9'; q++) {
-		if (++nd > 15)
-			return 0;
-		m = m * 10 + (uint64_t)(*q - '0');
+	/*
+	 * the integer digits, then (a double's) the fraction's; counted
+	 * after the loops, which stay short (m wraps past 19 digits, unused)
+	 */
+	for (f = q; (c = (unsigned int)(unsigned char)*q - '0') < 10; q++)
+		m = m * 10 + c;
+	nd = (size_t)(q - f);
+	if (*q == '.' && nd && d) {
+		for (f = ++q; (c = (unsigned int)(unsigned char)*q - '0') < 10; q++)
+			m = m * 10 + c;
+		k = (int)(q - f);
+		nd += (size_t)k;
 	}
-	if (*q == '.' && nd && d)
-		for (k = 0, q++; *q >= '0' && *q <= '9'; q++, k++) {
-			if (++nd > 15)
-				return 0;
-			m = m * 10 + (uint64_t)(*q - '0');
-		}
-	if (!nd || k == 0 || json_num_byte(*q))
+	if (!nd || nd > 15 || !k || json_num_byte(*q))
 		return 0;
 	if (d) {
 		double v = k > 0 ? (double)m / p10[k] : (double)m;
@@ -297,7 +301,7 @@ static int json_num_short(char *p, char **end, double *d, int64_t *i)
 	return 1;
 }
 
-static int num(const char *s, double *v)
+static inline int num(const char *s, double *v)
 {
 	char *end;
 
@@ -665,6 +669,17 @@ static int cmp_track(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * strncmp(p, lit, n) == 0 for a lit of n bytes without a NUL, lim the end
+ * of p's line: a memcmp of a known size (at()), not a call per key.
+ */
+static inline bool at_n(const char *p, const char *lim, const char *lit, size_t n)
+{
+	return (size_t)(lim - p) >= n && !memcmp(p, lit, n);
+}
+
+#define at(p, lim, lit)	at_n(p, lim, lit, sizeof(lit) - 1)
+
 /* The integer value of a line's only "pid" key; 0: none, or not that. */
 static int line_pid(const char *s, long long *pid)
 {
@@ -687,9 +702,10 @@ static int line_pid(const char *s, long long *pid)
  * occur unescaped as a key, so a line holding it with another value is
  * such an event; anything else is parsed.
  */
-static bool trace_skip_line(const char *s)
+static bool trace_skip_line(const char *s, const char *lim)
 {
-	const char *ph = strstr(s, "\"ph\":\""), *t;
+	/* (kprof writes the phase first) */
+	const char *ph = at(s, lim, "{\"ph\":\"") ? s + 1 : strstr(s, "\"ph\":\""), *t;
 	unsigned long long tid;
 	long long pid;
 	char *end;
@@ -710,15 +726,18 @@ static bool trace_skip_line(const char *s)
 /*
  * A line of trace.json as kprof writes it (the header line, then one
  * event per line, then "]}"), trimmed of blanks and its ',' in place:
- * NULL for the lines that hold no event.
+ * NULL for the lines that hold no event. *lim: its end (its NUL).
  */
-static char *trace_line(char *s, size_t n)
+static char *trace_line(char *s, size_t n, char **lim)
 {
-	while (n && strchr(" \t\r\n", s[n - 1]))
+	/* blanks, and NULs (strchr(" \t\r\n", c) took those too) */
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+		     s[n - 1] == '\n' || !s[n - 1]))
 		n--;
 	if (n && s[n - 1] == ',')
 		n--;
 	s[n] = '\0';
+	*lim = s + n;
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (!*s || !strcmp(s, "]}") || !strcmp(s, "]"))
@@ -939,23 +958,22 @@ static int json_num(char *p, char **end, double *d, int64_t *i)
  * object per slice was most of report.html's time with a trace.json):
  * the fields slice_event() gets from json-c. Any other line goes to json-c.
  */
-static bool op_slice_line(char *s, struct slice_in *in)
+static bool op_slice_line(char *s, const char *lim, struct slice_in *in)
 {
 	static const char head[] = "{\"ph\":\"X\",\"cat\":\"op\",\"pid\":1,\"tid\":";
 	char *p, *q, *end;
 	int64_t seq;
 
-	if (strncmp(s, head, sizeof(head) - 1) ||
-	    !json_num(s + sizeof(head) - 1, &end, NULL, &in->tid) ||
-	    strncmp(end, ",\"name\":\"", 9))
+	if (!at(s, lim, head) || !json_num(s + sizeof(head) - 1, &end, NULL, &in->tid) ||
+	    !at(end, lim, ",\"name\":\""))
 		return false;
 	p = end + 9;
 	for (q = p; *q != '"'; q++)
 		if ((unsigned char)*q < 0x20 || *q == '\\')
 			return false;	/* the end of the line (NUL) too */
-	if (strncmp(q, "\",\"ts\":", 7) || !json_num(q + 7, &end, &in->ts, NULL) ||
-	    strncmp(end, ",\"dur\":", 7) || !json_num(end + 7, &end, &in->dur, NULL) ||
-	    strncmp(end, ",\"args\":{\"seq\":", 15) || !json_num(end + 15, &end, NULL, &seq) ||
+	if (!at(q, lim, "\",\"ts\":") || !json_num(q + 7, &end, &in->ts, NULL) ||
+	    !at(end, lim, ",\"dur\":") || !json_num(end + 7, &end, &in->dur, NULL) ||
+	    !at(end, lim, ",\"args\":{\"seq\":") || !json_num(end + 15, &end, NULL, &seq) ||
 	    strcmp(end, "}}"))
 		return false;
 	*q = '\0';
@@ -973,8 +991,8 @@ static bool op_slice_line(char *s, struct slice_in *in)
  * at the first line json-c cannot parse; *slices says whether that came.
  * 0, 1 at a line not in kprof's layout that the tracks need, or < 0.
  */
-static int trace_event_line(struct html *h, char *s, bool *slices, json_tokener *tok,
-			    struct kprof_err *err)
+static int trace_event_line(struct html *h, char *s, const char *lim, bool *slices,
+			    json_tokener *tok, struct kprof_err *err)
 {
 	struct slice_in in;
 	json_object *e;
@@ -982,7 +1000,7 @@ static int trace_event_line(struct html *h, char *s, bool *slices, json_tokener 
 	int ret = 0;
 
 	/* most lines, with a track of their own (no zone track) */
-	if (op_slice_line(s, &in)) {
+	if (op_slice_line(s, lim, &in)) {
 		/* trace_skip_line()'s test: a negative tid is no track */
 		if ((uint64_t)in.tid < KPROF_TRACE_ZONE_TID) {
 			long j = track_add(h, in.tid, err);
@@ -992,7 +1010,7 @@ static int trace_event_line(struct html *h, char *s, bool *slices, json_tokener 
 		}
 		return *slices ? slice_keep(h, &in, err) : 0;
 	}
-	if (trace_skip_line(s))
+	if (trace_skip_line(s, lim))
 		return 0;
 	known = known_track_line(h, s);
 	if (known && !*slices)
@@ -1039,10 +1057,10 @@ static int trace_read(struct html *h, struct kprof_err *err)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	}
 	while (!ret && (got = getline(&line, &cap, f)) >= 0) {
-		char *s = trace_line(line, (size_t)got);
+		char *lim, *s = trace_line(line, (size_t)got, &lim);
 
 		if (s)
-			ret = trace_event_line(h, s, &slices, tok, err);
+			ret = trace_event_line(h, s, lim, &slices, tok, err);
 	}
 	json_tokener_free(tok);
 	free(line);
