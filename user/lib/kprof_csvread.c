@@ -259,19 +259,20 @@ static inline struct scan64 scan64(const unsigned char *q, int scalar)
  * are then the runs between the commas, blanks trimmed, NUL-terminated in
  * place (the bytes are consumed), which is what the state machine below
  * makes of such a line, without copying each byte. scalar: the portable
- * scan (a constant: each caller gets its own copy). 1: done (fld, flen,
- * nf, nskip, line set); 0: a blank line, consumed; -1: not such a record,
- * -3: no line end before the read-ahead's (nothing consumed); -2: out of
- * memory.
+ * scan; chosen: only the fields sel chooses are stored (constants: each
+ * caller gets its own copy, and a reader of every field tests no sel).
+ * 1: done (fld, flen, nf, nskip, line set); 0: a blank line, consumed;
+ * -1: not such a record, -3: no line end before the read-ahead's (nothing
+ * consumed); -2: out of memory.
  */
 static inline __attribute__((always_inline))
-int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
+int fast_record(struct kprof_csv_src *s, size_t max, int scalar, int chosen)
 {
 	unsigned char *b = s->in + s->inpos, *nl, *p, *e, *t, *blk;
 	size_t n = s->inlen - s->inpos, at, nblk = 0, k, nf = 0, cap;
 	/* commas that end a stored field: all, or the first skip_from */
 	size_t want = s->skip_from > 0 ? (size_t)s->skip_from : SIZE_MAX;
-	const unsigned char *sel = s->skip_from > 0 ? s->sel : NULL;
+	const unsigned char *sel = s->sel;
 	uint64_t c, *cmask = s->cmask;
 	size_t *flen;
 	char **fld;
@@ -335,7 +336,7 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 				goto done;
 			}
 			e = blk + (unsigned int)__builtin_ctzll(c);
-			if (sel && !sel[nf]) {
+			if (chosen && !sel[nf]) {
 				nf++;	/* not stored, its entry left as it is */
 				p = e + 1;
 				continue;
@@ -367,7 +368,7 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar)
 		nskip = 1;
 		goto done;
 	}
-	if (sel && !sel[nf]) {
+	if (chosen && !sel[nf]) {
 		nf++;
 		goto done;
 	}
@@ -403,7 +404,10 @@ int kprof_csv_record(struct kprof_csv_src *s, struct kprof_err *err)
 			break;	/* the end, or an error: the state machine says */
 		s->nf = 0;
 		s->nskip = 0;
-		c = s->scalar_scan ? fast_record(s, max, 1) : fast_record(s, max, 0);
+		if (s->skip_from > 0 && s->sel)
+			c = s->scalar_scan ? fast_record(s, max, 1, 1) : fast_record(s, max, 0, 1);
+		else
+			c = s->scalar_scan ? fast_record(s, max, 1, 0) : fast_record(s, max, 0, 0);
 		if (c == -2)
 			return kprof_err_set(err, ENOMEM, "out of memory");
 		if (c == 1)
