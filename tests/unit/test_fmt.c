@@ -3,6 +3,8 @@
  * kprof_fmt_fixed: the bytes of snprintf("%.*f") for every precision it
  * takes, on ties, carries, signs, the edges of its exact path, and random
  * values of every magnitude and of the kinds report.html formats.
+ * kprof_fmt_u64: the bytes of "%" PRIu64 at every number of digits, on
+ * either side of each power of ten, and on random values.
  */
 #include "kt.h"
 #include "kprof_array_size.h"
@@ -13,6 +15,37 @@
 
 static uint64_t rng = 0x243f6a8885a308d3ULL;
 static unsigned long mismatches;
+
+static void one_u64(uint64_t v, unsigned long *bad)
+{
+	char want[32], got[32];
+	int nw = snprintf(want, sizeof(want), "%" PRIu64, v);
+	char *e = kprof_fmt_u64(got, v);
+
+	*bad += e - got != nw || memcmp(got, want, (size_t)nw);
+}
+
+static void u64_values(void)
+{
+	unsigned long bad = 0;
+	uint64_t p = 1;
+
+	one_u64(0, &bad);
+	one_u64(UINT64_MAX, &bad);
+	for (int k = 0; k < 20; k++, p *= 10) {
+		one_u64(p, &bad);
+		one_u64(p - 1, &bad);
+		one_u64(p + 1, &bad);
+		one_u64(p * 9 + p - 1, &bad);
+	}
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t v = kt_xorshift(&rng);
+
+		/* every length: a random value cut to a random number of bits */
+		one_u64(v >> (i % 64), &bad);
+	}
+	KT_EQ_U64(bad, 0);
+}
 
 static void one(double v, unsigned int prec)
 {
@@ -92,5 +125,6 @@ int main(void)
 	KT_CHECK(n == 4, "%d", n);
 	if (mismatches)
 		fprintf(stderr, "test_fmt: %lu values differ from printf\n", mismatches);
+	u64_values();
 	return kt_done("test_fmt");
 }

@@ -174,13 +174,8 @@ static void ob_int(struct obuf *o, int v)
 static void ob_u64(struct obuf *o, uint64_t v)
 {
 	char b[20];
-	size_t i = sizeof(b);
 
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	ob_mem(o, b + i, sizeof(b) - i);
+	ob_mem(o, b, (size_t)(kprof_fmt_u64(b, v) - b));
 }
 
 /* s with the five characters HTML gives meaning to written as entities */

@@ -3,6 +3,7 @@
  * trace.json writer (Chrome trace event format).
  */
 #include "kprof_trace.h"
+#include "kprof_fmt.h"
 #include "kprof_outdir.h"
 #include "kprof_xsort.h"
 
@@ -91,13 +92,8 @@ static void sep(struct kprof_trace *t)
 static void put_uint(FILE *f, uint64_t v)
 {
 	char b[24];
-	int i = sizeof(b);
 
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
+	fwrite_unlocked(b, 1, (size_t)(kprof_fmt_u64(b, v) - b), f);
 }
 
 /*
