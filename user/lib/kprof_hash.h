@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string.h>
 
 struct kprof_hidx {
 	size_t *slot;		/* cap slots: entry index + 1, 0 empty */
@@ -76,6 +77,24 @@ static inline size_t kprof_hidx_slot(const struct kprof_hidx *t, size_t h,
 	while (t->slot[i] && !eq(key, t->slot[i] - 1))
 		i = (i + 1) & (t->cap - 1);
 	return i;
+}
+
+/*
+ * The key of tables whose entries hold their name in place (a char array
+ * at off in entries of stride bytes): kprof_hidx_slot(t, kprof_hash_str(
+ * s), kprof_hidx_str_eq, &key) finds the entry named s.
+ */
+struct kprof_hidx_str {
+	const void *arr;
+	size_t stride, off;
+	const char *s;
+};
+
+static inline int kprof_hidx_str_eq(const void *key, size_t i)
+{
+	const struct kprof_hidx_str *k = key;
+
+	return !strcmp((const char *)k->arr + i * k->stride + k->off, k->s);
 }
 
 /*

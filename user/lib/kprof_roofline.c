@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,23 +144,18 @@ int kprof_roofline_has_counters(const struct kprof_roofline *r)
 	return r->flops_idx >= 0 && r->bytes_idx[0] >= 0;
 }
 
-struct kind_key {
-	const struct kprof_roof_kind *kinds;
-	const char *code;
-};
-
-static int kind_eq(const void *key, size_t i)
+/* the key of kind code in r->kidx */
+static struct kprof_hidx_str kind_key(const struct kprof_roofline *r, const char *code)
 {
-	const struct kind_key *k = key;
-
-	return !strcmp(k->kinds[i].op_code, k->code);
+	return (struct kprof_hidx_str){ r->kinds, sizeof(*r->kinds),
+					offsetof(struct kprof_roof_kind, op_code), code };
 }
 
 /* by hash: a capture may hold hundreds of kinds (a GPU's kernel names) */
 static struct kprof_roof_kind *kind_of(struct kprof_roofline *r, const char *code)
 {
-	struct kind_key key = { r->kinds, code };
-	size_t pos = kprof_hidx_slot(&r->kidx, kprof_hash_str(code), kind_eq, &key);
+	struct kprof_hidx_str key = kind_key(r, code);
+	size_t pos = kprof_hidx_slot(&r->kidx, kprof_hash_str(code), kprof_hidx_str_eq, &key);
 
 	if (r->kidx.slot[pos])
 		return &r->kinds[r->kidx.slot[pos] - 1];
@@ -270,9 +266,9 @@ int kprof_roofline_finish(struct kprof_roofline *r, struct kprof_err *err)
 	/* the index names the places before the sort: made again */
 	memset(r->kidx.slot, 0, r->kidx.cap * sizeof(*r->kidx.slot));
 	for (size_t i = 0; i < r->nkinds; i++) {
-		struct kind_key key = { r->kinds, r->kinds[i].op_code };
+		struct kprof_hidx_str key = kind_key(r, r->kinds[i].op_code);
 
-		r->kidx.slot[kprof_hidx_slot(&r->kidx, kprof_hash_str(key.code), kind_eq,
+		r->kidx.slot[kprof_hidx_slot(&r->kidx, kprof_hash_str(key.s), kprof_hidx_str_eq,
 					     &key)] = i + 1;
 	}
 	if (r->csv && ferror(r->csv))

@@ -10,6 +10,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -319,23 +320,12 @@ static void top_sift_down(struct kprof_out_top *h, unsigned int n, unsigned int 
 	}
 }
 
-struct code_key {
-	const struct kprof_out_code *codes;
-	const char *code;
-};
-
-static int code_eq(const void *key, size_t i)
-{
-	const struct code_key *k = key;
-
-	return !strcmp(k->codes[i].op_code, k->code);
-}
-
 static void account(struct kprof_out *o, const struct kprof_op_row *row)
 {
 	double dur = !isnan(row->fw_duration_ns) ? row->fw_duration_ns : row->kernel_duration_ns;
 	struct kprof_out_code *c = NULL;
-	struct code_key key;
+	struct kprof_hidx_str key = { o->codes, sizeof(*o->codes),
+				      offsetof(struct kprof_out_code, op_code), row->op_code };
 	size_t pos;
 
 	o->nops++;
@@ -373,8 +363,7 @@ static void account(struct kprof_out *o, const struct kprof_op_row *row)
 		}
 	}
 	/* by hash: a GPU capture may have hundreds of kernel names */
-	key = (struct code_key){ o->codes, row->op_code };
-	pos = kprof_hidx_slot(&o->code_idx, kprof_hash_str(row->op_code), code_eq, &key);
+	pos = kprof_hidx_slot(&o->code_idx, kprof_hash_str(row->op_code), kprof_hidx_str_eq, &key);
 	if (o->code_idx.slot[pos]) {
 		c = &o->codes[o->code_idx.slot[pos] - 1];
 	} else if (o->ncodes < KPROF_OUT_MAX_CODES) {
