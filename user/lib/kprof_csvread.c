@@ -226,7 +226,8 @@ static inline __m128i ends(__m128i v)
  * 16 bytes at a time: the commas, and a line end, '"' or NUL together,
  * told apart only in the block that has one (most have none)
  */
-static inline struct scan64 scan64_sse2(const unsigned char *q)
+static inline __attribute__((always_inline))
+struct scan64 scan64_sse2(const unsigned char *q)
 {
 	__m128i v0 = _mm_loadu_si128((const void *)q);
 	__m128i v1 = _mm_loadu_si128((const void *)(q + 16));
@@ -243,7 +244,9 @@ static inline struct scan64 scan64_sse2(const unsigned char *q)
 }
 #endif
 
-static inline struct scan64 scan64(const unsigned char *q, int scalar)
+/* always inline: GCC stopped inlining the SSE2 scan once fast_record() had four copies */
+static inline __attribute__((always_inline))
+struct scan64 scan64(const unsigned char *q, int scalar)
 {
 #ifdef __SSE2__
 	if (!scalar)
