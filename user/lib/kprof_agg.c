@@ -992,6 +992,18 @@ int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
 	return tick_seen(a, err);
 }
 
+/*
+ * o's name: at most max bytes of s, cut to fit (as snprintf's "%.*s",
+ * without its format parsing: a GPU capture names every op)
+ */
+static void set_name(struct op *o, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max < sizeof(o->name) - 1 ? max : sizeof(o->name) - 1);
+
+	memcpy(o->name, s, n);
+	o->name[n] = '\0';
+}
+
 int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
 		      struct kprof_err *err)
 {
@@ -1000,7 +1012,7 @@ int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
 
 	if (!o)
 		return late ? 0 : -ENOMEM;
-	snprintf(o->name, sizeof(o->name), "%s", name);
+	set_name(o, name, SIZE_MAX);
 	return 0;
 }
 
@@ -1100,10 +1112,9 @@ static __attribute__((noinline)) int device_rec_other(struct kprof_agg *a,
 		if (rec->size > sizeof(*r) &&
 		    memchr(r + 1, '\0', rec->size - sizeof(*r)))
 			/* a longer name follows the record (kprof_gpu.h) */
-			snprintf(o->name, sizeof(o->name), "%s", (const char *)(r + 1));
+			set_name(o, (const char *)(r + 1), SIZE_MAX);
 		else
-			snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(r->name),
-				 r->name);
+			set_name(o, r->name, sizeof(r->name));
 		o->clock_mhz = r->clock_mhz;
 		o->last = a->wm;
 		return tick(a, t, err);
