@@ -13,6 +13,7 @@
 #include "kprof_outdir.h"
 #include "kprof_trace.h"
 
+#include <float.h>
 #include <json.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -458,6 +459,128 @@ static void host_lines(const char *dir)
 	free(a);
 }
 
+/* ---- text of the slices and flow ends, against the printf formats ------ */
+
+/* put_ts as it was: llround, then "%s%" PRIu64 ".%03u" of the magnitude */
+static void old_ts(char *out, size_t len, double ns)
+{
+	int64_t v = llround(ns);
+	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	snprintf(out, len, "%s%" PRIu64 ".%03u", v < 0 ? "-" : "", a / 1000,
+		 (unsigned int)(a % 1000));
+}
+
+/* a JSON string as put_str wrote it, with fprintf's "\\%c" and "\\u%04x" */
+static void old_str(char *out, size_t len, const char *s)
+{
+	size_t k = (size_t)snprintf(out, len, "\"");
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			k += (size_t)snprintf(out + k, len - k, "\\%c", c);
+		else if (c < 0x20)
+			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
+		else
+			k += (size_t)snprintf(out + k, len - k, "%c", c);
+	}
+	snprintf(out + k, len - k, "\"");
+}
+
+/* an X event on the device as the printf formats wrote it */
+static void old_slice(char *out, size_t len, const char *cat, uint32_t tid, const char *name,
+		      const char *ts, const char *dur, uint64_t seq)
+{
+	int k = snprintf(out, len, "{\"ph\":\"X\",\"cat\":\"%s\",\"pid\":1,\"tid\":%u,", cat, tid);
+
+	snprintf(out + k, len - (size_t)k,
+		 "\"name\":%s,\"ts\":%s,\"dur\":%s,\"args\":{\"seq\":%" PRIu64 "}}",
+		 name, ts, dur, seq);
+}
+
+/*
+ * Op and zone slices and the flow ends, written without printf: against
+ * the formats they replace, for halfway and negative times, times past
+ * int64 (llround's own result), NaN and infinities, names with every
+ * kind of escape, the "op <seq>" and "ZONE-<id>" names at their largest.
+ */
+static void slice_lines(const char *dir)
+{
+	static const double at[] = {
+		0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 999.4999999999999, 123456789.5,
+		4503599627370497.0, 9007199254740993.0, -4611686018427387904.0,
+		9223372036854774784.0, -9223372036854775808.0, 9223372036854775808.0,
+		1e300, -1e300, INFINITY, -INFINITY, NAN, -0.0, DBL_MIN,
+	};
+	static const char *const names[] = {
+		"q\"b\\s/\x01\x0a\x1f\x7f\xc3\xa9", "", "plain",
+	};
+	struct kprof_trace_cfg cfg = { .device_label = "device 0: test", .num_cores = 1 };
+	struct kprof_err err = { 0 };
+	struct kprof_trace *t = kprof_trace_open(tod, "lines.json", &cfg, &err);
+	char path[256], want[1024], ts[64], dur[64], name[256], *a;
+	struct kprof_zone_time z[2] = {
+		{ .core = 0, .zone_id = 7, .risc = 1 },
+		{ .core = 0, .zone_id = UINT32_MAX, .risc = 2 },
+	};
+
+	KT_CHECK(t, "open: %s", err.msg);
+	if (!t)
+		return;
+	kprof_trace_zone_name(t, 7, names[0]);
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+		struct kprof_core_time c = { 0, 0, at[i], at[(i + 1) % ARRAY_SIZE(at)] };
+		struct kprof_op_row row;
+
+		memset(&row, 0, sizeof(row));
+		row.seq = i ? i : UINT64_MAX;
+		snprintf(row.op_code, sizeof(row.op_code), "%s", names[i % ARRAY_SIZE(names)]);
+		row.host_start_ns = 1;
+		row.cores = &c;
+		row.ncores = 1;
+		for (int k = 0; k < 2; k++) {
+			z[k].start_ns = c.fw_start_ns;
+			z[k].end_ns = c.fw_end_ns;
+		}
+		row.zone_spans = z;
+		row.nzone_spans = 2;
+		kprof_trace_op(t, &row);
+	}
+	KT_CHECK(kprof_trace_close(t, &err) == 0, "close: %s", err.msg);
+	snprintf(path, sizeof(path), "%s/lines.json", dir);
+	a = kt_slurp(path, NULL);
+	KT_CHECK(a, "read %s", path);
+	for (size_t i = 0; a && i < ARRAY_SIZE(at); i++) {
+		double s = at[i], e = at[(i + 1) % ARRAY_SIZE(at)];
+		uint64_t seq = i ? i : UINT64_MAX;
+		const char *n = names[i % ARRAY_SIZE(names)];
+
+		old_ts(ts, sizeof(ts), round(s));
+		old_ts(dur, sizeof(dur), round(e) - round(s));
+		if (n[0])
+			old_str(name, sizeof(name), n);
+		else
+			snprintf(name, sizeof(name), "\"op %" PRIu64 "\"", seq);
+		old_slice(want, sizeof(want), "op", 0, name, ts, dur, seq);
+		KT_CHECK(strstr(a, want), "no line %s", want);
+		old_str(name, sizeof(name), names[0]);
+		old_slice(want, sizeof(want), "zone", KPROF_TRACE_ZONE_TID + 1, name, ts, dur, seq);
+		KT_CHECK(strstr(a, want), "no line %s", want);
+		snprintf(name, sizeof(name), "\"ZONE-%u\"", UINT32_MAX);
+		old_slice(want, sizeof(want), "zone", KPROF_TRACE_ZONE_TID + 2, name, ts, dur, seq);
+		KT_CHECK(strstr(a, want), "no line %s", want);
+		/* the flow end: at the first core's start, not rounded first */
+		old_ts(ts, sizeof(ts), isnan(s) ? INFINITY : s);
+		snprintf(want, sizeof(want),
+			 "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%"
+			 PRIu64 ",\"pid\":1,\"tid\":0,\"ts\":%s}", seq, ts);
+		KT_CHECK(strstr(a, want), "no line %s", want);
+	}
+	free(a);
+}
+
 int main(void)
 {
 	char *dir = kt_tmpdir(), *a, *b, *p;
@@ -555,6 +678,7 @@ int main(void)
 	KT_EQ_U64(nclock, 1);
 	spilled(dir);
 	host_lines(dir);
+	slice_lines(dir);
 	kprof_outdir_close(tod);
 	kt_rmrf(dir);
 	return kt_done("test_trace");

@@ -8,7 +8,6 @@
 #include "kprof_xsort.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,8 +17,10 @@
 
 #define PID_DEVICE	KPROF_TRACE_PID_DEVICE
 #define PID_HOST	KPROF_TRACE_PID_HOST
-/* its digits, for the lines written without printf */
+/* their digits, for the lines written without printf */
+#define PID_DEVICE_STR	"1"
 #define PID_HOST_STR	"2"
+_Static_assert(PID_DEVICE == 1, "PID_DEVICE_STR names PID_DEVICE");
 _Static_assert(PID_HOST == 2, "PID_HOST_STR names PID_HOST");
 #define MAX_NAMED_TIDS	4096	/* host threads given a name track */
 /* Zone tracks: tid KPROF_TRACE_ZONE_TID + core * 10 + RISC, sorted right
@@ -66,71 +67,120 @@ struct busy_ev {
 	int32_t w;
 };
 
+/*
+ * Per-op and per-call events are assembled at p by the char *put_* helpers
+ * below (each returns the end) and written in one piece: fprintf's format
+ * parsing and a stdio call per field were most of trace.json's cost.
+ */
+
+static const char hex[] = "0123456789abcdef";
+
+/* s (a string literal) at p; inlined, strlen and memcpy fold to moves */
+static inline char *put_lit(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * The n bytes of s in a JSON string, without its quotes: at most 6 n
+ * bytes ("\"", "\\" and "\u00XX" for control characters).
+ */
+static char *put_esc(char *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20) {
+			p = put_lit(p, "\\u00");
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 0xf];
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	return p;
+}
+
+/* at most STR_CHUNK bytes of a string are escaped at a time */
+#define STR_CHUNK	64
+
+/* s as a JSON string, of any length (names of tracks, rare) */
 static void put_str(FILE *f, const char *s)
 {
-	putc_unlocked('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char b[1 + 6 * STR_CHUNK + 1], *p = b;
+	size_t n = strlen(s), k;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			putc_unlocked(c, f);
+	*p++ = '"';
+	for (;;) {
+		k = n < STR_CHUNK ? n : STR_CHUNK;
+		p = put_esc(p, s, k);
+		s += k;
+		n -= k;
+		if (!n)
+			break;
+		fwrite_unlocked(b, 1, (size_t)(p - b), f);
+		p = b;
 	}
-	putc_unlocked('"', f);
+	*p++ = '"';
+	fwrite_unlocked(b, 1, (size_t)(p - b), f);
+}
+
+/* the separator before an event (at most 2 bytes): none before the first */
+static char *put_sep(struct kprof_trace *t, char *p)
+{
+	if (!t->first)
+		*p++ = ',';
+	*p++ = '\n';
+	t->first = 0;
+	return p;
 }
 
 static void sep(struct kprof_trace *t)
 {
-	fputs_unlocked(t->first ? "\n" : ",\n", t->f);
-	t->first = 0;
-}
+	char b[2];
 
-/* Decimal digits without printf: this runs once or more per op and core. */
-static void put_uint(FILE *f, uint64_t v)
-{
-	char b[24];
-
-	fwrite_unlocked(b, 1, (size_t)(kprof_fmt_u64(b, v) - b), f);
+	fwrite_unlocked(b, 1, (size_t)(put_sep(t, b) - b), t->f);
 }
 
 /*
- * microseconds, as the format wants, with ns resolution: "us.nnn";
- * assembled from the end in one buffer, one write (twice a slice)
+ * llround(ns), without its call where ns is in range: truncated, then
+ * the exact fraction rounded half away from zero as llround does
  */
-static void put_ts(FILE *f, const char *key, double ns)
+static int64_t ns_round(double ns)
 {
-	int64_t v = (int64_t)llround(ns);
-	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;	/* INT64_MIN too */
-	size_t klen = strlen(key);
-	char b[64];
-	int i = sizeof(b);
+	if (ns > -0x1p63 && ns < 0x1p63) {
+		int64_t i = (int64_t)ns;
+		double f = ns - (double)i;
 
-	if (klen > sizeof(b) - 32) {	/* no key is this long: kept correct */
-		fputs_unlocked(",\"", f);
-		fputs_unlocked(key, f);
-		klen = 0;
+		return i + (f >= 0.5) - (f <= -0.5);
 	}
-	for (int k = 0; k < 3; k++, a /= 10)
-		b[--i] = (char)('0' + a % 10);
-	b[--i] = '.';
-	do {
-		b[--i] = (char)('0' + a % 10);
-		a /= 10;
-	} while (a);
+	return llround(ns);
+}
+
+/* the most put_ts writes: "-", 16 digits, ".nnn" */
+#define TS_MAX		21
+
+/* microseconds, as the format wants, with ns resolution: "us.nnn" */
+static char *put_ts(char *p, double ns)
+{
+	int64_t v = ns_round(ns);
+	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;	/* INT64_MIN too */
+	unsigned int r = (unsigned int)(a % 1000);
+
 	if (v < 0)
-		b[--i] = '-';
-	b[--i] = ':';
-	b[--i] = '"';
-	if (klen) {
-		i -= (int)klen;
-		memcpy(b + i, key, klen);
-		b[--i] = '"';
-		b[--i] = ',';
-	}
-	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, f);
+		*p++ = '-';
+	p = kprof_fmt_u64(p, a / 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	p[2] = (char)('0' + r / 10 % 10);
+	p[3] = (char)('0' + r % 10);
+	return p + 4;
 }
 
 static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
@@ -327,25 +377,36 @@ void kprof_trace_zone_name(struct kprof_trace *t, uint32_t zone_id, const char *
 	t->nznames++;
 }
 
-/* One X event on the device; both ends rounded to ns first, so that
- * ts + dur is the end the busy counter uses, to the ns.
+/* an op's or a zone's name as a JSON string, quotes included */
+#define NAME_MAX_JSON	(2 + 6 * KPROF_OP_CODE_LEN)
+/* the most a device slice's line holds besides its name */
+#define SLICE_MAX	(64 + 10 + 8 + 2 * (6 + TS_MAX) + 16 + 20 + 2)
+
+/*
+ * One X event on the device, its name (nname bytes) a JSON string; both
+ * ends rounded to ns first, so that ts + dur is the end the busy counter
+ * uses, to the ns.
  */
 static void dev_slice(struct kprof_trace *t, const char *cat, uint32_t tid,
-		      const char *name, double s, double e, uint64_t seq)
+		      const char *name, size_t nname, double s, double e, uint64_t seq)
 {
-	sep(t);
-	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"", t->f);
-	fputs_unlocked(cat, t->f);
-	fputs_unlocked("\",\"pid\":1,\"tid\":", t->f);
-	put_uint(t->f, tid);
-	fputs_unlocked(",\"name\":", t->f);
-	put_str(t->f, name);
+	char b[SLICE_MAX + NAME_MAX_JSON], *p = put_sep(t, b);
+
+	p = put_lit(p, "{\"ph\":\"X\",\"cat\":\"");
+	p = put_lit(p, cat);
+	p = put_lit(p, "\",\"pid\":" PID_DEVICE_STR ",\"tid\":");
+	p = kprof_fmt_u64(p, tid);
+	p = put_lit(p, ",\"name\":");
+	memcpy(p, name, nname);
 	/* round(), not llround(): ends past int64 (fuzzed spools) stay defined */
-	put_ts(t->f, "ts", round(s));
-	put_ts(t->f, "dur", round(e) - round(s));
-	fputs_unlocked(",\"args\":{\"seq\":", t->f);
-	put_uint(t->f, seq);
-	fputs_unlocked("}}", t->f);
+	p = put_lit(p + nname, ",\"ts\":");
+	p = put_ts(p, round(s));
+	p = put_lit(p, ",\"dur\":");
+	p = put_ts(p, round(e) - round(s));
+	p = put_lit(p, ",\"args\":{\"seq\":");
+	p = kprof_fmt_u64(p, seq);
+	p = put_lit(p, "}}");
+	fwrite_unlocked(b, 1, (size_t)(p - b), t->f);
 }
 
 static void zone_slices(struct kprof_trace *t, const struct kprof_op_row *row)
@@ -353,16 +414,21 @@ static void zone_slices(struct kprof_trace *t, const struct kprof_op_row *row)
 	for (uint32_t i = 0; i < row->nzone_spans; i++) {
 		const struct kprof_zone_time *z = &row->zone_spans[i];
 		const char *n = zone_name(t, z->zone_id);
-		char buf[24];
+		/* a zone's name is shorter than KPROF_NAME_LEN, "ZONE-<id>" too */
+		char name[2 + 6 * KPROF_NAME_LEN], *p = name;
 		uint8_t risc = z->risc < KPROF_MAX_RISCS ? z->risc : 0;
 
-		if (!n) {
-			snprintf(buf, sizeof(buf), "ZONE-%u", z->zone_id);
-			n = buf;
+		*p++ = '"';
+		if (n) {
+			p = put_esc(p, n, strlen(n));
+		} else {
+			p = put_lit(p, "ZONE-");
+			p = kprof_fmt_u64(p, z->zone_id);
 		}
+		*p++ = '"';
 		name_zone_track(t, z->core, risc);
-		dev_slice(t, "zone", zone_tid(z->core, risc), n, z->start_ns, z->end_ns,
-			  row->seq);
+		dev_slice(t, "zone", zone_tid(z->core, risc), name, (size_t)(p - name),
+			  z->start_ns, z->end_ns, row->seq);
 	}
 }
 
@@ -386,8 +452,8 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 static void busy_slice(struct kprof_trace *t, uint32_t track, double s, double e,
 		       uint32_t ncores)
 {
-	struct busy_ev b0 = { llround(s), track, (int32_t)ncores };
-	struct busy_ev b1 = { llround(e), track, -(int32_t)ncores };
+	struct busy_ev b0 = { ns_round(s), track, (int32_t)ncores };
+	struct busy_ev b1 = { ns_round(e), track, -(int32_t)ncores };
 
 	if (t->busy_nomem)
 		return;
@@ -423,24 +489,30 @@ static void busy_core(struct kprof_trace *t, uint32_t core)
 }
 
 static void op_slice(struct kprof_trace *t, const struct kprof_op_row *row, const char *name,
-		     uint32_t track, double s, double e, uint32_t ncores)
+		     size_t nname, uint32_t track, double s, double e, uint32_t ncores)
 {
 	name_track(t, track);
 	busy_slice(t, track, s, e, ncores);
-	dev_slice(t, "op", track, name, s, e, row->seq);
+	dev_slice(t, "op", track, name, nname, s, e, row->seq);
 }
 
 void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 {
 	double gs = 0, ge = 0, first = INFINITY;
 	uint32_t gtrack = UINT32_MAX, first_track = 0, gn = 0;
-	char name[KPROF_OP_CODE_LEN + 24];
+	char name[NAME_MAX_JSON], *p = name;
+	size_t nname;
 
 	/* once for the op's slices on all its tracks */
-	if (row->op_code[0])
-		snprintf(name, sizeof(name), "%s", row->op_code);
-	else
-		snprintf(name, sizeof(name), "op %" PRIu64, row->seq);
+	*p++ = '"';
+	if (row->op_code[0]) {
+		p = put_esc(p, row->op_code, strnlen(row->op_code, sizeof(row->op_code)));
+	} else {
+		p = put_lit(p, "op ");
+		p = kprof_fmt_u64(p, row->seq);
+	}
+	*p++ = '"';
+	nname = (size_t)(p - name);
 
 	for (uint32_t i = 0; i < row->ncores; i++) {
 		const struct kprof_core_time *c = &row->cores[i];
@@ -454,7 +526,7 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 		/* cores come in ascending order: a group is a run of them */
 		if (track != gtrack) {
 			if (gtrack != UINT32_MAX)
-				op_slice(t, row, name, gtrack, gs, ge, gn);
+				op_slice(t, row, name, nname, gtrack, gs, ge, gn);
 			gtrack = track;
 			gs = c->fw_start_ns;
 			ge = c->fw_end_ns;
@@ -466,18 +538,23 @@ void kprof_trace_op(struct kprof_trace *t, const struct kprof_op_row *row)
 		gn++;
 	}
 	if (gtrack != UINT32_MAX)
-		op_slice(t, row, name, gtrack, gs, ge, gn);
+		op_slice(t, row, name, nname, gtrack, gs, ge, gn);
 	if (t->group == 1 && row->nzone_spans)
 		zone_slices(t, row);
 	/* flow arrow: launch (host) -> the op's first core (device) */
 	if (row->ncores && row->host_start_ns != KPROF_AGG_NONE) {
-		sep(t);
-		fprintf(t->f,
-			"{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%"
-			PRIu64 ",\"pid\":%d,\"tid\":%u",
-			row->seq, PID_DEVICE, first_track);
-		put_ts(t->f, "ts", first);
-		fputc('}', t->f);
+		char b[128];
+
+		p = put_sep(t, b);
+		p = put_lit(p, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",");
+		p = put_lit(p, "\"name\":\"launch\",\"id\":");
+		p = kprof_fmt_u64(p, row->seq);
+		p = put_lit(p, ",\"pid\":" PID_DEVICE_STR ",\"tid\":");
+		p = kprof_fmt_u64(p, first_track);
+		p = put_lit(p, ",\"ts\":");
+		p = put_ts(p, first);
+		*p++ = '}';
+		fwrite_unlocked(b, 1, (size_t)(p - b), t->f);
 	}
 }
 
@@ -485,6 +562,8 @@ void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev)
 {
 	const char *what = ev->role == KPROF_ROLE_LAUNCH ? "launch" :
 			   ev->role == KPROF_ROLE_SYNC ? "sync" : "ioctl";
+	/* the slice's line and the flow start's, each under 256 bytes */
+	char b[512], *p;
 	uint32_t i;
 
 	for (i = 0; i < t->ntids && t->tids[i] != ev->tid; i++)
@@ -498,50 +577,51 @@ void kprof_trace_host(struct kprof_trace *t, const struct kprof_host_event *ev)
 		snprintf(name, sizeof(name), "%s (%u/%u)", comm, ev->pid, ev->tid);
 		meta(t, PID_HOST, ev->tid, "thread_name", name);
 	}
-	/* no fprintf: a slice (and a flow start) per launch and sync call */
-	sep(t);
-	fputs_unlocked("{\"ph\":\"X\",\"cat\":\"ioctl\",\"pid\":" PID_HOST_STR ",\"tid\":",
-		       t->f);
-	put_uint(t->f, ev->tid);
-	fputs_unlocked(",\"name\":\"", t->f);
-	fputs_unlocked(what, t->f);
-	fputc_unlocked('"', t->f);
-	put_ts(t->f, "ts", (double)ev->enter_ns);
-	put_ts(t->f, "dur", (double)(ev->exit_ns - ev->enter_ns));
-	fputs_unlocked(",\"args\":{\"seq\":", t->f);
-	put_uint(t->f, ev->seq);
-	fputs_unlocked(",\"ret\":", t->f);
+	/* a slice (and a flow start) per launch and sync call, in one write */
+	p = put_sep(t, b);
+	p = put_lit(p, "{\"ph\":\"X\",\"cat\":\"ioctl\",\"pid\":" PID_HOST_STR ",\"tid\":");
+	p = kprof_fmt_u64(p, ev->tid);
+	p = put_lit(p, ",\"name\":\"");
+	p = put_lit(p, what);
+	p = put_lit(p, "\",\"ts\":");
+	p = put_ts(p, (double)ev->enter_ns);
+	p = put_lit(p, ",\"dur\":");
+	p = put_ts(p, (double)(ev->exit_ns - ev->enter_ns));
+	p = put_lit(p, ",\"args\":{\"seq\":");
+	p = kprof_fmt_u64(p, ev->seq);
+	p = put_lit(p, ",\"ret\":");
 	if (ev->ret < 0)
-		fputc_unlocked('-', t->f);
-	put_uint(t->f, ev->ret < 0 ? 0 - (uint64_t)ev->ret : (uint64_t)ev->ret);
-	{
-		/* "0x%08x" */
-		static const char hex[] = "0123456789abcdef";
-		char b[24] = ",\"cmd\":\"0x";
-
-		for (int k = 0; k < 8; k++)
-			b[10 + k] = hex[(ev->cmd >> (4 * (7 - k))) & 0xf];
-		fwrite_unlocked(b, 1, 18, t->f);
-	}
-	fputs_unlocked("\"}}", t->f);
+		*p++ = '-';
+	p = kprof_fmt_u64(p, ev->ret < 0 ? 0 - (uint64_t)ev->ret : (uint64_t)ev->ret);
+	/* "0x%08x" */
+	p = put_lit(p, ",\"cmd\":\"0x");
+	for (int k = 0; k < 8; k++)
+		*p++ = hex[(ev->cmd >> (4 * (7 - k))) & 0xf];
+	p = put_lit(p, "\"}}");
 	if (ev->role == KPROF_ROLE_LAUNCH && ev->ret >= 0) {
-		sep(t);
-		fputs_unlocked("{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":",
-			       t->f);
-		put_uint(t->f, ev->seq);
-		fputs_unlocked(",\"pid\":" PID_HOST_STR ",\"tid\":", t->f);
-		put_uint(t->f, ev->tid);
-		put_ts(t->f, "ts", (double)ev->enter_ns);
-		fputc_unlocked('}', t->f);
+		p = put_sep(t, p);
+		p = put_lit(p, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
+		p = kprof_fmt_u64(p, ev->seq);
+		p = put_lit(p, ",\"pid\":" PID_HOST_STR ",\"tid\":");
+		p = kprof_fmt_u64(p, ev->tid);
+		p = put_lit(p, ",\"ts\":");
+		p = put_ts(p, (double)ev->enter_ns);
+		*p++ = '}';
 	}
+	fwrite_unlocked(b, 1, (size_t)(p - b), t->f);
 }
 
 void kprof_trace_clock(struct kprof_trace *t, uint64_t host_ns, uint32_t mhz)
 {
-	sep(t);
-	fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"clock MHz\"", PID_DEVICE);
-	put_ts(t->f, "ts", (double)host_ns);
-	fprintf(t->f, ",\"args\":{\"MHz\":%u}}", mhz);
+	char b[128], *p = put_sep(t, b);
+
+	p = put_lit(p, "{\"ph\":\"C\",\"pid\":" PID_DEVICE_STR
+		    ",\"tid\":0,\"name\":\"clock MHz\",\"ts\":");
+	p = put_ts(p, (double)host_ns);
+	p = put_lit(p, ",\"args\":{\"MHz\":");
+	p = kprof_fmt_u64(p, mhz);
+	p = put_lit(p, "}}");
+	fwrite_unlocked(b, 1, (size_t)(p - b), t->f);
 }
 
 static unsigned int busy_of(int64_t run, uint32_t group)
@@ -572,7 +652,8 @@ static int busy_counter(struct kprof_trace *t)
 	uint64_t busy = 0;
 	double last = -1, den = t->num_cores > t->nseen ? t->num_cores : t->nseen;
 	const void *p;
-	char head[96], val[32];
+	/* a sample's line: "%.6g" takes at most 13 bytes (31 memoized) */
+	char b[128], *q;
 	struct busy_memo *memo;
 	int r;
 
@@ -587,8 +668,6 @@ static int busy_counter(struct kprof_trace *t)
 		free(memo);
 		return kprof_err_set(&t->bev_err, ENOMEM, "out of memory");
 	}
-	snprintf(head, sizeof(head), "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"busy\"",
-		 PID_DEVICE);
 	r = kprof_xsort_next(t->bev, &p, &t->bev_err);
 	while (r == 1) {
 		int64_t ns = ((const struct busy_ev *)p)->ns;
@@ -609,22 +688,24 @@ static int busy_counter(struct kprof_trace *t)
 		if (v == last)
 			continue;
 		last = v;
-		sep(t);
-		fputs_unlocked(head, t->f);
-		put_ts(t->f, "ts", (double)ns);
-		fputs_unlocked(",\"args\":{\"%\":", t->f);
+		q = put_sep(t, b);
+		q = put_lit(q, "{\"ph\":\"C\",\"pid\":" PID_DEVICE_STR
+			    ",\"tid\":0,\"name\":\"busy\",\"ts\":");
+		q = put_ts(q, (double)ns);
+		q = put_lit(q, ",\"args\":{\"%\":");
 		if (busy < BUSY_MEMO) {
 			struct busy_memo *m = &memo[busy];
 
 			/* the same v for the same busy: den does not change */
 			if (!m->len)
 				m->len = (uint8_t)snprintf(m->s, sizeof(m->s), "%.6g", v);
-			fwrite_unlocked(m->s, 1, m->len, t->f);
+			memcpy(q, m->s, m->len);
+			q += m->len;
 		} else {
-			fwrite_unlocked(val, 1, (size_t)snprintf(val, sizeof(val), "%.6g", v),
-					t->f);
+			q += snprintf(q, 32, "%.6g", v);
 		}
-		fputs_unlocked("}}", t->f);
+		q = put_lit(q, "}}");
+		fwrite_unlocked(b, 1, (size_t)(q - b), t->f);
 	}
 	free(run);
 	free(memo);
