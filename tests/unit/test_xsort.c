@@ -46,8 +46,13 @@ static size_t entries(const char *dir)
 	return n;
 }
 
-/* n events (nearly in order when near), sorted with runs of run_len. */
-static void check(struct kprof_outdir *od, size_t n, size_t run_len, int near,
+/* how events come: at random, nearly in order, in order (equal ones too), or
+ * in order but the last one, which goes first
+ */
+enum { RANDOM, NEAR, IN_ORDER, LAST_FIRST };
+
+/* n events (how they come: above), sorted with runs of run_len. */
+static void check(struct kprof_outdir *od, size_t n, size_t run_len, int how,
 		  unsigned int want_runs)
 {
 	struct kprof_err err = { 0 };
@@ -63,9 +68,14 @@ static void check(struct kprof_outdir *od, size_t n, size_t run_len, int near,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		/* as slices come: starts rising, ends later, ties on purpose */
-		ref[i] = (struct ev){ near ? (int64_t)(i / 3 * 10 + next() % 50) :
+		ref[i] = (struct ev){ how == NEAR ? (int64_t)(i / 3 * 10 + next() % 50) :
 				      (int64_t)(next() % 1000) - 500,
 				      (uint32_t)(next() % 8), (next() & 1) ? 4 : -4 };
+		/* in order: pairs of equal events, rising */
+		if (how >= IN_ORDER)
+			ref[i] = (struct ev){ (int64_t)(i / 4), (uint32_t)(i % 4 / 2), 4 };
+		if (how == LAST_FIRST && i == n - 1)
+			ref[i].ns = -1;
 		add_err += kprof_xsort_add(x, &ref[i], &err) != 0;
 	}
 	KT_CHECK(!add_err, "add: %s", err.msg);
@@ -103,6 +113,11 @@ int main(void)
 	check(od, 100000, 7, 0, 14286);	/* many tiny runs */
 	check(od, 100000, 4096, 1, 25);
 	check(od, 3000, 1, 0, 3000);
+	/* in order: not sorted again, in memory or in runs; the last out of order */
+	check(od, 1000, 4096, IN_ORDER, 0);
+	check(od, 10000, 1000, IN_ORDER, 10);
+	check(od, 1000, 4096, LAST_FIRST, 0);
+	check(od, 10000, 1000, LAST_FIRST, 10);
 	kprof_outdir_close(od);
 
 	/* a directory that cannot take the spill (gone): a clear error */

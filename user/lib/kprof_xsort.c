@@ -72,6 +72,21 @@ static int open_tmp(struct kprof_xsort *x, struct kprof_err *err)
 			     strerror(err ? err->code : EIO));
 }
 
+/*
+ * Sorts the buffered records, unless they are in order already: one pass
+ * of comparisons, not qsort's n log n (trace.json's slices mostly come in
+ * time order). Records in order are what glibc's stable qsort leaves.
+ */
+static void sort_buf(struct kprof_xsort *x)
+{
+	for (size_t i = 1; i < x->n; i++) {
+		if (x->cmp(x->buf + (i - 1) * x->size, x->buf + i * x->size) > 0) {
+			qsort(x->buf, x->n, x->size, x->cmp);
+			return;
+		}
+	}
+}
+
 /* Sorts the buffered records and appends them to the file as a run. */
 static int spill(struct kprof_xsort *x, struct kprof_err *err)
 {
@@ -86,7 +101,7 @@ static int spill(struct kprof_xsort *x, struct kprof_err *err)
 	if (!r)
 		return kprof_err_set(err, ENOMEM, "out of memory");
 	x->runs = r;
-	qsort(x->buf, x->n, x->size, x->cmp);
+	sort_buf(x);
 	while (done < len) {
 		ssize_t w = pwrite(x->fd, x->buf + done, len - done, x->end + (off_t)done);
 
@@ -211,8 +226,7 @@ int kprof_xsort_next(struct kprof_xsort *x, const void **rec, struct kprof_err *
 	if (!x->merging) {
 		x->merging = 1;
 		if (!x->nruns) {
-			if (x->n)
-				qsort(x->buf, x->n, x->size, x->cmp);
+			sort_buf(x);
 		} else {
 			ret = start_merge(x, err);
 			if (ret)
