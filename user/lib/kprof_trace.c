@@ -171,16 +171,22 @@ static char *put_ts(char *p, double ns)
 {
 	int64_t v = ns_round(ns);
 	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;	/* INT64_MIN too */
-	unsigned int r = (unsigned int)(a % 1000);
+	char *e;
 
 	if (v < 0)
 		*p++ = '-';
-	p = kprof_fmt_u64(p, a / 1000);
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	p[2] = (char)('0' + r / 10 % 10);
-	p[3] = (char)('0' + r % 10);
-	return p + 4;
+	if (a < 1000) {
+		p = put_lit(p, "0.");
+		p[0] = (char)('0' + a / 100);
+		p[1] = (char)('0' + a / 10 % 10);
+		p[2] = (char)('0' + a % 10);
+		return p + 3;
+	}
+	/* the ns digits, the last three moved a place on, after the point */
+	e = kprof_fmt_u64(p, a);
+	memmove(e - 2, e - 3, 3);
+	e[-3] = '.';
+	return e + 1;
 }
 
 static void meta(struct kprof_trace *t, int pid, uint32_t tid, const char *what,
