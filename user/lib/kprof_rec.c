@@ -27,6 +27,21 @@ const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1] = {
 /* every device type number has its entry (none left 0) */
 _Static_assert(KPROF_REC_MAX == 7, "kprof_rec_dev_min: a new type needs its entry");
 
+/* the same for the GPU agent's types, by number from KPROF_GREC_AGENT */
+const uint16_t kprof_rec_gpu_min[KPROF_REC_GPU_TYPES] = {
+	[KPROF_GREC_AGENT - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_agent),
+	/* older agents' kernel records lack the latency timestamps */
+	[KPROF_GREC_KERNEL - KPROF_GREC_AGENT] = KPROF_GREC_KERNEL_V1_SIZE,
+	[KPROF_GREC_COPY - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_copy),
+	[KPROF_GREC_API - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_api),
+	[KPROF_GREC_NAME - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_name),
+	[KPROF_GREC_DROPPED - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_dropped),
+	[KPROF_GREC_METRICS - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_metrics),
+	[KPROF_GREC_DEVICE - KPROF_GREC_AGENT] = sizeof(struct kprof_grec_device),
+};
+
+_Static_assert(KPROF_REC_GPU_TYPES == 8, "kprof_rec_gpu_min: a new type needs its entry");
+
 _Static_assert(offsetof(struct kprof_grec_kernel, queued_ns) == KPROF_GREC_KERNEL_V1_SIZE,
 	       "a kernel record of an older agent ends before queued_ns");
 
@@ -44,18 +59,9 @@ static inline size_t min_size(unsigned int type)
 		return sizeof(struct kprof_cuda_event);
 	if (type == KPROF_HREC_CUDA_STATS)
 		return sizeof(struct kprof_cuda_bpf_stats);
-	switch (type) {
-	case KPROF_GREC_AGENT:		return sizeof(struct kprof_grec_agent);
-	/* older agents' kernel records lack the latency timestamps */
-	case KPROF_GREC_KERNEL:		return KPROF_GREC_KERNEL_V1_SIZE;
-	case KPROF_GREC_COPY:		return sizeof(struct kprof_grec_copy);
-	case KPROF_GREC_API:		return sizeof(struct kprof_grec_api);
-	case KPROF_GREC_NAME:		return sizeof(struct kprof_grec_name);
-	case KPROF_GREC_DROPPED:	return sizeof(struct kprof_grec_dropped);
-	case KPROF_GREC_METRICS:	return sizeof(struct kprof_grec_metrics);
-	case KPROF_GREC_DEVICE:		return sizeof(struct kprof_grec_device);
-	default:			return 0;
-	}
+	if (type - KPROF_GREC_AGENT < KPROF_REC_GPU_TYPES)
+		return kprof_rec_gpu_min[type - KPROF_GREC_AGENT];
+	return 0;
 }
 
 size_t kprof_rec_min_size(unsigned int type)

@@ -64,6 +64,9 @@ static inline size_t kprof_rec_counters_need(const void *rec)
 
 /* minimum size of each device type, UINT16_MAX for PAD (kprof_rec.c) */
 extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
+/* and of each GPU agent type, KPROF_GREC_AGENT on (<kprof/gpu_rec.h>) */
+#define KPROF_REC_GPU_TYPES	(KPROF_GREC_DEVICE - KPROF_GREC_AGENT + 1)
+extern const uint16_t kprof_rec_gpu_min[KPROF_REC_GPU_TYPES];
 
 /*
  * kprof_rec_next()'s hot path, inline (the report's loops call it once per
@@ -73,6 +76,7 @@ extern const uint16_t kprof_rec_dev_min[KPROF_REC_MAX + 1];
  * types that need no more (not PAD, not COUNTERS); NULL for every other
  * case, it->off unchanged, for the slow path to do. A COUNTERS record
  * also needs room for its values (kprof_rec_counters_need), as there.
+ * The GPU agent's types (an NVIDIA report's every record) come last.
  */
 static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_iter *it)
 {
@@ -90,7 +94,10 @@ static inline const struct kprof_rec_hdr *kprof_rec_next_fast(struct kprof_rec_i
 		    (h.type <= KPROF_REC_MAX && h.size >= kprof_rec_dev_min[h.type] &&
 		     !(h.size % 8) && h.size <= left &&
 		     (h.type != KPROF_REC_COUNTERS ||
-		      h.size >= kprof_rec_counters_need(it->buf + it->off)))) {
+		      h.size >= kprof_rec_counters_need(it->buf + it->off))) ||
+		    ((unsigned int)h.type - KPROF_GREC_AGENT < KPROF_REC_GPU_TYPES &&
+		     h.size >= kprof_rec_gpu_min[h.type - KPROF_GREC_AGENT] &&
+		     !(h.size % 8) && h.size <= left)) {
 			const struct kprof_rec_hdr *r =
 				(const struct kprof_rec_hdr *)(it->buf + it->off);
 
