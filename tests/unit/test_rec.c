@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Record reader: valid streams, unknown types, truncation, bad sizes, garbage. */
+/* Record reader: valid streams, unknown types, truncation, bad sizes, garbage, GPU types. */
 #include "kt.h"
+#include "kprof_array_size.h"
 #include "kprof_rec.h"
 
 static uint64_t bufw[1024];
@@ -31,8 +32,54 @@ static int count_all(const void *buf, size_t len, int *nrec, size_t *bad_off,
 	return ret;
 }
 
+/*
+ * The GPU agent's records: each type at its minimum and at a size past it
+ * read whole; shorter than its minimum, or not a multiple of 8, refused
+ * at its offset (the inline fast path and the slow path agree)
+ */
+static void gpu_types(void)
+{
+	static const struct { uint16_t type, min; } t[] = {
+		{ KPROF_GREC_AGENT, sizeof(struct kprof_grec_agent) },
+		{ KPROF_GREC_KERNEL, KPROF_GREC_KERNEL_V1_SIZE },
+		{ KPROF_GREC_COPY, sizeof(struct kprof_grec_copy) },
+		{ KPROF_GREC_API, sizeof(struct kprof_grec_api) },
+		{ KPROF_GREC_NAME, sizeof(struct kprof_grec_name) },
+		{ KPROF_GREC_DROPPED, sizeof(struct kprof_grec_dropped) },
+		{ KPROF_GREC_METRICS, sizeof(struct kprof_grec_metrics) },
+		{ KPROF_GREC_DEVICE, sizeof(struct kprof_grec_device) },
+	};
+	struct kprof_err err;
+	size_t off;
+	int nrec, ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		uint16_t sizes[] = { t[i].min, (uint16_t)(t[i].min + 16), (uint16_t)(t[i].min - 8),
+				     (uint16_t)(t[i].min + 4) };
+
+		for (size_t k = 0; k < 4; k++) {
+			struct kprof_rec_hdr h = { t[i].type, sizes[k], 0 };
+			/* the record, then a marker after it */
+			size_t n = ((size_t)sizes[k] + 7) / 8 * 8;
+
+			memset(bufw, 0, sizeof(bufw));
+			memcpy(bufw, &h, sizeof(h));
+			n += put_marker((uint8_t *)bufw + n, 1, 2);
+			ret = count_all(bufw, n, &nrec, &off, &err);
+			if (k < 2)
+				KT_CHECK(ret == KPROF_REC_END && nrec == 2, "%#x of %u: %d %d",
+					 t[i].type, sizes[k], ret, nrec);
+			else
+				KT_CHECK(ret == KPROF_REC_BAD && nrec == 0 && off == 0 &&
+					 strstr(err.msg, "offset 1000"), "%#x of %u: %d %s", t[i].type,
+					 sizes[k], ret, err.msg);
+		}
+	}
+}
+
 int main(void)
 {
+	gpu_types();
 	uint8_t *b = (uint8_t *)bufw;
 	struct kprof_err err;
 	size_t n = 0, off;
