@@ -71,8 +71,8 @@ static void gpu_types(void)
 					 t[i].type, sizes[k], ret, nrec);
 			else
 				KT_CHECK(ret == KPROF_REC_BAD && nrec == 0 && off == 0 &&
-					 strstr(err.msg, "offset 1000"), "%#x of %u: %d %s", t[i].type,
-					 sizes[k], ret, err.msg);
+					 strstr(err.msg, "offset 1000"), "%#x of %u: %d %s",
+					 t[i].type, sizes[k], ret, err.msg);
 		}
 	}
 }
