@@ -128,6 +128,13 @@ struct kprof_agg {
 	struct lost_pt *lost;
 	size_t nlost, lost_cap;
 	uint64_t lost_run;
+	/* kprof_agg_marker_run(): next_check_wm as cycles of run_seg (run_xw
+	 * cycles from its dev0 are at or below run_wm), made again when
+	 * either changes
+	 */
+	struct kprof_ts_seg run_seg;
+	double run_wm;
+	uint64_t run_xw;
 };
 
 static size_t hslot(const struct kprof_agg *a, uint64_t seq)
@@ -165,6 +172,7 @@ struct kprof_agg *kprof_agg_new(const struct kprof_agg_config *cfg,
 	a->rnd = 0x9E3779B97F4A7C15ULL;
 	a->wm = -INFINITY;
 	a->next_check_wm = -INFINITY;
+	a->run_wm = NAN;	/* run_xw not made yet */
 	a->prev_fw_end_ns = NAN;
 	return a;
 }
@@ -990,6 +998,135 @@ int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
 		break;
 	}
 	return tick_seen(a, err);
+}
+
+/*
+ * How many inputs may pass before the next retirement check, and how far
+ * (cycles past seg->dev0) a run's markers may go with none due: the
+ * watermark past next_check_wm would make one.
+ */
+static size_t run_room(struct kprof_agg *a, const struct kprof_ts_seg *seg, uint64_t *xlen)
+{
+	if (a->since_check >= CHECK_EVERY - 1 || !(a->wm <= a->next_check_wm))
+		return 0;
+	if (memcmp(&a->run_seg, seg, sizeof(*seg)) || a->run_wm != a->next_check_wm) {
+		a->run_seg = *seg;
+		a->run_wm = a->next_check_wm;
+		a->run_xw = kprof_ts_seg_upto(seg, 1ULL << 63, a->next_check_wm);
+	}
+	if (*xlen > a->run_xw)
+		*xlen = a->run_xw;
+	return CHECK_EVERY - 1 - a->since_check;
+}
+
+size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
+			    struct kprof_agg_run *run)
+{
+	struct op *o = a->last_op;
+	const struct kprof_ts_seg *seg = run->seg;
+	const unsigned char *p = recs;
+	const uint64_t dev0 = seg->dev0;
+	const uint32_t lo = run->op_lo, nr = a->cfg.num_riscs;
+	uint64_t xlen = run->xlen, xmax = 0, xlast = 0, seq1, *cr = a->cr_seq;
+	uint32_t ncl = a->cfg.num_cores ? a->cfg.num_cores : 65536U;
+	const uint32_t *chint = a->chint;
+	const int zone_spans = a->cfg.zone_spans;
+	size_t i, room;
+	double t;
+
+	if (!o || (uint32_t)o->seq != lo || widen_seq(a, lo) != o->seq)
+		return 0;
+	room = run_room(a, seg, &xlen);
+	if (n > room)
+		n = room;
+	if (ncl > a->cr_cores)
+		ncl = a->cr_cores;
+	seq1 = o->seq + 1;
+	for (i = 0; i < n; i++, p += sizeof(struct kprof_rec_marker)) {
+		struct kprof_rec_marker m;
+		struct core_span *cs;
+		uint64_t x, *crs;
+		uint32_t h;
+
+		memcpy(&m, p, sizeof(m));
+		x = m.timestamp - dev0;
+		if (m.hdr.type != KPROF_REC_MARKER || m.hdr.size != sizeof(m) ||
+		    (m.hdr.flags & KPROF_RECF_CORRUPT) || m.op_seq != lo ||
+		    x >= xlen || m.core >= ncl || m.risc >= nr)
+			break;
+		h = chint[m.core];
+		if (h < o->ncores && o->cores[h].core == m.core) {
+			cs = &o->cores[h];
+		} else {
+			/* the op's first marker on this core; NULL (no
+			 * memory): marker_at() tries again and says so
+			 */
+			cs = op_core_slow(a, o, m.core, NULL);
+			if (!cs)
+				break;
+		}
+		switch (m.kind) {
+		case KPROF_MARK_FW_START:
+			if (m.timestamp < o->fw_s)
+				o->fw_s = m.timestamp;
+			if (m.timestamp < cs->fs)
+				cs->fs = m.timestamp;
+			break;
+		case KPROF_MARK_FW_END:
+			if (m.timestamp > o->fw_e)
+				o->fw_e = m.timestamp;
+			if (m.timestamp > cs->fe)
+				cs->fe = m.timestamp;
+			break;
+		case KPROF_MARK_KERNEL_START:
+			if (m.timestamp < o->k_s)
+				o->k_s = m.timestamp;
+			if (m.timestamp < cs->ks)
+				cs->ks = m.timestamp;
+			if (m.timestamp < o->rks[m.risc])
+				o->rks[m.risc] = m.timestamp;
+			break;
+		case KPROF_MARK_KERNEL_END:
+			if (m.timestamp > o->k_e)
+				o->k_e = m.timestamp;
+			if (m.timestamp > cs->ke)
+				cs->ke = m.timestamp;
+			if (m.timestamp > o->rke[m.risc])
+				o->rke[m.risc] = m.timestamp;
+			break;
+		case KPROF_MARK_ZONE_START:
+		case KPROF_MARK_ZONE_END:
+			if (zone_spans)
+				goto out;	/* held for pairing: marker_at() */
+			o->zones++;
+			break;
+		default:
+			goto out;		/* counted as bad by marker_at() */
+		}
+		cs->riscs |= (uint8_t)(1U << m.risc);
+		crs = &cr[(size_t)m.core * KPROF_MAX_RISCS + m.risc];
+		if (*crs < seq1)
+			*crs = seq1;
+		if (x > xmax)
+			xmax = x;
+		xlast = x;
+	}
+out:
+	if (!i)
+		return 0;
+	a->st.markers += i;
+	o->markers += i;
+	if (o->seq > a->max_marker_seq)
+		a->max_marker_seq = o->seq;
+	/* the conversion is monotonic: the latest marker's time is the max */
+	t = kprof_ts_seg_eval(seg, dev0 + xmax);
+	if (t > a->wm)
+		a->wm = t;
+	o->last = a->wm;
+	a->since_check += i;
+	run->xmax = xmax;
+	run->xlast = xlast;
+	return i;
 }
 
 /*

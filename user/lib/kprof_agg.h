@@ -187,6 +187,28 @@ int kprof_agg_device_rec_at(struct kprof_agg *a, const struct kprof_rec_hdr *rec
 			    double host_ns, struct kprof_err *err);
 int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
 		     struct kprof_err *err);
+/*
+ * A run of markers fed at once: the longest prefix of recs (n whole
+ * MARKER records, back to back, as a spool holds them) that continues the
+ * op of the marker fed before (op_lo: its low 32 bits) and that the
+ * per-marker path would take alike, with no retirement check due between
+ * them; the rest (another op, a new core in the op, a corrupt or invalid
+ * marker, a held zone marker, the check's input) is for
+ * kprof_agg_device_rec_at(). seg converts the markers' timestamps; those
+ * at xlen (<= 2^63) or more cycles past seg->dev0 are not taken. Returns
+ * how many were taken, 0 when none, and sets xmax and xlast (the latest and
+ * the last taken, as cycles past seg->dev0). The result is the same as
+ * the records given one by one with seg's times.
+ */
+struct kprof_agg_run {
+	const struct kprof_ts_seg *seg;
+	uint64_t xlen;
+	uint32_t op_lo;
+	uint64_t xmax, xlast;		/* out */
+};
+
+size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
+			    struct kprof_agg_run *run);
 /* Sets the op name (tt-metal logs have no OP records). */
 int kprof_agg_op_name(struct kprof_agg *a, uint64_t seq, const char *name,
 		      struct kprof_err *err);

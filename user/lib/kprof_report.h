@@ -58,6 +58,12 @@ struct kprof_report_opts {
 /* skip device_log.csv (one row per marker: large) */
 #define KPROF_REPORT_NO_DEVICE_LOG	(1U << 0)
 #define KPROF_REPORT_NO_TRACE		(1U << 1)	/* skip trace.json */
+/*
+ * feed the aggregation every marker on its own, not a run of one op's
+ * markers at once (kprof_agg_marker_run): the same outputs, slower; for
+ * the test that says so
+ */
+#define KPROF_REPORT_ONE_BY_ONE		(1U << 2)
 
 /*
  * Most a report holds ops for late data (kprof_lag.h): memory is the ops

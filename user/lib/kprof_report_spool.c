@@ -271,6 +271,12 @@ struct feed {
 	const struct kprof_report_opts *opts;
 	struct kprof_lag *lag;		/* measured here (NULL: by pass 1) */
 	double last_dev_key;
+	/* dev_run(): the next host record's key as cycles of run_seg (run_hx
+	 * cycles from its dev0 convert to run_hk or less)
+	 */
+	struct kprof_ts_seg run_seg;
+	double run_hk;
+	uint64_t run_hx;
 	/* device_log.csv's RISC names and FW / KERNEL zone names, by RISC,
 	 * and the types, each checked once (kprof_devlog_text)
 	 */
@@ -457,6 +463,65 @@ static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, double key,
 	return kprof_agg_device_rec_at(fd->agg, r, key, err);
 }
 
+/*
+ * After MARKER m was fed: the markers of its op that follow it in the
+ * device spool's window, fed to the engine at once while they convert in
+ * the fit's current segment and come before the next host record (at hk,
+ * when have_hk); at most max. The same as one by one through feed_dev(),
+ * for the native spool without device_log.csv. Returns how many.
+ */
+static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int have_hk,
+		      double hk, size_t max)
+{
+	const struct kprof_ts_seg *seg = &fd->c->fit.cur;
+	struct kprof_agg_run run = { .seg = seg, .op_lo = m->op_seq };
+	const void *recs;
+	size_t left, n;
+
+	if (fd->c->gdev || fd->out->devlog || !fd->c->fit.cur_len ||
+	    (fd->opts && (fd->opts->flags & KPROF_REPORT_ONE_BY_ONE)) ||
+	    (m->hdr.flags & KPROF_RECF_CORRUPT) ||
+	    (fd->lag && fd->lag->last_lo != m->op_seq))
+		return 0;
+	recs = kprof_spool_peek(fd->c->dev, &left);
+	n = left / sizeof(*m);
+	if (n > max)
+		n = max;
+	if (!n)
+		return 0;
+	run.xlen = fd->c->fit.cur_len < (1ULL << 63) ? fd->c->fit.cur_len : 1ULL << 63;
+	if (have_hk) {
+		if (memcmp(&fd->run_seg, seg, sizeof(*seg)) || fd->run_hk != hk) {
+			fd->run_seg = *seg;
+			fd->run_hk = hk;
+			fd->run_hx = kprof_ts_seg_upto(seg, 1ULL << 63, hk);
+		}
+		if (run.xlen > fd->run_hx)
+			run.xlen = fd->run_hx;
+	}
+	if (fd->lag) {
+		/* the meter's cycles past its SYNC, signed, grow with the
+		 * markers' up to where they wrap
+		 */
+		uint64_t w = fd->lag->sync_cycles + (1ULL << 63) - seg->dev0;
+
+		if (w && w < run.xlen)
+			run.xlen = w;
+	}
+	n = kprof_agg_marker_run(fd->agg, recs, n, &run);
+	if (!n)
+		return 0;
+	kprof_spool_take(fd->c->dev, n, n * sizeof(*m));
+	if (fd->lag) {
+		int64_t d = (int64_t)(seg->dev0 + run.xmax - fd->lag->sync_cycles);
+
+		if (d > fd->lag->run_max)
+			fd->lag->run_max = d;
+	}
+	fd->last_dev_key = kprof_ts_seg_eval(seg, seg->dev0 + run.xlast);
+	return n;
+}
+
 static int feed_host(struct feed *fd, const struct kprof_rec_hdr *r, struct kprof_err *err)
 {
 	if (r->type == KPROF_HREC_IOCTL) {
@@ -504,6 +569,10 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	while (dret == KPROF_REC_OK || hret == KPROF_REC_OK) {
 		if (dret == KPROF_REC_OK && (hret != KPROF_REC_OK || dk <= hk)) {
 			ret = feed_dev(fd, dr, dk, err);
+			if (!ret && dr->type == KPROF_REC_MARKER)
+				to_progress -= (uint32_t)dev_run(fd, (const void *)dr,
+								 hret == KPROF_REC_OK, hk,
+								 to_progress - 1);
 			dret = dev_next(fd->c, &dr, err);
 			if (dret == KPROF_REC_OK)
 				dk = dev_key(fd, dr);
@@ -1544,7 +1613,7 @@ static int report_outputs(struct spool_report *c, const struct report_in *in,
 		goto out;
 	}
 	fd = (struct feed){ .c = c, .agg = agg, .out = &out, .opts = opts,
-			    .lag = c->lag_in_pass2 ? &c->lag : NULL };
+			    .lag = c->lag_in_pass2 ? &c->lag : NULL, .run_hk = NAN };
 	ret = devlog_names(&fd);
 	if (ret)
 		kprof_err_set(err, -ret, "out of memory for device_log.csv's rows");

@@ -179,6 +179,29 @@ static inline int kprof_spool_next(struct kprof_spool_reader *r,
 	return kprof_spool_next_slow(r, rec, err);
 }
 
+/*
+ * For a caller that takes records itself: the bytes left in the reader's
+ * window (*left of them, maybe 0, the last record maybe cut), valid until
+ * the next call on r; kprof_spool_take() of the n whole records (bytes
+ * in all) it took from their start.
+ */
+static inline const void *kprof_spool_peek(struct kprof_spool_reader *r, size_t *left)
+{
+	struct kprof_spool_cursor *c = (struct kprof_spool_cursor *)(void *)r;
+
+	*left = c->it.len - c->it.off;
+	return c->it.buf + c->it.off;
+}
+
+static inline void kprof_spool_take(struct kprof_spool_reader *r, uint64_t n, size_t bytes)
+{
+	struct kprof_spool_cursor *c = (struct kprof_spool_cursor *)(void *)r;
+
+	c->it.off += bytes;
+	c->st.records += n;
+	c->st.bytes += bytes;
+}
+
 const struct kprof_spool_stats *kprof_spool_reader_stats(const struct kprof_spool_reader *r);
 /*
  * The index of the device spool dev (raw/device.kidx in dirfd), open for

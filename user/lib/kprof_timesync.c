@@ -342,6 +342,24 @@ double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles)
 	return kprof_ts_seg_eval(s, cycles);
 }
 
+uint64_t kprof_ts_seg_upto(const struct kprof_ts_seg *s, uint64_t len, double t)
+{
+	uint64_t lo = 0, hi = len;
+
+	if (!(s->ns_per_cycle >= 0) || len > (1ULL << 63))
+		return 0;
+	/* bisection: exact whatever the rounding of the conversion */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (kprof_ts_seg_eval(s, s->dev0 + mid) <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 double kprof_tsfit_span_ns(const struct kprof_tsfit *fit, uint64_t at,
 			   uint64_t cycles)
 {

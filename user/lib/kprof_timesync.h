@@ -98,6 +98,14 @@ static inline double kprof_ts_seg_eval(const struct kprof_ts_seg *s, uint64_t cy
 	return s->host0 + (double)(int64_t)(cycles - s->dev0) * s->ns_per_cycle;
 }
 
+/*
+ * How many cycles from s->dev0 on, at most len (<= 2^63), have a host
+ * time <= t: a prefix, as kprof_ts_seg_eval() never falls there for a
+ * slope >= 0 (0 for a negative or NAN slope). Lets a caller compare
+ * cycles instead of converting each of them to compare host times.
+ */
+uint64_t kprof_ts_seg_upto(const struct kprof_ts_seg *s, uint64_t len, double t);
+
 /* kprof_tsfit_to_host() past its inline check of the last segment used */
 double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles);
 
