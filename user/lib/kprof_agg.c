@@ -51,6 +51,7 @@ struct op {
 	int level;
 	char name[KPROF_OP_CODE_LEN];
 	uint32_t clock_mhz;
+	/* the op's FW and kernel span: its cores' (op_span(), when written) */
 	uint64_t fw_s, fw_e, k_s, k_e;
 	uint64_t rks[KPROF_MAX_RISCS], rke[KPROF_MAX_RISCS];
 	/* the cores with markers, in first-marker order: memory follows
@@ -590,6 +591,26 @@ void kprof_agg_core_rank(struct kprof_agg *a, const uint32_t *rank)
 	a->core_rank = rank;
 }
 
+/*
+ * The op's span from its cores' spans: a marker updates only its core's
+ * (one min or max less per marker); the same values.
+ */
+static void op_span(struct op *o)
+{
+	for (uint32_t c = 0; c < o->ncores; c++) {
+		const struct core_span *cs = &o->cores[c];
+
+		if (cs->fs < o->fw_s)
+			o->fw_s = cs->fs;
+		if (cs->fe > o->fw_e)
+			o->fw_e = cs->fe;
+		if (cs->ks < o->k_s)
+			o->k_s = cs->ks;
+		if (cs->ke > o->k_e)
+			o->k_e = cs->ke;
+	}
+}
+
 static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 {
 	struct kprof_op_row row;
@@ -597,6 +618,7 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	uint32_t n = 0;
 	int ret;
 
+	op_span(o);
 	memset(&row, 0, sizeof(row));
 	row.seq = o->seq;
 	memcpy(row.op_code, o->name, sizeof(row.op_code));
@@ -947,28 +969,20 @@ int marker_at(struct kprof_agg *a, const struct kprof_agg_marker *m, double t,
 	o->last = a->wm;
 	switch (m->kind) {
 	case KPROF_MARK_FW_START:
-		if (m->timestamp < o->fw_s)
-			o->fw_s = m->timestamp;
 		if (m->timestamp < cs->fs)
 			cs->fs = m->timestamp;
 		break;
 	case KPROF_MARK_FW_END:
-		if (m->timestamp > o->fw_e)
-			o->fw_e = m->timestamp;
 		if (m->timestamp > cs->fe)
 			cs->fe = m->timestamp;
 		break;
 	case KPROF_MARK_KERNEL_START:
-		if (m->timestamp < o->k_s)
-			o->k_s = m->timestamp;
 		if (m->timestamp < cs->ks)
 			cs->ks = m->timestamp;
 		if (m->timestamp < o->rks[m->risc])
 			o->rks[m->risc] = m->timestamp;
 		break;
 	case KPROF_MARK_KERNEL_END:
-		if (m->timestamp > o->k_e)
-			o->k_e = m->timestamp;
 		if (m->timestamp > cs->ke)
 			cs->ke = m->timestamp;
 		if (m->timestamp > o->rke[m->risc])
@@ -1019,18 +1033,25 @@ static size_t run_room(struct kprof_agg *a, const struct kprof_ts_seg *seg, uint
 	return CHECK_EVERY - 1 - a->since_check;
 }
 
+/* a field of the record at p, read in place (records need no alignment) */
+#define REC_FIELD(p, type, member, dst) \
+	memcpy(&(dst), (p) + offsetof(type, member), sizeof(dst))
+
 size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 			    struct kprof_agg_run *run)
 {
 	struct op *o = a->last_op;
 	const struct kprof_ts_seg *seg = run->seg;
-	const unsigned char *p = recs;
+	const unsigned char *p = recs, *end;
 	const uint64_t dev0 = seg->dev0;
 	const uint32_t lo = run->op_lo, nr = a->cfg.num_riscs;
-	uint64_t xlen = run->xlen, xmax = 0, xlast = 0, seq1, *cr = a->cr_seq;
+	uint64_t xlen = run->xlen, xmax = 0, xlast, seq1, *cr = a->cr_seq, hwant, hmask;
 	uint32_t ncl = a->cfg.num_cores ? a->cfg.num_cores : 65536U;
 	const uint32_t *chint = a->chint;
 	const int zone_spans = a->cfg.zone_spans;
+	/* a whole, uncorrupted MARKER's header, as one compare */
+	const struct kprof_rec_hdr want = { KPROF_REC_MARKER, sizeof(struct kprof_rec_marker), 0 },
+		mask = { UINT16_MAX, UINT16_MAX, KPROF_RECF_CORRUPT };
 	size_t i, room;
 	double t;
 
@@ -1042,57 +1063,56 @@ size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 	if (ncl > a->cr_cores)
 		ncl = a->cr_cores;
 	seq1 = o->seq + 1;
-	for (i = 0; i < n; i++, p += sizeof(struct kprof_rec_marker)) {
-		struct kprof_rec_marker m;
+	memcpy(&hwant, &want, sizeof(hwant));
+	memcpy(&hmask, &mask, sizeof(hmask));
+	for (end = p + n * sizeof(struct kprof_rec_marker); p < end;
+	     p += sizeof(struct kprof_rec_marker)) {
 		struct core_span *cs;
-		uint64_t x, *crs;
-		uint32_t h;
+		uint64_t hdr, ts, x, *crs;
+		uint32_t h, seq;
+		uint16_t core;
+		uint8_t risc, kind;
 
-		memcpy(&m, p, sizeof(m));
-		x = m.timestamp - dev0;
-		if (m.hdr.type != KPROF_REC_MARKER || m.hdr.size != sizeof(m) ||
-		    (m.hdr.flags & KPROF_RECF_CORRUPT) || m.op_seq != lo ||
-		    x >= xlen || m.core >= ncl || m.risc >= nr)
+		memcpy(&hdr, p, sizeof(hdr));
+		REC_FIELD(p, struct kprof_rec_marker, op_seq, seq);
+		REC_FIELD(p, struct kprof_rec_marker, timestamp, ts);
+		REC_FIELD(p, struct kprof_rec_marker, core, core);
+		REC_FIELD(p, struct kprof_rec_marker, risc, risc);
+		x = ts - dev0;
+		if ((hdr & hmask) != hwant || seq != lo || x >= xlen || core >= ncl || risc >= nr)
 			break;
-		h = chint[m.core];
-		if (h < o->ncores && o->cores[h].core == m.core) {
+		h = chint[core];
+		if (h < o->ncores && o->cores[h].core == core) {
 			cs = &o->cores[h];
 		} else {
 			/* the op's first marker on this core; NULL (no
 			 * memory): marker_at() tries again and says so
 			 */
-			cs = op_core_slow(a, o, m.core, NULL);
+			cs = op_core_slow(a, o, core, NULL);
 			if (!cs)
 				break;
 		}
-		switch (m.kind) {
+		REC_FIELD(p, struct kprof_rec_marker, kind, kind);
+		switch (kind) {
 		case KPROF_MARK_FW_START:
-			if (m.timestamp < o->fw_s)
-				o->fw_s = m.timestamp;
-			if (m.timestamp < cs->fs)
-				cs->fs = m.timestamp;
+			if (ts < cs->fs)
+				cs->fs = ts;
 			break;
 		case KPROF_MARK_FW_END:
-			if (m.timestamp > o->fw_e)
-				o->fw_e = m.timestamp;
-			if (m.timestamp > cs->fe)
-				cs->fe = m.timestamp;
+			if (ts > cs->fe)
+				cs->fe = ts;
 			break;
 		case KPROF_MARK_KERNEL_START:
-			if (m.timestamp < o->k_s)
-				o->k_s = m.timestamp;
-			if (m.timestamp < cs->ks)
-				cs->ks = m.timestamp;
-			if (m.timestamp < o->rks[m.risc])
-				o->rks[m.risc] = m.timestamp;
+			if (ts < cs->ks)
+				cs->ks = ts;
+			if (ts < o->rks[risc])
+				o->rks[risc] = ts;
 			break;
 		case KPROF_MARK_KERNEL_END:
-			if (m.timestamp > o->k_e)
-				o->k_e = m.timestamp;
-			if (m.timestamp > cs->ke)
-				cs->ke = m.timestamp;
-			if (m.timestamp > o->rke[m.risc])
-				o->rke[m.risc] = m.timestamp;
+			if (ts > cs->ke)
+				cs->ke = ts;
+			if (ts > o->rke[risc])
+				o->rke[risc] = ts;
 			break;
 		case KPROF_MARK_ZONE_START:
 		case KPROF_MARK_ZONE_END:
@@ -1103,17 +1123,24 @@ size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 		default:
 			goto out;		/* counted as bad by marker_at() */
 		}
-		cs->riscs |= (uint8_t)(1U << m.risc);
-		crs = &cr[(size_t)m.core * KPROF_MAX_RISCS + m.risc];
-		if (*crs < seq1)
-			*crs = seq1;
+		/* a RISC's first marker in the op: its last op is this one
+		 * at least (once the bit is set, cr_seq holds that)
+		 */
+		if (!(cs->riscs & (1U << risc))) {
+			cs->riscs |= (uint8_t)(1U << risc);
+			crs = &cr[(size_t)core * KPROF_MAX_RISCS + risc];
+			if (*crs < seq1)
+				*crs = seq1;
+		}
 		if (x > xmax)
 			xmax = x;
-		xlast = x;
 	}
 out:
+	i = (size_t)(p - (const unsigned char *)recs) / sizeof(struct kprof_rec_marker);
 	if (!i)
 		return 0;
+	REC_FIELD(p - sizeof(struct kprof_rec_marker), struct kprof_rec_marker, timestamp, xlast);
+	xlast -= dev0;
 	a->st.markers += i;
 	o->markers += i;
 	if (o->seq > a->max_marker_seq)
