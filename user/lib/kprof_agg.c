@@ -61,7 +61,12 @@ struct op {
 	struct core_span *cores;
 	uint32_t ncores, ncap;
 	int unsorted;			/* cores[] not in core order */
-	struct kprof_hidx ch;		/* core -> index, when ncores > CORE_SCAN */
+	/* core -> index of cores[0 .. nhashed), made when a lookup past
+	 * CORE_SCAN cores needs it (an op's first marker on a core seldom
+	 * does: op_core_slow())
+	 */
+	struct kprof_hidx ch;
+	uint32_t nhashed;
 	struct zmark *zm;		/* zone markers, in arrival order */
 	uint32_t nzm, zmcap;
 	uint64_t markers, zones;
@@ -111,6 +116,8 @@ struct kprof_agg {
 	 * there (a hint: checked against the op's entry)
 	 */
 	uint32_t *chint;
+	/* per core: the highest op seq + 1 whose list has the core (0 = none) */
+	uint64_t *core_seq;
 	uint32_t cr_cores;
 	struct kprof_core_time *ctimes;	/* scratch for kprof_op_row.cores */
 	uint32_t ctimes_cap;
@@ -200,6 +207,7 @@ void kprof_agg_free(struct kprof_agg *a)
 	free(a->bucket);
 	free(a->cr_seq);
 	free(a->chint);
+	free(a->core_seq);
 	free(a->ctimes);
 	free(a->zspans);
 	free(a->zstack);
@@ -833,15 +841,39 @@ static size_t core_hash(const void *arr, size_t i)
 	return kprof_hash_u64(((const struct core_span *)arr)[i].core);
 }
 
+/* o->ch over all of o's cores; 0 or -ENOMEM */
+static int index_cores(struct op *o)
+{
+	size_t cap = o->ch.cap;
+	struct core_key key = { o->cores, 0 };
+
+	if (kprof_hidx_reserve(&o->ch, o->ncores, core_hash, o->cores))
+		return -ENOMEM;
+	if (o->ch.cap != cap)
+		o->nhashed = o->ncores;		/* made anew from them all */
+	for (; o->nhashed < o->ncores; o->nhashed++) {
+		key.core = o->cores[o->nhashed].core;
+		o->ch.slot[kprof_hidx_slot(&o->ch, kprof_hash_u64(key.core), core_eq, &key)] =
+			o->nhashed + 1;
+	}
+	return 0;
+}
+
 /* op_core() when the core's hint does not name the op's entry. */
 static __attribute__((noinline)) struct core_span *
 op_core_slow(struct kprof_agg *a, struct op *o, uint32_t core, struct kprof_err *err)
 {
 	struct core_key key = { o->cores, core };
 	struct core_span *cs;
-	size_t pos = 0;
+	size_t pos;
 
-	if (o->ncores > CORE_SCAN) {
+	if (a->core_seq[core] <= o->seq) {
+		/* no op from o on has the core: new to o, no lookup (nearly
+		 * every op's first marker on a core, as ops come in order)
+		 */
+	} else if (o->ncores > CORE_SCAN) {
+		if (index_cores(o))
+			goto nomem;
 		pos = kprof_hidx_slot(&o->ch, kprof_hash_u64(core), core_eq, &key);
 		if (o->ch.slot[pos]) {
 			a->chint[core] = (uint32_t)(o->ch.slot[pos] - 1);
@@ -863,18 +895,13 @@ op_core_slow(struct kprof_agg *a, struct op *o, uint32_t core, struct kprof_err 
 		o->cores = c;
 		o->ncap = n;
 	}
-	if (o->ncores >= CORE_SCAN) {
-		if (kprof_hidx_reserve(&o->ch, o->ncores, core_hash, o->cores))
-			goto nomem;
-		key.cores = o->cores;
-		pos = kprof_hidx_slot(&o->ch, kprof_hash_u64(core), core_eq, &key);
-		o->ch.slot[pos] = o->ncores + 1;
-	}
 	if (o->ncores && core < o->cores[o->ncores - 1].core)
 		o->unsorted = 1;
 	cs = &o->cores[o->ncores];
 	*cs = (struct core_span){ .ks = NO_TS, .fs = NO_TS, .core = core };
 	a->chint[core] = o->ncores++;
+	if (a->core_seq[core] < o->seq + 1)
+		a->core_seq[core] = o->seq + 1;
 	return cs;
 nomem:
 	kprof_err_set(err, ENOMEM, "out of memory");
@@ -896,11 +923,11 @@ static inline struct core_span *op_core(struct kprof_agg *a, struct op *o, uint3
 	return op_core_slow(a, o, core, err);
 }
 
-/* cr_seq (all RISCs) and chint cover core. */
+/* cr_seq (all RISCs), chint and core_seq cover core. */
 static int grow_cr(struct kprof_agg *a, uint32_t core, struct kprof_err *err)
 {
 	uint32_t n = a->cr_cores ? a->cr_cores : 16, *h;
-	uint64_t *t;
+	uint64_t *t, *cs;
 
 	while (n <= core)
 		n *= 2;
@@ -911,10 +938,15 @@ static int grow_cr(struct kprof_agg *a, uint32_t core, struct kprof_err *err)
 	t = realloc(a->cr_seq, (size_t)n * KPROF_MAX_RISCS * sizeof(*t));
 	if (!t)
 		return kprof_err_set(err, ENOMEM, "out of memory");
+	a->cr_seq = t;
+	cs = realloc(a->core_seq, (size_t)n * sizeof(*cs));
+	if (!cs)
+		return kprof_err_set(err, ENOMEM, "out of memory");
+	a->core_seq = cs;
 	memset(t + (size_t)a->cr_cores * KPROF_MAX_RISCS, 0,
 	       (size_t)(n - a->cr_cores) * KPROF_MAX_RISCS * sizeof(*t));
 	memset(h + a->cr_cores, 0, (size_t)(n - a->cr_cores) * sizeof(*h));
-	a->cr_seq = t;
+	memset(cs + a->cr_cores, 0, (size_t)(n - a->cr_cores) * sizeof(*cs));
 	a->cr_cores = n;
 	return 0;
 }
