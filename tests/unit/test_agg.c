@@ -159,6 +159,16 @@ int main(void)
 		cnt.v[0] = 30;
 		cnt.v[1] = 500;
 		KT_CHECK(!kprof_agg_device_rec(a, &cnt.c.hdr, &err), "counters 1");
+		{
+			/* a counter past KPROF_MAX_COUNTERS: its value is not kept */
+			__typeof__(cnt) hi = cnt;
+
+			hi.c.core = 2;
+			hi.c.counter_mask = 1ULL << 2 | 1ULL << 40;
+			hi.v[0] = 700;
+			hi.v[1] = 99999;
+			KT_CHECK(!kprof_agg_device_rec(a, &hi.c.hdr, &err), "counters 2");
+		}
 		KT_CHECK(!kprof_agg_finish(a, &err), "finish");
 		KT_EQ_U64(nrows, 3);	/* failed launch made no op */
 		r = row_of(1);
@@ -174,9 +184,10 @@ int main(void)
 			KT_EQ_U64(r->counter_min[0], 10);
 			KT_EQ_U64(r->counter_max[0], 30);
 			KT_EQ_U64(r->counter_sum[0], 40);
+			KT_EQ_U64(r->counter_cores[2], 3);
 			KT_EQ_U64(r->counter_min[2], 500);
 			KT_EQ_U64(r->counter_max[2], 1000);
-			KT_EQ_U64(r->counter_sum[2], 1500);
+			KT_EQ_U64(r->counter_sum[2], 2200);
 		}
 		r = row_of(2);
 		KT_CHECK(r && r->markers_lost == 5, "op 2 lost");

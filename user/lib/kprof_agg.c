@@ -1327,14 +1327,15 @@ static __attribute__((noinline)) int device_rec_other(struct kprof_agg *a,
 		o = get_op(a, r->op_seq, &late, err);
 		if (!o)
 			return late ? 0 : -ENOMEM;
-		for (int i = 0; i < 64 && mask; i++, mask >>= 1) {
-			uint64_t v;
+		/* the set bits only, in order; values past the kept counters
+		 * are not read
+		 */
+		for (; mask; mask &= mask - 1) {
+			int i = __builtin_ctzll(mask);
+			uint64_t v = r->values[k++];
 
-			if (!(mask & 1))
-				continue;
-			v = r->values[k++];
 			if (i >= KPROF_MAX_COUNTERS)
-				continue;
+				break;
 			if (!(o->cmask & (1ULL << i)) || v < o->cmin[i])
 				o->cmin[i] = v;
 			if (!(o->cmask & (1ULL << i)) || v > o->cmax[i])
