@@ -9,6 +9,9 @@
 
 #include <errno.h>
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1077,13 +1080,26 @@ size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 	const unsigned char *p = recs, *end;
 	const uint64_t dev0 = seg->dev0;
 	const uint32_t lo = run->op_lo, nr = a->cfg.num_riscs;
-	uint64_t xlen = run->xlen, xmax = 0, xlast, seq1, *cr = a->cr_seq, hwant, hmask;
+	uint64_t xlen = run->xlen, xmax = 0, xlast, seq1, *cr = a->cr_seq;
 	uint32_t ncl = a->cfg.num_cores ? a->cfg.num_cores : 65536U;
 	const uint32_t *chint = a->chint;
 	const int zone_spans = a->cfg.zone_spans;
-	/* a whole, uncorrupted MARKER's header, as one compare */
-	const struct kprof_rec_hdr want = { KPROF_REC_MARKER, sizeof(struct kprof_rec_marker), 0 },
-		mask = { UINT16_MAX, UINT16_MAX, KPROF_RECF_CORRUPT };
+	/*
+	 * a whole, uncorrupted MARKER of the op: its first 16 bytes (header,
+	 * core, RISC, kind, op seq) masked, as one compare (SSE2: no general
+	 * register for it) or two
+	 */
+	const struct kprof_rec_marker mwant = {
+		.hdr = { KPROF_REC_MARKER, sizeof(struct kprof_rec_marker), 0 }, .op_seq = lo
+	}, mmask = {
+		.hdr = { UINT16_MAX, UINT16_MAX, KPROF_RECF_CORRUPT }, .op_seq = UINT32_MAX
+	};
+#ifdef __SSE2__
+	const __m128i want = _mm_loadu_si128((const void *)&mwant),
+		mask = _mm_loadu_si128((const void *)&mmask);
+#else
+	uint64_t want[2], mask[2];
+#endif
 	size_t i, room;
 	double t;
 
@@ -1095,23 +1111,34 @@ size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 	if (ncl > a->cr_cores)
 		ncl = a->cr_cores;
 	seq1 = o->seq + 1;
-	memcpy(&hwant, &want, sizeof(hwant));
-	memcpy(&hmask, &mask, sizeof(hmask));
+#ifndef __SSE2__
+	memcpy(want, &mwant, sizeof(want));
+	memcpy(mask, &mmask, sizeof(mask));
+#endif
 	for (end = p + n * sizeof(struct kprof_rec_marker); p < end;
 	     p += sizeof(struct kprof_rec_marker)) {
 		struct core_span *cs;
-		uint64_t hdr, ts, x, *crs;
-		uint32_t h, seq;
+		uint64_t ts, x, *crs;
+		uint32_t h;
 		uint16_t core;
 		uint8_t risc, kind;
+#ifdef __SSE2__
+		__m128i v = _mm_and_si128(_mm_loadu_si128((const void *)p), mask);
 
-		memcpy(&hdr, p, sizeof(hdr));
-		REC_FIELD(p, struct kprof_rec_marker, op_seq, seq);
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) != 0xffff)
+			break;
+#else
+		uint64_t w[2];
+
+		memcpy(w, p, sizeof(w));
+		if (((w[0] & mask[0]) ^ want[0]) | ((w[1] & mask[1]) ^ want[1]))
+			break;
+#endif
 		REC_FIELD(p, struct kprof_rec_marker, timestamp, ts);
 		REC_FIELD(p, struct kprof_rec_marker, core, core);
 		REC_FIELD(p, struct kprof_rec_marker, risc, risc);
 		x = ts - dev0;
-		if ((hdr & hmask) != hwant || seq != lo || x >= xlen || core >= ncl || risc >= nr)
+		if (x >= xlen || core >= ncl || risc >= nr)
 			break;
 		h = chint[core];
 		if (h < o->ncores && o->cores[h].core == core) {
