@@ -342,17 +342,50 @@ double kprof_tsfit_to_host_slow(const struct kprof_tsfit *fit, uint64_t cycles)
 	return kprof_ts_seg_eval(s, cycles);
 }
 
+/* cycles x past s->dev0 convert to t or less */
+static int seg_at_or_below(const struct kprof_ts_seg *s, uint64_t x, double t)
+{
+	return kprof_ts_seg_eval(s, s->dev0 + x) <= t;
+}
+
 uint64_t kprof_ts_seg_upto(const struct kprof_ts_seg *s, uint64_t len, double t)
 {
-	uint64_t lo = 0, hi = len;
+	uint64_t lo = 0, hi = len;	/* the count is in [lo, hi] */
+	double e;
 
 	if (!(s->ns_per_cycle >= 0) || len > (1ULL << 63))
 		return 0;
-	/* bisection: exact whatever the rounding of the conversion */
+	/*
+	 * the inverse of the conversion is off by a few cycles of rounding
+	 * at most: bracket the count from there by doubling steps, then
+	 * bisect (exact whatever the rounding)
+	 */
+	e = s->ns_per_cycle > 0 ? (t - s->host0) / s->ns_per_cycle : -1;
+	if (e >= 0 && e < (double)len) {
+		uint64_t g = (uint64_t)e, d = 1;
+
+		if (seg_at_or_below(s, g, t)) {
+			lo = g + 1;
+			while (d < len - g && seg_at_or_below(s, g + d, t)) {
+				lo = g + d + 1;
+				d *= 2;
+			}
+			if (d < len - g)
+				hi = g + d;
+		} else {
+			hi = g;
+			while (d <= g && !seg_at_or_below(s, g - d, t)) {
+				hi = g - d;
+				d *= 2;
+			}
+			if (d <= g)
+				lo = g - d + 1;
+		}
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (kprof_ts_seg_eval(s, s->dev0 + mid) <= t)
+		if (seg_at_or_below(s, mid, t))
 			lo = mid + 1;
 		else
 			hi = mid;
