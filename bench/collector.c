@@ -2,8 +2,13 @@
 /*
  * Collector throughput bench (docs/performance.md, "## Collector").
  *
- *   collector gen DIR MARKERS   write a synthetic capture spool:
- *                               DIR/raw/device.kspool (+ host.kspool)
+ *   collector gen DIR MARKERS [ring OPS]
+ *                               write a synthetic capture spool:
+ *                               DIR/raw/device.kspool (+ host.kspool);
+ *                               ring OPS (1-4096): the markers as a drain
+ *                               of every RISC's ring each OPS ops gives
+ *                               them, a ring at a time (a RISC's 4 markers
+ *                               of each op in turn), not an op at a time
  *   collector gen-gpu DIR KERNELS [queued|uprobe]
  *                               write a synthetic NVIDIA capture: the
  *                               CUPTI agent's spool (raw/gpu-1.kspool)
@@ -114,7 +119,35 @@ static int gen_put(struct gen_buf *g, const void *rec, size_t size)
 	return 0;
 }
 
-static int gen(const char *dir, uint64_t markers)
+/*
+ * Markers held for a drain of the RISC rings every `every` ops (gen's
+ * ring layout): ring (core, RISC) holds that RISC's markers of those ops
+ * in order
+ */
+#define RING_OPS_MAX	4096
+
+struct gen_rings {
+	unsigned int every, held, rr;
+	struct kprof_rec_marker *m;	/* [CORES * RISCS][every * 4] */
+};
+
+/* the held ops' markers, ring after ring, from one ring further each drain */
+static int gen_drain(struct gen_buf *g, struct gen_rings *rg)
+{
+	for (unsigned int i = 0; i < CORES * RISCS; i++) {
+		unsigned int ring = (rg->rr + i) % (CORES * RISCS);
+
+		for (unsigned int k = 0; k < rg->held * 4; k++)
+			if (gen_put(g, &rg->m[(size_t)ring * rg->every * 4 + k],
+				    sizeof(rg->m[0])))
+				return -1;
+	}
+	rg->rr = (rg->rr + 1) % (CORES * RISCS);
+	rg->held = 0;
+	return 0;
+}
+
+static int gen(const char *dir, uint64_t markers, unsigned int ring_every)
 {
 	struct kprof_device_info info = { .size = sizeof(info), .version = 1,
 		.num_cores = CORES, .grid_x = 8, .grid_y = 8, .riscs_per_core = RISCS,
@@ -127,6 +160,15 @@ static int gen(const char *dir, uint64_t markers)
 	struct kprof_err err;
 	static struct gen_buf g;
 	uint64_t done = 0, seq = 0, host0 = 1000000000ULL, next_sync = host0;
+	struct gen_rings rg = { .every = ring_every };
+
+	if (ring_every) {
+		rg.m = malloc((size_t)CORES * RISCS * ring_every * 4 * sizeof(*rg.m));
+		if (!rg.m) {
+			fprintf(stderr, "collector: out of memory\n");
+			return 1;
+		}
+	}
 
 	strcpy(info.name, "bench");
 	strcpy(info.backend, "synthetic");
@@ -187,10 +229,16 @@ static int gen(const char *dir, uint64_t markers)
 
 					at += (uint64_t)c * 3 + (uint64_t)r;
 					m.timestamp = dev_of(t + at);
-					if (gen_put(&g, &m, sizeof(m)))
+					if (ring_every)
+						rg.m[((size_t)c * RISCS + (size_t)r) * ring_every * 4 +
+						     rg.held * 4 + (size_t)k - 1] = m;
+					else if (gen_put(&g, &m, sizeof(m)))
 						return 1;
 				}
 		done += 4 * CORES * RISCS;
+		/* a drain: the device's record queue (OP, COUNTERS) went first */
+		if (ring_every && ++rg.held == ring_every && gen_drain(&g, &rg))
+			return 1;
 		for (int c = 0; c < CORES; c++) {
 			struct { struct kprof_rec_counters c; uint64_t v[4]; } cr = {
 				.c = { .hdr = { KPROF_REC_COUNTERS, sizeof(cr), 0 },
@@ -201,8 +249,9 @@ static int gen(const char *dir, uint64_t markers)
 				return 1;
 		}
 	}
-	if (gen_flush(&g))
+	if ((rg.held && gen_drain(&g, &rg)) || gen_flush(&g))
 		return 1;
+	free(rg.m);
 	if (kprof_spool_close(d, &err) || kprof_spool_close(h, &err)) {
 		fprintf(stderr, "collector: %s\n", err.msg);
 		return 1;
@@ -766,7 +815,11 @@ static int limit_loop(const char *dir)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "gen"))
-		return gen(argv[2], strtoull(argv[3], NULL, 10));
+		return gen(argv[2], strtoull(argv[3], NULL, 10), 0);
+	if (argc == 6 && !strcmp(argv[1], "gen") && !strcmp(argv[4], "ring") &&
+	    strtoul(argv[5], NULL, 10) - 1 < RING_OPS_MAX)
+		return gen(argv[2], strtoull(argv[3], NULL, 10),
+			   (unsigned int)strtoul(argv[5], NULL, 10));
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen-gpu"))
 		return gen_gpu(argv[2], strtoull(argv[3], NULL, 10),
 			       argc < 5 ? GEN_API : !strcmp(argv[4], "queued") ? GEN_QUEUED :
@@ -781,7 +834,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "html"))
 		return page(argv[2]);
 	fprintf(stderr,
-		"usage: collector gen DIR MARKERS | collector gen-gpu DIR KERNELS [queued|uprobe] |\n"
+		"usage: collector gen DIR MARKERS [ring OPS] | collector gen-gpu DIR KERNELS [queued|uprobe] |\n"
 		"       collector run DIR OUTDIR [trace|devlog] | collector limit DIR |\n"
 		"       collector html OUTDIR |\n"
 		"       collector timesync CAPTURE_DIR TRUTH (sim debugfs truth)\n");
