@@ -226,12 +226,13 @@ static int gen(const char *dir, uint64_t markers, unsigned int ring_every)
 					uint64_t at = k == 1 ? 0 : k == 3 ? 500 :
 						      k == 4 ? OP_NS - 2000 - (uint64_t)c * 10 :
 						      OP_NS - 1000;
+					size_t ring = (size_t)c * RISCS + (size_t)r;
 
 					at += (uint64_t)c * 3 + (uint64_t)r;
 					m.timestamp = dev_of(t + at);
 					if (ring_every)
-						rg.m[((size_t)c * RISCS + (size_t)r) * ring_every * 4 +
-						     rg.held * 4 + (size_t)k - 1] = m;
+						rg.m[(ring * ring_every + rg.held) * 4 +
+						     (size_t)k - 1] = m;
 					else if (gen_put(&g, &m, sizeof(m)))
 						return 1;
 				}

@@ -209,7 +209,8 @@ static int feed1(struct kprof_agg *a, const struct input *i)
 }
 
 /* the stream one by one into a, and with runs into b; the same results */
-static void compare(size_t n, uint64_t slack, int zones, uint64_t *runs, uint64_t *taken)
+static void compare(size_t n, uint64_t slack, int zones, uint64_t *runs, uint64_t *taken,
+		    uint64_t *multi)
 {
 	struct digest da = { 0xcbf29ce484222325ULL, 0 }, db = da;
 	struct kprof_agg *a = mk(&da, slack, zones), *b = mk(&db, slack, zones);
@@ -222,8 +223,9 @@ static void compare(size_t n, uint64_t slack, int zones, uint64_t *runs, uint64_
 		const struct kprof_rec_marker *m = marker_at(in[i].off);
 		struct kprof_agg_run run;
 		struct kprof_ts_seg seg;
+		struct kprof_agg_run_op want[KPROF_AGG_RUN_OPS];
+		uint32_t nwant = 0;
 		size_t k, max, j;
-		uint64_t xmax = 0;
 
 		bad = feed1(a, &in[i]) || feed1(b, &in[i]);
 		if (bad || in[i].host || m->hdr.type != KPROF_REC_MARKER ||
@@ -246,16 +248,23 @@ static void compare(size_t n, uint64_t slack, int zones, uint64_t *runs, uint64_
 			max = pick(50);
 		k = kprof_agg_marker_run(b, marker_at(in[i].off + sizeof(*m)), max, &run);
 		KT_CHECK(k <= max, "run took %zu of %zu", k, max);
-		for (j = 0; j < k; j++) {
+		/* the run's parts: its markers by op, in order */
+		for (j = 0; j < k && !bad; j++) {
 			const struct kprof_rec_marker *t = marker_at(in[i + 1 + j].off);
+			uint64_t x = t->timestamp - seg.dev0;
 
-			if (t->timestamp - seg.dev0 > xmax)
-				xmax = t->timestamp - seg.dev0;
-			if (t->hdr.type != KPROF_REC_MARKER || t->op_seq != m->op_seq ||
-			    t->timestamp - seg.dev0 >= run.xlen) {
+			if (t->hdr.type != KPROF_REC_MARKER || x >= run.xlen ||
+			    (j && t->op_seq != want[nwant - 1].op_lo &&
+			     nwant == KPROF_AGG_RUN_OPS)) {
 				KT_CHECK(0, "run took input %zu, not its to take", i + 1 + j);
 				bad = 1;
+				break;
 			}
+			if (!nwant || t->op_seq != want[nwant - 1].op_lo)
+				want[nwant++] = (struct kprof_agg_run_op){ .op_lo = t->op_seq };
+			want[nwant - 1].n++;
+			if (x > want[nwant - 1].xmax)
+				want[nwant - 1].xmax = x;
 		}
 		for (j = 0; j < k && !bad; j++)
 			bad = feed1(a, &in[i + 1 + j]);
@@ -266,11 +275,15 @@ static void compare(size_t n, uint64_t slack, int zones, uint64_t *runs, uint64_
 				 i + k, slack);
 			bad = 1;
 		}
-		if (k) {
-			KT_EQ_U64(run.xmax, xmax);
+		if (k && !bad) {
+			KT_EQ_U64(run.nops, nwant);
+			KT_CHECK(run.nops == nwant &&
+				 !memcmp(run.ops, want, nwant * sizeof(want[0])),
+				 "the run's parts differ from its markers' (input %zu)", i);
 			KT_EQ_U64(run.xlast, marker_at(in[i + k].off)->timestamp - seg.dev0);
 			(*runs)++;
 			*taken += k;
+			*multi += nwant > 1;
 		}
 		i += k;
 	}
@@ -326,7 +339,7 @@ int main(void)
 {
 	struct kprof_sync_pt pts[40];
 	struct kprof_err err;
-	uint64_t runs = 0, taken = 0;
+	uint64_t runs = 0, taken = 0, multi = 0;
 	size_t n;
 
 	/* a 1.1 GHz device drifting 300 ppm, a SYNC every 0.5 ms of host time */
@@ -343,23 +356,26 @@ int main(void)
 	KT_CHECK(fit.nseg > 2, "%zu segments", fit.nseg);
 	seg_upto();
 	n = gen(40);
-	compare(n, 20000, 0, &runs, &taken);
-	compare(n, 60000, 1, &runs, &taken);
-	compare(n, 300000, 0, &runs, &taken);
-	compare(n, 300000, 1, &runs, &taken);
-	compare(n, 40000000, 0, &runs, &taken);
-	compare(n, KPROF_AGG_NEVER, 1, &runs, &taken);
+	compare(n, 20000, 0, &runs, &taken, &multi);
+	compare(n, 60000, 1, &runs, &taken, &multi);
+	compare(n, 300000, 0, &runs, &taken, &multi);
+	compare(n, 300000, 1, &runs, &taken, &multi);
+	compare(n, 40000000, 0, &runs, &taken, &multi);
+	compare(n, KPROF_AGG_NEVER, 1, &runs, &taken, &multi);
 	/* one core: ops move on within a few markers, so that retirement
 	 * turns on an op's last input time, which a run sets
 	 */
 	n = gen(1);
-	compare(n, 20000, 0, &runs, &taken);
-	compare(n, 5000, 1, &runs, &taken);
+	compare(n, 20000, 0, &runs, &taken, &multi);
+	compare(n, 5000, 1, &runs, &taken, &multi);
 	n = gen(400);
-	compare(n, 100000, 0, &runs, &taken);
+	compare(n, 100000, 0, &runs, &taken, &multi);
 	/* the runs took a good share, or the comparison says little */
 	KT_CHECK(taken > (uint64_t)n, "runs took %" PRIu64 " of %zu x 5 inputs", taken, n);
-	printf("runs %" PRIu64 ", markers in them %" PRIu64 "\n", runs, taken);
+	/* and runs over several ops */
+	KT_CHECK(multi > 1000, "%" PRIu64 " of %" PRIu64 " runs over several ops", multi, runs);
+	printf("runs %" PRIu64 " (%" PRIu64 " over several ops), markers in them %" PRIu64 "\n",
+	       runs, multi, taken);
 	kprof_tsfit_free(&fit);
 	return kt_done("test_agg_run");
 }

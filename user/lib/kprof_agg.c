@@ -1072,37 +1072,60 @@ static size_t run_room(struct kprof_agg *a, const struct kprof_ts_seg *seg, uint
 #define REC_FIELD(p, type, member, dst) \
 	memcpy(&(dst), (p) + offsetof(type, member), sizeof(dst))
 
+/*
+ * The end of a run's part on one op: its markers, its last input time
+ * (the watermark then: the conversion is monotonic, so the part's latest
+ * marker gives it) and its entry for the caller.
+ */
+static void run_part_end(struct kprof_agg *a, struct op *o, const struct kprof_ts_seg *seg,
+			 struct kprof_agg_run *run, uint32_t n, uint64_t xmax)
+{
+	double t = kprof_ts_seg_eval(seg, seg->dev0 + xmax);
+
+	if (t > a->wm)
+		a->wm = t;
+	o->markers += n;
+	o->last = a->wm;
+	if (o->seq > a->max_marker_seq)
+		a->max_marker_seq = o->seq;
+	run->ops[run->nops++] = (struct kprof_agg_run_op){
+		.op_lo = (uint32_t)o->seq, .n = n, .xmax = xmax };
+}
+
 size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 			    struct kprof_agg_run *run)
 {
 	struct op *o = a->last_op;
 	const struct kprof_ts_seg *seg = run->seg;
-	const unsigned char *p = recs, *end;
+	const unsigned char *p = recs, *end, *part;
 	const uint64_t dev0 = seg->dev0;
-	const uint32_t lo = run->op_lo, nr = a->cfg.num_riscs;
-	uint64_t xlen = run->xlen, xmax = 0, xlast, seq1, *cr = a->cr_seq;
+	const uint32_t nr = a->cfg.num_riscs;
+	uint32_t lo = run->op_lo;
+	uint64_t xlen = run->xlen, xmax = 0, seq1, *cr = a->cr_seq;
 	uint32_t ncl = a->cfg.num_cores ? a->cfg.num_cores : 65536U;
 	const uint32_t *chint = a->chint;
 	const int zone_spans = a->cfg.zone_spans;
 	/*
 	 * a whole, uncorrupted MARKER of the op: its first 16 bytes (header,
 	 * core, RISC, kind, op seq) masked, as one compare (SSE2: no general
-	 * register for it) or two
+	 * register for it) or two; the header alone tells another op's
 	 */
-	const struct kprof_rec_marker mwant = {
+	struct kprof_rec_marker mwant = {
 		.hdr = { KPROF_REC_MARKER, sizeof(struct kprof_rec_marker), 0 }, .op_seq = lo
-	}, mmask = {
+	};
+	const struct kprof_rec_marker mmask = {
 		.hdr = { UINT16_MAX, UINT16_MAX, KPROF_RECF_CORRUPT }, .op_seq = UINT32_MAX
 	};
+	uint64_t hwant, hmask;
 #ifdef __SSE2__
-	const __m128i want = _mm_loadu_si128((const void *)&mwant),
-		mask = _mm_loadu_si128((const void *)&mmask);
+	__m128i want = _mm_loadu_si128((const void *)&mwant);
+	const __m128i mask = _mm_loadu_si128((const void *)&mmask);
 #else
 	uint64_t want[2], mask[2];
 #endif
-	size_t i, room;
-	double t;
+	size_t room;
 
+	run->nops = 0;
 	if (!o || (uint32_t)o->seq != lo || widen_seq(a, lo) != o->seq)
 		return 0;
 	room = run_room(a, seg, &xlen);
@@ -1111,29 +1134,61 @@ size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 	if (ncl > a->cr_cores)
 		ncl = a->cr_cores;
 	seq1 = o->seq + 1;
+	memcpy(&hwant, &mwant.hdr, sizeof(hwant));
+	memcpy(&hmask, &mmask.hdr, sizeof(hmask));
 #ifndef __SSE2__
 	memcpy(want, &mwant, sizeof(want));
 	memcpy(mask, &mmask, sizeof(mask));
 #endif
+	part = p;
 	for (end = p + n * sizeof(struct kprof_rec_marker); p < end;
 	     p += sizeof(struct kprof_rec_marker)) {
 		struct core_span *cs;
-		uint64_t ts, x, *crs;
-		uint32_t h;
+		uint64_t ts, x, *crs, hdr;
+		uint32_t h, seq;
 		uint16_t core;
 		uint8_t risc, kind;
 #ifdef __SSE2__
 		__m128i v = _mm_and_si128(_mm_loadu_si128((const void *)p), mask);
 
-		if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) != 0xffff)
-			break;
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) != 0xffff) {
 #else
 		uint64_t w[2];
 
 		memcpy(w, p, sizeof(w));
-		if (((w[0] & mask[0]) ^ want[0]) | ((w[1] & mask[1]) ^ want[1]))
-			break;
+		if (((w[0] & mask[0]) ^ want[0]) | ((w[1] & mask[1]) ^ want[1])) {
 #endif
+			/*
+			 * another op's marker: the run goes on with that op
+			 * when it is in flight (a RISC's ring holds the
+			 * markers of every op since the last drain); one to
+			 * make or a late one is for marker_at()
+			 */
+			struct op *next;
+
+			memcpy(&hdr, p, sizeof(hdr));
+			REC_FIELD(p, struct kprof_rec_marker, op_seq, seq);
+			if ((hdr & hmask) != hwant || seq == lo ||
+			    run->nops + 1 >= KPROF_AGG_RUN_OPS)
+				break;
+			next = find(a, widen_seq(a, seq));
+			if (!next)
+				break;
+			if (p > part)
+				run_part_end(a, o, seg, run, (uint32_t)((size_t)(p - part) /
+					     sizeof(struct kprof_rec_marker)), xmax);
+			o = next;
+			lo = seq;
+			seq1 = o->seq + 1;
+			xmax = 0;
+			part = p;
+			mwant.op_seq = lo;
+#ifdef __SSE2__
+			want = _mm_loadu_si128((const void *)&mwant);
+#else
+			memcpy(want, &mwant, sizeof(want));
+#endif
+		}
 		REC_FIELD(p, struct kprof_rec_marker, timestamp, ts);
 		REC_FIELD(p, struct kprof_rec_marker, core, core);
 		REC_FIELD(p, struct kprof_rec_marker, risc, risc);
@@ -1195,24 +1250,18 @@ size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,
 			xmax = x;
 	}
 out:
-	i = (size_t)(p - (const unsigned char *)recs) / sizeof(struct kprof_rec_marker);
-	if (!i)
+	if (p > part)
+		run_part_end(a, o, seg, run, (uint32_t)((size_t)(p - part) /
+			     sizeof(struct kprof_rec_marker)), xmax);
+	n = (size_t)(p - (const unsigned char *)recs) / sizeof(struct kprof_rec_marker);
+	if (!n)
 		return 0;
-	REC_FIELD(p - sizeof(struct kprof_rec_marker), struct kprof_rec_marker, timestamp, xlast);
-	xlast -= dev0;
-	a->st.markers += i;
-	o->markers += i;
-	if (o->seq > a->max_marker_seq)
-		a->max_marker_seq = o->seq;
-	/* the conversion is monotonic: the latest marker's time is the max */
-	t = kprof_ts_seg_eval(seg, dev0 + xmax);
-	if (t > a->wm)
-		a->wm = t;
-	o->last = a->wm;
-	a->since_check += i;
-	run->xmax = xmax;
-	run->xlast = xlast;
-	return i;
+	REC_FIELD(p - sizeof(struct kprof_rec_marker), struct kprof_rec_marker, timestamp,
+		  run->xlast);
+	run->xlast -= dev0;
+	a->st.markers += n;
+	a->since_check += n;
+	return n;
 }
 
 /*

@@ -189,22 +189,35 @@ int kprof_agg_marker(struct kprof_agg *a, const struct kprof_agg_marker *m,
 		     struct kprof_err *err);
 /*
  * A run of markers fed at once: the longest prefix of recs (n whole
- * MARKER records, back to back, as a spool holds them) that continues the
- * op of the marker fed before (op_lo: its low 32 bits) and that the
- * per-marker path would take alike, with no retirement check due between
- * them; the rest (another op, a new core in the op, a corrupt or invalid
- * marker, a held zone marker, the check's input) is for
- * kprof_agg_device_rec_at(). seg converts the markers' timestamps; those
- * at xlen (<= 2^63) or more cycles past seg->dev0 are not taken. Returns
- * how many were taken, 0 when none, and sets xmax and xlast (the latest and
- * the last taken, as cycles past seg->dev0). The result is the same as
- * the records given one by one with seg's times.
+ * MARKER records, back to back, as a spool holds them) that the
+ * per-marker path would take alike with no retirement check due between
+ * them: markers that continue the op of the marker fed before (op_lo: its
+ * low 32 bits), then of other ops in flight (a RISC's ring holds the
+ * markers of every op since the last drain). The rest (an op to make, a
+ * late or corrupt or invalid marker, a new core that cannot be added, a
+ * held zone marker, the check's input) is for kprof_agg_device_rec_at().
+ * seg converts the markers' timestamps; those at xlen (<= 2^63) or more
+ * cycles past seg->dev0 are not taken. Returns how many were taken, 0 when
+ * none; ops[] lists the run's parts, one per change of op in order (its
+ * op, markers and latest timestamp as cycles past seg->dev0), and xlast is
+ * the last marker's. The result is the same as the records given one by
+ * one with seg's times.
  */
+#define KPROF_AGG_RUN_OPS	64
+
+struct kprof_agg_run_op {
+	uint32_t op_lo, n;
+	uint64_t xmax;
+};
+
 struct kprof_agg_run {
 	const struct kprof_ts_seg *seg;
 	uint64_t xlen;
 	uint32_t op_lo;
-	uint64_t xmax, xlast;		/* out */
+	/* out */
+	uint32_t nops;
+	struct kprof_agg_run_op ops[KPROF_AGG_RUN_OPS];
+	uint64_t xlast;
 };
 
 size_t kprof_agg_marker_run(struct kprof_agg *a, const void *recs, size_t n,

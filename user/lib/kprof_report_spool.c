@@ -464,11 +464,38 @@ static int feed_dev(struct feed *fd, const struct kprof_rec_hdr *r, double key,
 }
 
 /*
- * After MARKER m was fed: the markers of its op that follow it in the
- * device spool's window, fed to the engine at once while they convert in
- * the fit's current segment and come before the next host record (at hk,
- * when have_hk); at most max. The same as one by one through feed_dev(),
- * for the native spool without device_log.csv. Returns how many.
+ * The lateness meter's view of a run's parts: as if each part's markers
+ * came one by one (kprof_lag_marker()), its latest standing for them all
+ * (the meter keeps the latest of a run; the run's cycles past the meter's
+ * SYNC do not wrap: dev_run()).
+ */
+static void lag_run(struct kprof_lag *l, const struct kprof_agg_run *run)
+{
+	for (uint32_t k = 0; k < run->nops; k++) {
+		const struct kprof_agg_run_op *op = &run->ops[k];
+		struct kprof_rec_marker m = { .op_seq = op->op_lo,
+					      .timestamp = run->seg->dev0 + op->xmax };
+		int64_t d = (int64_t)(m.timestamp - l->sync_cycles);
+
+		if (op->op_lo == l->last_lo) {
+			if (d > l->run_max)
+				l->run_max = d;
+			continue;
+		}
+		kprof_lag_marker_slow(l, &m);
+		/* an op whose dispatch is not known: each marker counts */
+		if (l->last_lo != op->op_lo)
+			l->unknown += op->n - 1;
+	}
+}
+
+/*
+ * After MARKER m was fed: the markers that follow it in the device
+ * spool's window, of its op and of other ops in flight, fed to the engine
+ * at once while they convert in the fit's current segment and come before
+ * the next host record (at hk, when have_hk); at most max. The same as one
+ * by one through feed_dev(), for the native spool without
+ * device_log.csv. Returns how many.
  */
 static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int have_hk,
 		      double hk, size_t max)
@@ -480,8 +507,7 @@ static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int hav
 
 	if (fd->c->gdev || fd->out->devlog || !fd->c->fit.cur_len ||
 	    (fd->opts && (fd->opts->flags & KPROF_REPORT_ONE_BY_ONE)) ||
-	    (m->hdr.flags & KPROF_RECF_CORRUPT) ||
-	    (fd->lag && fd->lag->last_lo != m->op_seq))
+	    (m->hdr.flags & KPROF_RECF_CORRUPT))
 		return 0;
 	recs = kprof_spool_peek(fd->c->dev, &left);
 	n = left / sizeof(*m);
@@ -512,12 +538,8 @@ static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int hav
 	if (!n)
 		return 0;
 	kprof_spool_take(fd->c->dev, n, n * sizeof(*m));
-	if (fd->lag) {
-		int64_t d = (int64_t)(seg->dev0 + run.xmax - fd->lag->sync_cycles);
-
-		if (d > fd->lag->run_max)
-			fd->lag->run_max = d;
-	}
+	if (fd->lag)
+		lag_run(fd->lag, &run);
 	fd->last_dev_key = kprof_ts_seg_eval(seg, seg->dev0 + run.xlast);
 	return n;
 }
