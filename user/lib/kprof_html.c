@@ -76,6 +76,35 @@ struct track {
 	char name[80];
 };
 
+/*
+ * ops.csv and host_events.csv were read again for each use of them: the
+ * timeline's second pass and the medians' passes. What those take from
+ * them (a slice each, a kernel time each) is held from the first reading
+ * instead, up to HOLD_MAX entries of each kind: past that (or without
+ * memory) the entries held are given up and the file is read again, as
+ * before, so that memory does not grow with the capture.
+ */
+#define HOLD_MAX	(1u << 15)
+
+struct hold {
+	void *v;
+	size_t n, cap;
+	bool on;	/* v holds every entry of its file so far */
+};
+
+/* A slice of ops.csv or host_events.csv, as add_slice() takes it. */
+struct hslice {
+	double t0, t1;
+	uint64_t seq;
+	int kind, lane;
+};
+
+/* A kernel time of ops.csv and its kind, for the medians. */
+struct hkt {
+	double v;
+	size_t kind;
+};
+
 /* A device slice of trace.json, as the timeline's passes draw it. */
 struct dslice {
 	double t0, t1;		/* host ns */
@@ -116,7 +145,51 @@ struct html {
 	size_t nsl;
 	double tmin, tmax;
 	struct cell *cells;	/* nlanes x (PLOT_W + 1) */
+	struct hold ops_sl;	/* ops.csv's slices (struct hslice), from its first pass */
+	struct hold host_sl;	/* host_events.csv's, from its first pass */
+	struct hold kt;		/* ops.csv's kernel times (struct hkt), from read_ops() */
 };
+
+static void hold_drop(struct hold *hd)
+{
+	free(hd->v);
+	*hd = (struct hold){ NULL, 0, 0, false };
+}
+
+/* hold_add() past the room there is */
+static void hold_more(struct hold *hd, const void *e, size_t elem)
+{
+	if (!hd->on)
+		return;
+	if (hd->n == HOLD_MAX || kprof_report_grow(&hd->v, &hd->cap, hd->n, elem, 1024, NULL)) {
+		hold_drop(hd);
+		return;
+	}
+	memcpy((char *)hd->v + hd->n * elem, e, elem);
+	hd->n++;
+}
+
+/*
+ * e (elem bytes) appended to hd, or hd given up (HOLD_MAX, no memory).
+ * cap doubles from 1024 to HOLD_MAX at most, and is 0 once given up.
+ */
+static inline void hold_add(struct hold *hd, const void *e, size_t elem)
+{
+	if (hd->n < hd->cap) {
+		memcpy((char *)hd->v + hd->n * elem, e, elem);
+		hd->n++;
+	} else {
+		hold_more(hd, e, elem);
+	}
+}
+
+static inline void hold_slice(struct hold *hd, double t0, double t1, uint64_t seq, int kind,
+			      int lane)
+{
+	struct hslice e = { t0, t1, seq, kind, lane };
+
+	hold_add(hd, &e, sizeof(e));
+}
 
 /*
  * Output put together in memory and written a buffer at a time: the
@@ -408,6 +481,15 @@ static void add_slice(struct html *h, double t0, double t1, int kind, uint64_t s
 	c->cnt++;
 }
 
+/* The slices held in hd, again (the timeline's second pass). */
+static void add_held(struct html *h, const struct hold *hd)
+{
+	const struct hslice *e = hd->v;
+
+	for (size_t i = 0; i < hd->n; i++)
+		add_slice(h, e[i].t0, e[i].t1, e[i].kind, e[i].seq, e[i].lane);
+}
+
 /* One of the 20 slowest ops: kept sorted, ties keep the earlier op. */
 static int note_slow(struct html *h, double v, char **row, int c_seq, int c_op, int c_cores)
 {
@@ -493,6 +575,8 @@ static int read_ops(struct html *h, struct kprof_err *err)
 	if (ret)
 		return ret;
 	h->ops_range = !h->trace && c.t0 >= 0 && c.t1 >= 0;
+	h->ops_sl.on = h->ops_range;
+	h->kt.on = true;
 	/* FW START/END TS: for the ops lane's range */
 	kprof_csv_select(&r, (const int[]){ c.op, c.k, c.fw, c.host, c.seq, c.cores,
 			 h->ops_range ? c.t0 : -1, h->ops_range ? c.t1 : -1 }, 8);
@@ -518,6 +602,7 @@ static int read_ops(struct html *h, struct kprof_err *err)
 				ret = kprof_err_set(err, ENOMEM, "out of memory");
 				break;
 			}
+			hold_add(&h->kt, &(struct hkt){ v, (size_t)ki }, sizeof(struct hkt));
 		}
 		if (!num(row[c.fw], &v)) {
 			k->tot_fw += v;
@@ -527,8 +612,17 @@ static int read_ops(struct html *h, struct kprof_err *err)
 			k->tot_host += v;
 			k->nhost++;
 		}
-		if (h->ops_range && !num(row[c.t0], &v) && !num(row[c.t1], &v1))
+		if (h->ops_range && !num(row[c.t0], &v) && !num(row[c.t1], &v1)) {
 			add_slice(h, v, v1, ki, 0, 0);
+			if (h->ops_sl.on) {
+				/* the second pass's slice, as slices_from_ops() makes it */
+				double s = 0;
+
+				if (c.seq >= 0)
+					num(row[c.seq], &s);
+				hold_slice(&h->ops_sl, v, v1, (uint64_t)s, ki, 0);
+			}
+		}
 	}
 	kprof_csv_close(&r);
 	return ret;
@@ -571,6 +665,14 @@ static int medians_end(struct html *h, struct kprof_err *err)
 		struct kprof_csv_reader r;
 		struct ops_cols c;
 
+		if (h->kt.on) {
+			const struct hkt *e = h->kt.v;
+
+			for (size_t i = 0; i < h->kt.n; i++)
+				kprof_median_add(h->med, e[i].kind, e[i].v);
+			ret = kprof_median_pass_end(h->med, err);
+			continue;
+		}
 		ret = open_ops(h, &r, &c, err);
 		if (ret)
 			break;
@@ -585,6 +687,7 @@ static int medians_end(struct html *h, struct kprof_err *err)
 		h->kinds[i].med_k = kprof_median_get(h->med, i);
 	kprof_median_free(h->med);
 	h->med = NULL;
+	hold_drop(&h->kt);
 	return ret;
 }
 
@@ -1123,7 +1226,10 @@ static int slices_from_ops(struct html *h, struct kprof_err *err)
 	if (ret)
 		return ret;
 	/* the second pass is the medians' first, when they have one to make */
-	med = h->pass && h->med && !kprof_median_done(h->med) && c.t0 >= 0 && c.t1 >= 0;
+	med = h->pass && h->med && !kprof_median_done(h->med) && !h->kt.on && c.t0 >= 0 &&
+	      c.t1 >= 0;
+	/* the first pass holds the second's slices */
+	h->ops_sl.on = !h->pass;
 	kprof_csv_select(&r, (const int[]){ c.op, c.t0, c.t1, c.seq, med ? c.k : -1 }, 5);
 	while (c.t0 >= 0 && c.t1 >= 0 && (ret = kprof_csv_next(&r, err)) > 0) {
 		double a, b, s = 0;
@@ -1136,6 +1242,7 @@ static int slices_from_ops(struct html *h, struct kprof_err *err)
 		if (c.seq >= 0)
 			num(r.row[c.seq], &s);
 		add_slice(h, a, b, ki, (uint64_t)s, 0);
+		hold_slice(&h->ops_sl, a, b, (uint64_t)s, ki, 0);
 	}
 	kprof_csv_close(&r);
 	if (!ret && med)
@@ -1174,6 +1281,8 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 	}
 	/* COMM names a lane, in the first pass */
 	kprof_csv_select(&r, (const int[]){ cr, ct, c0, c1, cq, h->pass ? -1 : cc }, 6);
+	/* the first pass holds the second's slices */
+	h->host_sl.on = !h->pass;
 	while ((ret = kprof_csv_next(&r, err)) > 0) {
 		char **row = r.row;
 		double a, b, tid, seq = 0;
@@ -1201,6 +1310,7 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 				 sync ? "sync" : "launch", row[cc], (int64_t)tid);
 		}
 		add_slice(h, a, b, sync ? -2 : -1, (uint64_t)seq, h->ndev_lanes + l);
+		hold_slice(&h->host_sl, a, b, (uint64_t)seq, sync ? -2 : -1, h->ndev_lanes + l);
 	}
 	kprof_csv_close(&r);
 	h->have_host = h->nhost > 0;
@@ -1226,7 +1336,13 @@ static int timeline(struct html *h, struct kprof_err *err)
 		h->lane_source = OPS_LANE_SOURCE;
 	}
 	for (h->pass = 0; h->pass < 2; h->pass++) {
-		int ret = from_trace || (!h->pass && h->ops_range) ? 0 : slices_from_ops(h, err);
+		int ret = 0;
+
+		/* the second pass: the slices held in the first, in the same order */
+		if (h->pass && h->ops_sl.on)
+			add_held(h, &h->ops_sl);
+		else if (!from_trace && (h->pass || !h->ops_range))
+			ret = slices_from_ops(h, err);
 
 		for (size_t i = 0; i < h->nds; i++) {
 			const struct dslice *d = &h->ds[i];
@@ -1234,7 +1350,9 @@ static int timeline(struct html *h, struct kprof_err *err)
 			add_slice(h, d->t0, d->t1, d->kind, d->seq, d->lane);
 		}
 
-		if (!ret)
+		if (!ret && h->pass && h->host_sl.on)
+			add_held(h, &h->host_sl);
+		else if (!ret)
 			ret = slices_from_host(h, err);
 		if (ret)
 			return ret;
@@ -1929,5 +2047,8 @@ out:
 	free(h.ds);
 	kprof_hidx_free(&h.trh);
 	free(h.cells);
+	hold_drop(&h.ops_sl);
+	hold_drop(&h.host_sl);
+	hold_drop(&h.kt);
 	return ret;
 }
