@@ -208,20 +208,30 @@ static void ob_flush(struct obuf *o)
 	o->n = 0;
 }
 
-static void ob_mem(struct obuf *o, const char *s, size_t n)
+/* ob_mem() past the room there is */
+static void ob_mem_more(struct obuf *o, const char *s, size_t n)
 {
-	if (n > sizeof(o->b) - o->n) {
-		ob_flush(o);
-		if (n > sizeof(o->b)) {
-			fwrite(s, 1, n, o->f);
-			return;
-		}
+	ob_flush(o);
+	if (n > sizeof(o->b)) {
+		fwrite(s, 1, n, o->f);
+		return;
 	}
 	memcpy(o->b + o->n, s, n);
 	o->n += n;
 }
 
-static void ob_str(struct obuf *o, const char *s)
+/* inline: most pieces are literals, copied as such */
+static inline void ob_mem(struct obuf *o, const char *s, size_t n)
+{
+	if (n <= sizeof(o->b) - o->n) {
+		memcpy(o->b + o->n, s, n);
+		o->n += n;
+	} else {
+		ob_mem_more(o, s, n);
+	}
+}
+
+static inline void ob_str(struct obuf *o, const char *s)
 {
 	ob_mem(o, s, strlen(s));
 }
@@ -235,12 +245,6 @@ static void ob_fixed(struct obuf *o, double v, unsigned int prec)
 		ob_flush(o);
 	n = kprof_fmt_fixed(o->b + o->n, KPROF_FMT_FIXED_MAX, v, prec);
 	o->n += n < KPROF_FMT_FIXED_MAX ? (size_t)n : KPROF_FMT_FIXED_MAX - 1;
-}
-
-/* v as "%d" would write it (an integer's "%.0f" is its digits) */
-static void ob_int(struct obuf *o, int v)
-{
-	ob_fixed(o, v, 0);
 }
 
 /* v as "%" PRIu64 would write it */
@@ -1457,8 +1461,8 @@ static void kind_color(char out[32], int kind, size_t nkinds)
 	} else {
 		hue = (int)((unsigned int)kind * 360u / (unsigned int)(nkinds ? nkinds : 1));
 		memcpy(out, "hsl(", 4);
-		/* an int's "%.0f" is its "%d", at most 11 bytes */
-		strcpy(out + 4 + kprof_fmt_fixed(out + 4, 12, hue, 0), ",60%,55%)");
+		/* hue is not negative: its "%d" is its "%" PRIu64, at most 10 bytes */
+		strcpy(kprof_fmt_u64(out + 4, (uint64_t)hue), ",60%,55%)");
 	}
 }
 
@@ -1476,6 +1480,7 @@ static void svg_timeline(FILE *f, struct html *h)
 	double tmin = h->tmin, span = h->tmax > h->tmin ? h->tmax - h->tmin : 1;
 	int height = (h->nlanes + 1) * LANE_H + 10;
 	struct obuf o;
+	char tail[48];
 
 	if (!h->nsl) {
 		fputs("<p>No timed slices (no device times in ops.csv).</p>\n", f);
@@ -1507,7 +1512,13 @@ static void svg_timeline(FILE *f, struct html *h)
 	 */
 	o.f = f;
 	o.n = 0;
+	/* the rects' height, the same for all */
+	snprintf(tail, sizeof(tail), "\" height=\"%d\" fill=\"", LANE_H - 6);
 	for (int l = 0; l < h->nlanes; l++) {
+		/* the lane's rects' y, between x and width */
+		char mid[48];
+		int nmid = snprintf(mid, sizeof(mid), "\" y=\"%d\" width=\"", l * LANE_H + 3);
+
 		for (int col = 0; col <= PLOT_W; col++) {
 			const struct cell *s = &h->cells[(size_t)l * (PLOT_W + 1) + (size_t)col];
 			double x0 = PLOT_X0 + (s->t0 - tmin) / span * PLOT_W;
@@ -1518,13 +1529,9 @@ static void svg_timeline(FILE *f, struct html *h)
 				continue;
 			ob_str(&o, "<rect x=\"");
 			ob_fixed(&o, x0, 1);
-			ob_str(&o, "\" y=\"");
-			ob_int(&o, l * LANE_H + 3);
-			ob_str(&o, "\" width=\"");
+			ob_mem(&o, mid, (size_t)nmid);
 			ob_fixed(&o, x1 - x0 < 0.5 ? 0.5 : x1 - x0, 1);
-			ob_str(&o, "\" height=\"");
-			ob_int(&o, LANE_H - 6);
-			ob_str(&o, "\" fill=\"");
+			ob_str(&o, tail);
 			if (s->mixed) {
 				ob_str(&o, "#999\" class=\"mixed\"><title>");
 			} else {
