@@ -16,10 +16,13 @@ static const uint32_t pow10_u32[10] = {
 	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
 };
 
+/* bits of pow10_u32[prec] */
+static const unsigned char pow10_bits[10] = { 1, 4, 7, 10, 14, 17, 20, 24, 27, 30 };
+
 int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 {
-	char b[48];
-	int i = sizeof(b), neg, e, n;
+	char b[48], *p;
+	int neg, e, n;
 	uint64_t ip, q = 0, scale;
 	double a;
 
@@ -48,14 +51,36 @@ int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 		} else if (s >= 100) {
 			/* a below 2^-47: a x 10^9 is far below one half */
 			ip = 0;
+		} else if (s < 64 && (s < 53 ? s : 53) + pow10_bits[prec] <= 64) {
+			/*
+			 * the fraction times scale fits 64 bits (always for 3
+			 * decimals or fewer): the same steps as below, cheaper
+			 */
+			uint64_t fm, pr, r, half;
+
+			ip = m >> s;
+			fm = m & (((uint64_t)1 << s) - 1);
+			pr = fm * scale;
+			q = pr >> s;
+			r = pr & (((uint64_t)1 << s) - 1);
+			half = (uint64_t)1 << (s - 1);
+			if (r > half || (r == half && ((prec ? q : ip) & 1)))
+				q++;
+			if (prec == 0) {
+				ip += q;
+				q = 0;
+			} else if (q == scale) {
+				ip++;
+				q = 0;
+			}
 		} else {
-			unsigned __int128 fm, p, r, half;
+			unsigned __int128 fm, pr, r, half;
 
 			ip = s < 64 ? m >> s : 0;
 			fm = s < 64 ? m & (((uint64_t)1 << s) - 1) : m;
-			p = fm * scale;			/* below 2^83 */
-			q = (uint64_t)(p >> s);
-			r = p - ((unsigned __int128)q << s);
+			pr = fm * scale;		/* below 2^83 */
+			q = (uint64_t)(pr >> s);
+			r = pr - ((unsigned __int128)q << s);
 			half = (unsigned __int128)1 << (s - 1);
 			/* to nearest, ties to even (the last digit written) */
 			if (r > half || (r == half && ((prec ? q : ip) & 1)))
@@ -69,21 +94,31 @@ int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 			}
 		}
 	}
-	for (unsigned int k = 0; k < prec; k++, q /= 10)
-		b[--i] = (char)('0' + q % 10);
-	if (prec)
-		b[--i] = '.';
-	do {
-		b[--i] = (char)('0' + ip % 10);
-		ip /= 10;
-	} while (ip);
+	/*
+	 * at most '-', 16 digits, '.', 9 and the NUL: straight into out when
+	 * it has the room (no copy), else into b
+	 */
+	p = len >= 28 ? out : b;
 	if (neg)
-		b[--i] = '-';
-	n = (int)sizeof(b) - i;
+		*p++ = '-';
+	p = kprof_fmt_u64(p, ip);
+	if (prec) {
+		uint32_t f = (uint32_t)q;	/* below scale */
+
+		*p++ = '.';
+		for (unsigned int k = prec; k-- > 0; f /= 10)
+			p[k] = (char)('0' + f % 10);
+		p += prec;
+	}
+	if (len >= 28) {
+		*p = '\0';
+		return (int)(p - out);
+	}
+	n = (int)(p - b);
 	if (len) {
 		size_t c = (size_t)n < len ? (size_t)n : len - 1;
 
-		memcpy(out, b + i, c);
+		memcpy(out, b, c);
 		out[c] = '\0';
 	}
 	return n;
