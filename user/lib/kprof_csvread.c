@@ -216,15 +216,17 @@ static inline __m128i eq(__m128i v, char c)
 	return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
 }
 
-/* a line end, '"' or NUL */
-static inline __m128i ends(__m128i v)
+/* a '"' or NUL */
+static inline __m128i bad16(__m128i v)
 {
-	return _mm_or_si128(_mm_or_si128(eq(v, '\n'), eq(v, '"')), eq(v, '\0'));
+	return _mm_or_si128(eq(v, '"'), eq(v, '\0'));
 }
 
 /*
- * 16 bytes at a time: the commas, and a line end, '"' or NUL together,
- * told apart only in the block that has one (most have none)
+ * 16 bytes at a time: the commas and the line ends; a '"' or NUL in
+ * any of the 64 bytes is looked for with one mask of all four, and
+ * placed only in the block that has one (most have none). A line's
+ * block nearly always has its end: that mask is made at once.
  */
 static inline __attribute__((always_inline))
 struct scan64 scan64_sse2(const unsigned char *q)
@@ -233,13 +235,13 @@ struct scan64 scan64_sse2(const unsigned char *q)
 	__m128i v1 = _mm_loadu_si128((const void *)(q + 16));
 	__m128i v2 = _mm_loadu_si128((const void *)(q + 32));
 	__m128i v3 = _mm_loadu_si128((const void *)(q + 48));
+	__m128i b0 = bad16(v0), b1 = bad16(v1), b2 = bad16(v2), b3 = bad16(v3);
 	struct scan64 m;
-	uint64_t any;
 
 	m.comma = mask64(eq(v0, ','), eq(v1, ','), eq(v2, ','), eq(v3, ','));
-	any = mask64(ends(v0), ends(v1), ends(v2), ends(v3));
-	m.nl = any ? mask64(eq(v0, '\n'), eq(v1, '\n'), eq(v2, '\n'), eq(v3, '\n')) : 0;
-	m.bad = any & ~m.nl;
+	m.nl = mask64(eq(v0, '\n'), eq(v1, '\n'), eq(v2, '\n'), eq(v3, '\n'));
+	m.bad = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(b0, b1), _mm_or_si128(b2, b3))) ?
+		mask64(b0, b1, b2, b3) : 0;
 	return m;
 }
 #endif
