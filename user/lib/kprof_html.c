@@ -767,12 +767,17 @@ static int medians_end(struct html *h, struct kprof_err *err)
 	return ret;
 }
 
-/* Whether a counters.csv COUNTER is one the page sums (the sim's names). */
-static bool counter_used(const char *name)
+/*
+ * A field (len bytes, no NUL in it) is the literal lit: strcmp's answer
+ * from the length and a memcmp of a known size, inline.
+ */
+#define field_is(s, len, lit)	((len) == sizeof(lit) - 1 && !memcmp(s, lit, sizeof(lit) - 1))
+
+/* Whether a counters.csv COUNTER (len bytes) is one the page sums (the sim's names). */
+static bool counter_used(const char *name, size_t len)
 {
-	/* (most rows: other counters, told apart by their first byte) */
-	return (name[0] == 'f' && !strcmp(name, "flops")) ||
-	       (name[0] == 'b' && (!strcmp(name, "bytes_read") || !strcmp(name, "bytes_written")));
+	return field_is(name, len, "flops") || field_is(name, len, "bytes_read") ||
+	       field_is(name, len, "bytes_written");
 }
 
 /*
@@ -809,7 +814,7 @@ static int read_counters(struct html *h, struct kprof_err *err)
 		const char *name = r.row[cc];
 		const char *op = r.row[co];
 		size_t len = r.len[co];
-		bool used = counter_used(name);
+		bool used = counter_used(name, r.len[cc]);
 		double v;
 
 		/* the kind of the row before, or another */
@@ -824,7 +829,7 @@ static int read_counters(struct html *h, struct kprof_err *err)
 			ret = kprof_err_set(err, ENOMEM, "out of memory");
 			break;
 		}
-		if (!strcmp(name, "flops")) {
+		if (field_is(name, r.len[cc], "flops")) {
 			h->kinds[ki].flops += v;
 			h->kinds[ki].has_flops = 1;
 		} else if (used) {
@@ -1369,7 +1374,7 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 		    num(row[ct], r.len[ct], &tid))
 			continue;
 		num(row[cq], r.len[cq], &seq);
-		sync = !strcmp(row[cr], "sync");
+		sync = field_is(row[cr], r.len[cr], "sync");
 		for (l = 0; l < h->nhost && (h->host_tid[l] != (int64_t)tid ||
 					     h->host_role[l] != sync); l++)
 			;
