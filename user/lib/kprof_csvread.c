@@ -340,12 +340,19 @@ int fast_record(struct kprof_csv_src *s, size_t max, int scalar, int chosen)
 						nskip++;
 				goto done;
 			}
-			e = blk + (unsigned int)__builtin_ctzll(c);
 			if (chosen && !sel[nf]) {
-				nf++;	/* not stored, its entry left as it is */
-				p = e + 1;
+				/*
+				 * a run of fields not stored, their entries left as
+				 * they are: only counted, up to the block's end, want
+				 * or a field to store; the next starts after the last
+				 * of their commas (c's bit left for the loop to clear)
+				 */
+				for (nf++; (c & (c - 1)) && nf < want && !sel[nf]; nf++)
+					c &= c - 1;
+				p = blk + (unsigned int)__builtin_ctzll(c) + 1;
 				continue;
 			}
+			e = blk + (unsigned int)__builtin_ctzll(c);
 			if (nf >= cap) {
 				if (fld_room(s, nf + 1))
 					return -2;
