@@ -785,9 +785,12 @@ static bool counter_used(const char *name, size_t len)
  * A row adds its kind (when its SUM is a number) and, for those counters,
  * its SUM: a row of a kind already there and another counter needs
  * neither its number read nor its kind looked up again (a kind's rows
- * come together).
+ * come together). Such rows are nearly all of them, or all (no sim
+ * counters): the file is read first without SUM, the last column, whose
+ * splitting was a good part of each row's cost; at the first row that
+ * needs it, it is read again from the start with SUM (*full).
  */
-static int read_counters(struct html *h, struct kprof_err *err)
+static int counters_pass(struct html *h, bool *full, struct kprof_err *err)
 {
 	struct kprof_csv_reader r;
 	char path[PATH_MAX];
@@ -809,7 +812,7 @@ static int read_counters(struct html *h, struct kprof_err *err)
 		return kprof_err_set(err, EBADMSG, "%s: not a kprof counters.csv", path);
 	}
 	h->have_counters = 1;
-	kprof_csv_select(&r, (const int[]){ co, cc, cs }, 3);
+	kprof_csv_select(&r, (const int[]){ co, cc, *full ? cs : -1 }, 3);
 	while ((ret = kprof_csv_next(&r, err)) > 0) {
 		const char *name = r.row[cc];
 		const char *op = r.row[co];
@@ -822,6 +825,11 @@ static int read_counters(struct html *h, struct kprof_err *err)
 			ki = find_kind(h, op, len);
 		if (ki >= 0 && !used)
 			continue;
+		if (!*full) {
+			*full = true;	/* nothing was changed before this row */
+			ret = 0;
+			break;
+		}
 		if (num(r.row[cs], r.len[cs], &v))
 			continue;
 		ki = kind_index(h, op, len);
@@ -838,6 +846,16 @@ static int read_counters(struct html *h, struct kprof_err *err)
 		}
 	}
 	kprof_csv_close(&r);
+	return ret;
+}
+
+static int read_counters(struct html *h, struct kprof_err *err)
+{
+	bool full = false;
+	int ret = counters_pass(h, &full, err);
+
+	if (!ret && full)
+		ret = counters_pass(h, &full, err);
 	return ret;
 }
 
