@@ -643,7 +643,8 @@ static int open_ops(struct html *h, struct kprof_csv_reader *r, struct ops_cols 
 /*
  * Per-kind statistics and the slowest ops, one row at a time; with them,
  * when the device lane will be drawn from ops.csv (no trace.json to
- * read), that lane's time range: the timeline's first pass.
+ * read), that lane's time range: the timeline's first pass. The kernel
+ * times and the lane's slices are held for the passes after (struct hold).
  */
 static int read_ops(struct html *h, struct kprof_err *err)
 {
@@ -709,10 +710,12 @@ static int read_ops(struct html *h, struct kprof_err *err)
 }
 
 /*
- * The median kernel time per kind, exact, in bounded memory: ops.csv is
- * read again for each pass kprof_median needs (one when the kernel times
- * fit KPROF_HTML_MEDIAN_BUDGET). When the device lane is drawn from
- * ops.csv, the timeline's second pass over it is the first of these.
+ * The median kernel time per kind, exact, in bounded memory: each pass
+ * kprof_median needs (one when the kernel times fit
+ * KPROF_HTML_MEDIAN_BUDGET) is given the kernel times read_ops() held,
+ * or, past HOLD_MAX of them, reads ops.csv again; then, when the device
+ * lane is drawn from ops.csv and its slices were not held either, the
+ * timeline's second pass over it is the first of these.
  */
 static int medians_begin(struct html *h, struct kprof_err *err)
 {
@@ -736,7 +739,7 @@ static void median_add(struct html *h, const struct kprof_csv_reader *r, int col
 		kprof_median_add(h->med, (size_t)ki, v);
 }
 
-/* The median passes left, over ops.csv; then each kind's median. */
+/* The median passes left, over the held kernel times or ops.csv; then each kind's median. */
 static int medians_end(struct html *h, struct kprof_err *err)
 {
 	int ret = 0;
@@ -1427,7 +1430,9 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 
 /*
  * The timeline in two passes, time range then cells (trace.json: its kept
- * slices; ops.csv: its first pass made in read_ops() when it could be).
+ * slices; ops.csv: its first pass made in read_ops() when it could be;
+ * the second pass of ops.csv and host_events.csv: the slices held in the
+ * first, unless there were too many).
  */
 static int timeline(struct html *h, struct kprof_err *err)
 {
