@@ -77,6 +77,24 @@ static void gpu_types(void)
 	}
 }
 
+/* kprof_popcount64() against the compiler's builtin */
+static void popcount(void)
+{
+	static const uint64_t edge[] = { 0, 1, 0x8000000000000000ULL, UINT64_MAX,
+					 0x5555555555555555ULL, 0xaaaaaaaaaaaaaaaaULL, 0xff };
+	uint64_t s = 88172645463325252ULL;
+	int bad = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(edge); i++)
+		KT_EQ_U64(kprof_popcount64(edge[i]), (uint64_t)__builtin_popcountll(edge[i]));
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = kt_xorshift(&s) & kt_xorshift(&s);
+
+		bad += kprof_popcount64(v) != (unsigned int)__builtin_popcountll(v);
+	}
+	KT_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
 	gpu_types();
@@ -213,5 +231,6 @@ int main(void)
 	}
 	KT_STR(kprof_rec_type_name(KPROF_HREC_IOCTL), "IOCTL");
 	KT_EQ_U64(kprof_rec_min_size(KPROF_HREC_IOCTL), sizeof(struct kprof_host_event));
+	popcount();
 	return kt_done("test_rec");
 }

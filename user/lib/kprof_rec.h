@@ -53,13 +53,29 @@ void kprof_rec_iter_init(struct kprof_rec_iter *it, const void *buf,
  */
 int kprof_rec_next_slow(struct kprof_rec_iter *it, const struct kprof_rec_hdr **rec,
 			struct kprof_err *err);
+/*
+ * Bits set in v: inline, where a build without the POPCNT instruction
+ * makes __builtin_popcountll a library call (once per COUNTERS record)
+ */
+static inline unsigned int kprof_popcount64(uint64_t v)
+{
+#ifdef __POPCNT__
+	return (unsigned int)__builtin_popcountll(v);
+#else
+	v -= (v >> 1) & 0x5555555555555555ULL;
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned int)((v * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 /* Bytes a COUNTERS record needs: its head and the values its mask names. */
 static inline size_t kprof_rec_counters_need(const void *rec)
 {
 	struct kprof_rec_counters c;
 
 	__builtin_memcpy(&c, rec, sizeof(c));
-	return sizeof(c) + 8 * (size_t)__builtin_popcountll(c.counter_mask);
+	return sizeof(c) + 8 * (size_t)kprof_popcount64(c.counter_mask);
 }
 
 /* minimum size of each device type, UINT16_MAX for PAD (kprof_rec.c) */
