@@ -129,11 +129,12 @@ fail:
 
 int kprof_analysis_op(struct kprof_analysis *an, const struct kprof_op_row *row)
 {
-	int ret = kprof_bubbles_op(an->bub, row);
+	int ret;
 
-	if (!ret && an->roof)
-		ret = kprof_roofline_op(an->roof, row);
-	return ret;
+	if (!an->roof)		/* no peaks: a tail call */
+		return kprof_bubbles_op(an->bub, row);
+	ret = kprof_bubbles_op(an->bub, row);
+	return ret ? ret : kprof_roofline_op(an->roof, row);
 }
 
 int kprof_analysis_finish(struct kprof_analysis *an, FILE *summary, struct kprof_err *err)

@@ -16,8 +16,7 @@
 #include <string.h>
 
 struct kprof_bubbles {
-	struct kprof_bub_core *cores;	/* indexed by core id */
-	uint8_t *seen;
+	struct kprof_bub_core *cores;	/* indexed by core id; ops 0: unseen */
 	uint32_t *listed;		/* core ids of the rows, after finish */
 	size_t cap;
 	uint32_t num_cores;
@@ -55,7 +54,6 @@ void kprof_bubbles_free(struct kprof_bubbles *b)
 	if (!b)
 		return;
 	free(b->cores);
-	free(b->seen);
 	free(b->listed);
 	free(b);
 }
@@ -63,7 +61,7 @@ void kprof_bubbles_free(struct kprof_bubbles *b)
 static int grow(struct kprof_bubbles *b, uint32_t core)
 {
 	size_t n = b->cap ? b->cap : 64;
-	void *p, *q;
+	void *p;
 
 	while (n <= core)
 		n *= 2;
@@ -71,82 +69,102 @@ static int grow(struct kprof_bubbles *b, uint32_t core)
 	if (!p)
 		return -ENOMEM;
 	b->cores = p;
-	q = realloc(b->seen, n);
-	if (!q)
-		return -ENOMEM;
-	b->seen = q;
 	memset(b->cores + b->cap, 0, (n - b->cap) * sizeof(*b->cores));
-	memset(b->seen + b->cap, 0, n - b->cap);
 	b->cap = n;
 	return 0;
 }
 
-static double fmin_nan(double a, double b)
+/*
+ * fmin / fmax as compares the compiler inlines: libm's are calls, made
+ * per FW span. The same results: glibc's fmin(a, b) is a < b ? a : b
+ * (minsd), fmax(a, b) a > b ? a : b, for operands that are not NaN.
+ */
+static inline double min2(double a, double b)
 {
-	return isnan(a) ? b : (isnan(b) ? a : fmin(a, b));
+	return a < b ? a : b;
 }
 
-static double fmax_nan(double a, double b)
+static inline double max2(double a, double b)
 {
-	return isnan(a) ? b : (isnan(b) ? a : fmax(a, b));
+	return a > b ? a : b;
+}
+
+/* max2(d, 0), and 0 for a NaN d, as fmax(d, 0) */
+static inline double pos0(double d)
+{
+	return d > 0 ? d : 0;
+}
+
+/* fmin(a, b) ignoring a NaN operand */
+static inline double fmin_nan(double a, double b)
+{
+	return (isnan(a) || b <= a) ? b : a;
+}
+
+/* fmax(a, b) ignoring a NaN operand */
+static inline double fmax_nan(double a, double b)
+{
+	return (isnan(a) || b >= a) ? b : a;
 }
 
 /* An idle gap [a, e) that ends when an op launched at launch starts. */
-static void split_gap(struct kprof_bub_core *c, double a, double e, double launch)
+static inline void split_gap(struct kprof_bub_core *c, double a, double e, double launch)
 {
 	double g = e - a, before;
 
-	if (!(g > 0))
+	if (!(g > 0))		/* so neither a nor e is NaN */
 		return;
 	if (isnan(launch)) {
 		c->wait_unknown_ns += g;
 		return;
 	}
-	before = fmin(fmax(launch - a, 0), g);
+	/* launch is finite (a host time) and a not NaN: launch - a is no NaN */
+	before = min2(max2(launch - a, 0), g);
 	c->wait_launch_ns += before;
 	c->wait_pred_ns += g - before;
 }
 
-static int core_span(struct kprof_bubbles *b, const struct kprof_core_time *ct,
-		     double launch)
+/* A FW span [s, e], e >= s, on core c; launch: its op's launch time. */
+static inline void core_span(struct kprof_bub_core *c, uint32_t core, double s, double e,
+			     double launch)
 {
-	struct kprof_bub_core *c;
-	double s = ct->fw_start_ns, e = ct->fw_end_ns;
-
-	if (!(e >= s))		/* NAN or reversed: no span */
-		return 0;
-	if (ct->core >= KPROF_BUB_MAX_CORES) {	/* bounded memory on corrupt input */
-		b->t.spans_skipped++;
-		return 0;
-	}
-	if (ct->core >= b->cap && grow(b, ct->core))
-		return -ENOMEM;
-	c = &b->cores[ct->core];
-	c->ops++;
-	if (!b->seen[ct->core]) {
-		b->seen[ct->core] = 1;
-		c->core = ct->core;
+	if (!c->ops++) {	/* the core's first span */
+		c->core = core;
 		c->first_start_ns = s;
 		c->first_launch_ns = launch;
 		c->last_start_ns = s;
 		c->last_end_ns = e;
 		c->work_ns = e - s;
-		return 0;
+		return;
 	}
 	if (s < c->last_end_ns) {
+		/* last_start = fmax(last_start, s) */
 		if (s < c->last_start_ns)
 			c->unordered++;
-		c->last_start_ns = fmax(c->last_start_ns, s);
+		else
+			c->last_start_ns = s;
 		if (e > c->last_end_ns) {
 			c->work_ns += e - c->last_end_ns;
 			c->last_end_ns = e;
 		}
-		return 0;
+		return;
 	}
 	split_gap(c, c->last_end_ns, s, launch);
 	c->last_start_ns = s;
 	c->work_ns += e - s;
 	c->last_end_ns = e;
+}
+
+/* core_span() on a core id at or past the table's end: grows the table */
+static int span_far(struct kprof_bubbles *b, uint32_t core, double s, double e, double launch)
+{
+	if (core >= KPROF_BUB_MAX_CORES) {	/* bounded memory on corrupt input */
+		b->t.spans_skipped++;
+		return 0;
+	}
+	if (grow(b, core))
+		return -ENOMEM;
+	core_span(&b->cores[core], core, s, e, launch);
 	return 0;
 }
 
@@ -154,31 +172,59 @@ int kprof_bubbles_op(struct kprof_bubbles *b, const struct kprof_op_row *r)
 {
 	double launch = r->host_start_ns != KPROF_AGG_NONE ? (double)r->host_start_ns : NAN;
 	struct kprof_bub_totals *t = &b->t;
-	int ret;
+	const struct kprof_core_time *ct = r->cores;
+	uint32_t n = r->ncores;
+	/* in locals: the stores to cores[] could alias them */
+	struct kprof_bub_core *cores = b->cores;
+	size_t cap = b->cap;
+	double ws = t->window_start_ns, we = t->window_end_ns;
+	int ret = 0;
 
 	t->ops++;
-	for (uint32_t i = 0; i < r->ncores; i++) {
-		ret = core_span(b, &r->cores[i], launch);
-		if (ret)
-			return ret;
-		t->window_start_ns = fmin_nan(t->window_start_ns, r->cores[i].fw_start_ns);
-		t->window_end_ns = fmax_nan(t->window_end_ns, r->cores[i].fw_end_ns);
+	for (uint32_t i = 0; i < n; i++, ct++) {
+		double s = ct->fw_start_ns, e = ct->fw_end_ns;
+		uint32_t core = ct->core;
+
+		if (!(e >= s)) {	/* NAN or reversed: no span */
+			ws = fmin_nan(ws, s);
+			we = fmax_nan(we, e);
+			continue;
+		}
+		/* cap <= KPROF_BUB_MAX_CORES (a power of 2): below it, in bounds */
+		if (core < cap) {
+			core_span(&cores[core], core, s, e, launch);
+		} else {
+			ret = span_far(b, core, s, e, launch);
+			if (ret)
+				break;
+			cores = b->cores;
+			cap = b->cap;
+		}
+		/* s, e not NaN: fmin_nan(ws, s), fmax_nan(we, e) */
+		ws = ws < s ? ws : s;
+		we = we > e ? we : e;
+	}
+	t->window_end_ns = we;
+	if (ret) {
+		t->window_start_ns = ws;
+		return ret;
 	}
 	if (!isnan(launch)) {
 		/* the window starts when the host first asked for work */
-		if (r->ncores)
-			t->window_start_ns = fmin_nan(t->window_start_ns, launch);
+		if (n)
+			ws = fmin_nan(ws, launch);
 		b->host_first_ns = fmin_nan(b->host_first_ns, launch);
 		if (r->host_end_ns != KPROF_AGG_NONE)
 			b->host_last_ns = fmax_nan(b->host_last_ns, (double)r->host_end_ns);
 	}
+	t->window_start_ns = ws;
 	if (!isnan(r->fw_duration_ns)) {
 		t->ops_fw++;
 		t->op_fw_mean_ns += r->fw_duration_ns;	/* a sum until finish */
 		if (!isnan(r->kernel_duration_ns)) {
 			t->ops_control++;
 			t->fw_sum_ns += r->fw_duration_ns;
-			t->control_sum_ns += fmax(r->fw_duration_ns - r->kernel_duration_ns, 0);
+			t->control_sum_ns += pos0(r->fw_duration_ns - r->kernel_duration_ns);
 		}
 	}
 	/* dispatch latency: only ops launched while the device was idle, so
@@ -229,7 +275,7 @@ const struct kprof_bub_totals *kprof_bubbles_finish(struct kprof_bubbles *b)
 	for (size_t i = 0; i < n; i++) {
 		struct kprof_bub_core *c = &b->cores[i];
 
-		if (!b->seen[i]) {
+		if (!c->ops) {
 			if (i >= b->num_cores)
 				continue;
 			c->core = (uint32_t)i;
@@ -243,7 +289,7 @@ const struct kprof_bub_totals *kprof_bubbles_finish(struct kprof_bubbles *b)
 			continue;
 		}
 		split_gap(c, t->window_start_ns, c->first_start_ns, c->first_launch_ns);
-		c->idle_other_ns = fmax(t->window_end_ns - c->last_end_ns, 0);
+		c->idle_other_ns = pos0(t->window_end_ns - c->last_end_ns);
 		t->cores_used++;
 		if (b->listed)	/* no memory: no rows, the totals stay right */
 			b->listed[t->cores_listed++] = (uint32_t)i;
