@@ -431,6 +431,32 @@ static char *rows_put(const struct csv_rows *w, char *p, const char *s, size_t n
 	return w->buf;
 }
 
+/*
+ * n bytes of s at p, reading no byte outside them; returns the end. The
+ * cells of counters.csv rows are short: a few fixed-size (inlined)
+ * copies, overlapping, cost less than a call of memcpy.
+ */
+static inline char *copy_short(char *p, const char *s, size_t n)
+{
+	if (n > 32) {
+		memcpy(p, s, n);
+	} else if (n >= 16) {
+		memcpy(p, s, 16);
+		memcpy(p + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(p, s, 8);
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else if (n) {
+		p[0] = s[0];
+		p[n / 2] = s[n / 2];
+		p[n - 1] = s[n - 1];
+	}
+	return p + n;
+}
+
 #define UNNAMED_LEN	24
 
 /* counter i's name and unit: one with no name is "counterI", of no unit */
@@ -539,10 +565,18 @@ static void counters_rows(struct kprof_out *o, const struct kprof_op_row *row,
 	for (; m; m &= m - 1) {
 		unsigned int i = (unsigned int)__builtin_ctzll(m);
 		const size_t *at = &o->ccell_at[i];
+		size_t ncell = at[1] - at[0], nrow = nhead + ncell + COUNTERS_TAIL;
 
-		p = rows_put(&w, p, head + 1, nhead);
-		p = rows_put(&w, p, o->ccells + at[0], at[1] - at[0]);
-		p = rows_room(&w, p, COUNTERS_TAIL);
+		if (nrow <= size) {
+			/* the row's room made once */
+			p = rows_room(&w, p, nrow);
+			p = copy_short(p, head + 1, nhead);
+			p = copy_short(p, o->ccells + at[0], ncell);
+		} else {
+			p = rows_put(&w, p, head + 1, nhead);
+			p = rows_put(&w, p, o->ccells + at[0], ncell);
+			p = rows_room(&w, p, COUNTERS_TAIL);
+		}
 		p = devlog_num(p, row->counter_cores[i]);
 		if (o->real_mask & (1ULL << i)) {
 			/* MIN, MAX and SUM: the one value, formatted once */
