@@ -68,11 +68,17 @@ int kprof_out_open(struct kprof_out *o, struct kprof_outdir *od, unsigned int wh
 		o->ops = open_out(o, od, 0, "ops.csv", err);
 		if (!o->ops)
 			goto fail;
+		o->ops_buf = malloc(KPROF_OUT_ROWS_BUF);
+		if (!o->ops_buf)
+			goto nomem;
 	}
 	if (which & KPROF_OUT_COUNTERS) {
 		o->counters = open_out(o, od, 1, "counters.csv", err);
 		if (!o->counters)
 			goto fail;
+		o->cnt_buf = malloc(KPROF_OUT_ROWS_BUF);
+		if (!o->cnt_buf)
+			goto nomem;
 		if (counter_cells(o))
 			goto nomem;
 	}
@@ -393,9 +399,7 @@ static void account(struct kprof_out *o, const struct kprof_op_row *row)
 #define CSV_CODE	CSV_CELL(KPROF_OP_CODE_LEN - 1)
 /* the most an ops.csv row takes: its code, 13 numbers, 18 ns cells, "\n" */
 #define OPS_ROW		(CSV_CODE + 13 * CSV_NUM + (10 + KPROF_MAX_RISCS) * CSV_NS + 1)
-/* an op's rows are made here: its ops.csv row, then its counters.csv rows */
-#define OP_ROWS_BUF	8192
-_Static_assert(OPS_ROW <= OP_ROWS_BUF, "an ops.csv row fits in the rows' buffer");
+_Static_assert(OPS_ROW <= KPROF_OUT_ROWS_BUF, "an ops.csv row fits in the rows' buffer");
 /* counters_rows' mask of every counter, (1 << KPROF_MAX_COUNTERS) - 1, in 64 bits */
 _Static_assert(KPROF_MAX_COUNTERS < 64, "a counter mask is 64 bits");
 /* the most ",%.17g" of a double takes, and its NUL */
@@ -403,10 +407,46 @@ _Static_assert(KPROF_MAX_COUNTERS < 64, "a counter mask is 64 bits");
 /* the most the numbers of a counters.csv row take, either kind, and "\n" */
 #define COUNTERS_TAIL	(4 * CSV_NUM + 3 * CSV_REAL + 1)
 
+/*
+ * left bytes at p to f, after what its stream holds: to its descriptor,
+ * not through the stream's buffer (a copy of every byte). *err: the errno
+ * of a failure; once set, nothing more is written.
+ */
+static void block_write(FILE *f, const char *p, size_t left, int *err)
+{
+	int fd = fileno(f);
+
+	if (!left || *err)
+		return;
+	if (fd < 0) {
+		/* a stream of no file (a memory stream) */
+		fwrite(p, 1, left, f);
+		return;
+	}
+	/* what the stream holds comes first (the header, a quoted cell) */
+	if (fflush(f)) {
+		*err = errno ? errno : EIO;
+		return;
+	}
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*err = n < 0 ? errno : EIO;
+			return;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+}
+
 /* rows gathered in buf (up to end) and written to f when it is full */
 struct csv_rows {
 	FILE *f;
 	char *buf, *end;
+	int *err;		/* block_write's */
 };
 
 /* p, or buf once the rows up to p are written: room for n bytes there */
@@ -414,7 +454,7 @@ static char *rows_room(const struct csv_rows *w, char *p, size_t n)
 {
 	if ((size_t)(w->end - p) >= n)
 		return p;
-	fwrite_unlocked(w->buf, 1, (size_t)(p - w->buf), w->f);
+	block_write(w->f, w->buf, (size_t)(p - w->buf), w->err);
 	return w->buf;
 }
 
@@ -426,8 +466,8 @@ static char *rows_put(const struct csv_rows *w, char *p, const char *s, size_t n
 		memcpy(p, s, n);
 		return p + n;
 	}
-	fwrite_unlocked(w->buf, 1, (size_t)(p - w->buf), w->f);
-	fwrite_unlocked(s, 1, n, w->f);
+	block_write(w->f, w->buf, (size_t)(p - w->buf), w->err);
+	block_write(w->f, s, n, w->err);
 	return w->buf;
 }
 
@@ -500,15 +540,26 @@ static int counter_cells(struct kprof_out *o)
 	return 0;
 }
 
+/* the rows gathered in buf (*len bytes) to f */
+static void rows_flush(FILE *f, const char *buf, size_t *len, int *err)
+{
+	block_write(f, buf, *len, err);
+	*len = 0;
+}
+
 /* the ops.csv row of an op whose code's cell is code (ncode bytes) */
 static void ops_row(struct kprof_out *o, const struct kprof_op_row *row, const char *code,
-		    size_t ncode, char *buf)
+		    size_t ncode)
 {
-	char *p = buf + ncode;
+	char *buf, *p;
 
 	/* the first op counted (account): the file has nothing yet */
 	if (o->nops == 1)
 		ops_header(o);
+	if (KPROF_OUT_ROWS_BUF - o->ops_len < OPS_ROW)
+		rows_flush(o->ops, o->ops_buf, &o->ops_len, &o->ops_err);
+	buf = o->ops_buf + o->ops_len;
+	p = buf + ncode;
 	memcpy(buf, code, ncode);
 	p = devlog_num(p, row->seq);
 	p = devlog_num(p, row->device_id);
@@ -540,14 +591,16 @@ static void ops_row(struct kprof_out *o, const struct kprof_op_row *row, const c
 	p = devlog_num(p, row->markers_lost);
 	p = devlog_num(p, row->zones);
 	*p++ = '\n';
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), o->ops);
+	o->ops_len = (size_t)(p - o->ops_buf);
 }
 
-/* the counters.csv rows of an op, gathered in buf (size bytes) */
+/* the counters.csv rows of an op, gathered after those in o->cnt_buf */
 static void counters_rows(struct kprof_out *o, const struct kprof_op_row *row,
-			  const char *code, size_t ncode, char *buf, size_t size)
+			  const char *code, size_t ncode)
 {
-	const struct csv_rows w = { .f = o->counters, .buf = buf, .end = buf + size };
+	const size_t size = KPROF_OUT_ROWS_BUF;
+	const struct csv_rows w = { .f = o->counters, .buf = o->cnt_buf,
+				    .end = o->cnt_buf + size, .err = &o->cnt_err };
 	char head[CSV_NUM + CSV_CODE + 1], *p;
 	size_t nhead;
 	uint64_t m;
@@ -559,7 +612,7 @@ static void counters_rows(struct kprof_out *o, const struct kprof_op_row *row,
 	p += ncode;
 	*p++ = ',';
 	nhead = (size_t)(p - head - 1);
-	p = buf;
+	p = o->cnt_buf + o->cnt_len;
 	/* the counters present, lowest first */
 	m = row->counter_mask & ((1ULL << KPROF_MAX_COUNTERS) - 1);
 	for (; m; m &= m - 1) {
@@ -593,14 +646,14 @@ static void counters_rows(struct kprof_out *o, const struct kprof_op_row *row,
 		}
 		*p++ = '\n';
 	}
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), w.f);
+	o->cnt_len = (size_t)(p - o->cnt_buf);
 }
 
 int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 {
 	struct kprof_out *o = ctx;
 	FILE *f = o->ops;
-	char code[CSV_CODE], buf[OP_ROWS_BUF];
+	char code[CSV_CODE];
 	size_t ncode;
 
 	if (o->op_filter && fnmatch(o->op_filter, row->op_code, 0)) {
@@ -616,10 +669,11 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 	ncode = (size_t)(csv_cell(code, row->op_code,
 				  strnlen(row->op_code, KPROF_OP_CODE_LEN - 1)) - code);
 	if (f)
-		ops_row(o, row, code, ncode, buf);
+		ops_row(o, row, code, ncode);
 	if (o->counters)
-		counters_rows(o, row, code, ncode, buf, sizeof(buf));
-	if ((f && ferror(f)) || (o->counters && ferror(o->counters)))
+		counters_rows(o, row, code, ncode);
+	if ((f && ferror(f)) || (o->counters && ferror(o->counters)) ||
+	    o->ops_err || o->cnt_err)
 		return -EIO;
 	return 0;
 }
@@ -658,35 +712,10 @@ int kprof_out_devlog_stream(struct kprof_out *o, FILE *f)
 
 void kprof_out_devlog_flush(struct kprof_out *o)
 {
-	const char *p = o->dl_buf;
 	size_t left = o->dl_len;
-	int fd = fileno(o->devlog);
 
 	o->dl_len = 0;
-	if (!left || o->dl_err)
-		return;
-	if (fd < 0) {
-		/* a stream of no file (a memory stream) */
-		fwrite(p, 1, left, o->devlog);
-		return;
-	}
-	/* what the stream holds comes first (the header, a quoted cell) */
-	if (fflush(o->devlog)) {
-		o->dl_err = errno ? errno : EIO;
-		return;
-	}
-	while (left) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->dl_err = n < 0 ? errno : EIO;
-			return;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
+	block_write(o->devlog, o->dl_buf, left, &o->dl_err);
 }
 
 int kprof_out_devlog_header(struct kprof_out *o, const char *arch,
@@ -969,13 +998,25 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 {
 	int ret = 0;
 
+	if (o->ops)
+		rows_flush(o->ops, o->ops_buf, &o->ops_len, &o->ops_err);
+	if (o->counters)
+		rows_flush(o->counters, o->cnt_buf, &o->cnt_len, &o->cnt_err);
 	/* an ops.csv with no op still gets its header */
 	if (o->ops && ftell(o->ops) == 0)
 		ops_header(o);
 	if (o->devlog)
 		kprof_out_devlog_flush(o);
-	if (o->dl_err)
-		ret = kprof_outfile_fail(&o->files[2], o->dl_err, err);
+	/* the first failure is the one told */
+	for (int i = 0; i < 3; i++) {
+		int e = i == 0 ? o->ops_err : i == 1 ? o->cnt_err : o->dl_err;
+
+		if (e) {
+			int r = kprof_outfile_fail(&o->files[i], e, ret ? NULL : err);
+
+			ret = ret ? ret : r;
+		}
+	}
 	for (int i = 0; i < 4; i++)
 		if (o->files[i].f) {
 			int r = kprof_outfile_commit(&o->files[i], 0, ret ? NULL : err);
@@ -986,6 +1027,14 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 	o->dl_buf = NULL;
 	free(o->ccells);
 	o->ccells = NULL;
+	free(o->ops_buf);
+	o->ops_buf = NULL;
+	free(o->cnt_buf);
+	o->cnt_buf = NULL;
+	o->ops_len = 0;
+	o->cnt_len = 0;
+	o->ops_err = 0;
+	o->cnt_err = 0;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;
@@ -1002,6 +1051,14 @@ void kprof_out_discard(struct kprof_out *o)
 	o->dl_buf = NULL;
 	free(o->ccells);
 	o->ccells = NULL;
+	free(o->ops_buf);
+	o->ops_buf = NULL;
+	free(o->cnt_buf);
+	o->cnt_buf = NULL;
+	o->ops_len = 0;
+	o->cnt_len = 0;
+	o->ops_err = 0;
+	o->cnt_err = 0;
 	o->ops = NULL;
 	o->counters = NULL;
 	o->devlog = NULL;

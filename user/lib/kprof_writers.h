@@ -37,6 +37,7 @@ struct kprof_out_code {
 };
 
 #define KPROF_OUT_DEVLOG_BUF	(128 * 1024)
+#define KPROF_OUT_ROWS_BUF	(64 * 1024)
 
 struct kprof_out {
 	FILE *ops, *counters, *devlog, *host;	/* the files' streams, or NULL */
@@ -84,6 +85,13 @@ struct kprof_out {
 	size_t dl_len;
 	int dl_err;		/* errno of the blocks' writing, or 0 */
 	char *dl_buf;		/* KPROF_OUT_DEVLOG_BUF bytes */
+	/* ops.csv's and counters.csv's rows gathered here, KPROF_OUT_ROWS_BUF
+	 * bytes each, and written a block at a time as device_log.csv's are
+	 * (two fwrites an op were a tenth of an op's rows' cost)
+	 */
+	char *ops_buf, *cnt_buf;
+	size_t ops_len, cnt_len;
+	int ops_err, cnt_err;	/* errno of their blocks' writing, or 0 */
 };
 
 /* Starts the files of which in od (kprof_outfile_create). */
