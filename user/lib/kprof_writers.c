@@ -163,13 +163,37 @@ static char *csv_escape(char *p, const char *s, size_t n)
 	return p;
 }
 
+/*
+ * n bytes of s at p, reading no byte outside them; returns the end. The
+ * cells of a row (op codes, counter names) are short: a few fixed-size
+ * (inlined) copies, overlapping, cost less than a call of memcpy.
+ */
+static inline char *copy_short(char *p, const char *s, size_t n)
+{
+	if (n > 32) {
+		memcpy(p, s, n);
+	} else if (n >= 16) {
+		memcpy(p, s, 16);
+		memcpy(p + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(p, s, 8);
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else if (n) {
+		p[0] = s[0];
+		p[n / 2] = s[n / 2];
+		p[n - 1] = s[n - 1];
+	}
+	return p + n;
+}
+
 /* s (n bytes) as a cell at p, at most CSV_CELL(n) bytes; returns the end */
 static char *csv_cell(char *p, const char *s, size_t n)
 {
-	if (csv_plain(s, n)) {
-		memcpy(p, s, n);
-		return p + n;
-	}
+	if (csv_plain(s, n))
+		return copy_short(p, s, n);
 	p = csv_escape(csv_quote_open(p, s, n), s, n);
 	*p++ = '"';
 	return p;
@@ -471,32 +495,6 @@ static char *rows_put(const struct csv_rows *w, char *p, const char *s, size_t n
 	return w->buf;
 }
 
-/*
- * n bytes of s at p, reading no byte outside them; returns the end. The
- * cells of counters.csv rows are short: a few fixed-size (inlined)
- * copies, overlapping, cost less than a call of memcpy.
- */
-static inline char *copy_short(char *p, const char *s, size_t n)
-{
-	if (n > 32) {
-		memcpy(p, s, n);
-	} else if (n >= 16) {
-		memcpy(p, s, 16);
-		memcpy(p + n - 16, s + n - 16, 16);
-	} else if (n >= 8) {
-		memcpy(p, s, 8);
-		memcpy(p + n - 8, s + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(p, s, 4);
-		memcpy(p + n - 4, s + n - 4, 4);
-	} else if (n) {
-		p[0] = s[0];
-		p[n / 2] = s[n / 2];
-		p[n - 1] = s[n - 1];
-	}
-	return p + n;
-}
-
 #define UNNAMED_LEN	24
 
 /* counter i's name and unit: one with no name is "counterI", of no unit */
@@ -559,8 +557,7 @@ static void ops_row(struct kprof_out *o, const struct kprof_op_row *row, const c
 	if (KPROF_OUT_ROWS_BUF - o->ops_len < OPS_ROW)
 		rows_flush(o->ops, o->ops_buf, &o->ops_len, &o->ops_err);
 	buf = o->ops_buf + o->ops_len;
-	p = buf + ncode;
-	memcpy(buf, code, ncode);
+	p = copy_short(buf, code, ncode);
 	p = devlog_num(p, row->seq);
 	p = devlog_num(p, row->device_id);
 	p = devlog_num(p, row->core_count);
@@ -608,8 +605,7 @@ static void counters_rows(struct kprof_out *o, const struct kprof_op_row *row,
 	/* "seq,CODE,", each row's start: the number without its comma */
 	p = devlog_num(head, row->seq);
 	*p++ = ',';
-	memcpy(p, code, ncode);
-	p += ncode;
+	p = copy_short(p, code, ncode);
 	*p++ = ',';
 	nhead = (size_t)(p - head - 1);
 	p = o->cnt_buf + o->cnt_len;
