@@ -124,17 +124,27 @@ static inline void split_gap(struct kprof_bub_core *c, double a, double e, doubl
 	c->wait_pred_ns += g - before;
 }
 
+/*
+ * core_span() of a core's first span. Out of line: inlined, GCC packs s
+ * with launch and e (for paired stores) on every span's path.
+ */
+static __attribute__((noinline)) void core_first(struct kprof_bub_core *c, uint32_t core,
+						 double s, double e, double launch)
+{
+	c->core = core;
+	c->first_start_ns = s;
+	c->first_launch_ns = launch;
+	c->last_start_ns = s;
+	c->last_end_ns = e;
+	c->work_ns = e - s;
+}
+
 /* A FW span [s, e], e >= s, on core c; launch: its op's launch time. */
 static inline void core_span(struct kprof_bub_core *c, uint32_t core, double s, double e,
 			     double launch)
 {
 	if (!c->ops++) {	/* the core's first span */
-		c->core = core;
-		c->first_start_ns = s;
-		c->first_launch_ns = launch;
-		c->last_start_ns = s;
-		c->last_end_ns = e;
-		c->work_ns = e - s;
+		core_first(c, core, s, e, launch);
 		return;
 	}
 	if (s < c->last_end_ns) {
@@ -149,8 +159,12 @@ static inline void core_span(struct kprof_bub_core *c, uint32_t core, double s, 
 		}
 		return;
 	}
-	split_gap(c, c->last_end_ns, s, launch);
+	/* last_start and last_end stored on either side of split_gap's
+	 * branches: stored together, GCC packs s and e in one register, and
+	 * unpacking them costs more than the store it saves
+	 */
 	c->last_start_ns = s;
+	split_gap(c, c->last_end_ns, s, launch);
 	c->work_ns += e - s;
 	c->last_end_ns = e;
 }
