@@ -14,8 +14,13 @@
 #include "kprof_report.h"
 #include "kprof_spool.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NOPS	240
 #define NCORES	8
@@ -237,6 +242,41 @@ static void same(const char *dir, const char *a, const char *b, const char *what
 	}
 }
 
+/*
+ * ops.csv's rows failing to be written (here the file size limit, as a
+ * full disk would): the report fails naming the op or the file, and the
+ * cause
+ */
+static void ops_write_fails(const char *dir)
+{
+	int st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct rlimit rl = { 20000, 20000 };
+		struct kprof_report_opts opts = {
+			.flags = KPROF_REPORT_NO_DEVICE_LOG | KPROF_REPORT_NO_TRACE };
+		struct kprof_outdir *od;
+		struct kprof_err err = { 0 };
+		char out[300];
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(2);
+		snprintf(out, sizeof(out), "%s/fsize", dir);
+		od = kprof_outdir_open(out, 0, (uid_t)-1, (gid_t)-1, &err);
+		if (!od || kprof_report_build(dir, od, &opts, NULL, &err) == 0)
+			_exit(3);
+		kprof_outdir_close(od);
+		fprintf(stderr, "(expected) %s\n", err.msg);
+		/* at an op's rows, or at the file's end when they fit one block */
+		_exit((strstr(err.msg, "writing op") || strstr(err.msg, "ops.csv")) &&
+		      strstr(err.msg, strerror(EFBIG)) ? 0 : 4);
+	}
+	KT_CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		 WEXITSTATUS(st) == 0, "ops.csv over the size limit: status %#x", st);
+}
+
 int main(void)
 {
 	for (int late = 0; late < 2; late++)
@@ -271,6 +311,8 @@ int main(void)
 			report(dir, "one-ni", nd | KPROF_REPORT_ONE_BY_ONE, 0);
 			same(dir, "runs-ni", "one-ni", what);
 			same(dir, "runs-ni", "runs", what);
+			if (late && seed == 1)
+				ops_write_fails(dir);
 			kt_rmrf(dir);
 		}
 	return kt_done("test_report_runs");

@@ -279,7 +279,13 @@ int cmd_report(int argc, char **argv)
 	}
 	kprof_outdir_close(od);
 	if (r) {
-		kprofctl_err("report failed: %s", err.msg[0] ? err.msg : strerror(-r));
+		/* a full disk is the usual cause a user can act on */
+		kprofctl_err("report failed: %s%s%s%s", err.msg[0] ? err.msg : strerror(-r),
+			     r == -ENOSPC || r == -EDQUOT || r == -EFBIG ?
+			     "; free space in " : "",
+			     r == -ENOSPC || r == -EDQUOT || r == -EFBIG ? out : "",
+			     r == -ENOSPC || r == -EDQUOT || r == -EFBIG ?
+			     " or write the report elsewhere (-o DIR)" : "");
 		return KPROFCTL_EXIT_FAIL;
 	}
 	kprofctl_print_result(out, &res, !!tt);

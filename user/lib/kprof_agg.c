@@ -745,7 +745,8 @@ static int emit(struct kprof_agg *a, struct op *o, struct kprof_err *err)
 	ret = a->cfg.emit(a->cfg.ctx, &row);
 	if (ret)
 		return kprof_err_set(err, ret < 0 ? -ret : EIO,
-				     "writing op %llu failed", (unsigned long long)row.seq);
+				     "writing op %llu failed: %s", (unsigned long long)row.seq,
+				     strerror(ret < 0 ? -ret : EIO));
 	return 0;
 }
 

@@ -668,8 +668,10 @@ int kprof_out_op(void *ctx, const struct kprof_op_row *row)
 		ops_row(o, row, code, ncode);
 	if (o->counters)
 		counters_rows(o, row, code, ncode);
-	if ((f && ferror(f)) || (o->counters && ferror(o->counters)) ||
-	    o->ops_err || o->cnt_err)
+	/* the blocks' errno says why (a full disk), a stream's error not */
+	if (o->ops_err || o->cnt_err)
+		return -(o->ops_err ? o->ops_err : o->cnt_err);
+	if ((f && ferror(f)) || (o->counters && ferror(o->counters)))
 		return -EIO;
 	return 0;
 }
