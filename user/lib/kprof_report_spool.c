@@ -494,20 +494,18 @@ static void lag_run(struct kprof_lag *l, const struct kprof_agg_run *run)
  * spool's window, of its op and of other ops in flight, fed to the engine
  * at once while they convert in the fit's current segment and come before
  * the next host record (at hk, when have_hk); at most max. The same as one
- * by one through feed_dev(), for the native spool without
- * device_log.csv. Returns how many.
+ * by one through feed_dev(); for the native spool without device_log.csv
+ * (pass2()). Returns how many.
  */
 static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int have_hk,
 		      double hk, size_t max)
 {
 	const struct kprof_ts_seg *seg = &fd->c->fit.cur;
-	struct kprof_agg_run run = { .seg = seg, .op_lo = m->op_seq };
+	struct kprof_agg_run run;	/* ops[] is 1 KiB: set by the engine, not here */
 	const void *recs;
 	size_t left, n;
 
-	if (fd->c->gdev || fd->out->devlog || !fd->c->fit.cur_len ||
-	    (fd->opts && (fd->opts->flags & KPROF_REPORT_ONE_BY_ONE)) ||
-	    (m->hdr.flags & KPROF_RECF_CORRUPT))
+	if (!fd->c->fit.cur_len || (m->hdr.flags & KPROF_RECF_CORRUPT))
 		return 0;
 	recs = kprof_spool_peek(fd->c->dev, &left);
 	n = left / sizeof(*m);
@@ -515,6 +513,8 @@ static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int hav
 		n = max;
 	if (!n)
 		return 0;
+	run.seg = seg;
+	run.op_lo = m->op_seq;
 	run.xlen = fd->c->fit.cur_len < (1ULL << 63) ? fd->c->fit.cur_len : 1ULL << 63;
 	if (have_hk) {
 		if (memcmp(&fd->run_seg, seg, sizeof(*seg)) || fd->run_hk != hk) {
@@ -578,6 +578,9 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	 * division per record
 	 */
 	uint32_t to_progress = PROGRESS_EVERY;
+	/* markers in runs: the native spool, no row per marker */
+	const int runs = !fd->c->gdev && !fd->out->devlog &&
+			 !(fd->opts && (fd->opts->flags & KPROF_REPORT_ONE_BY_ONE));
 
 	fd->c->spool_reads++;
 	dret = dev_next(fd->c, &dr, err);
@@ -591,7 +594,7 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	while (dret == KPROF_REC_OK || hret == KPROF_REC_OK) {
 		if (dret == KPROF_REC_OK && (hret != KPROF_REC_OK || dk <= hk)) {
 			ret = feed_dev(fd, dr, dk, err);
-			if (!ret && dr->type == KPROF_REC_MARKER)
+			if (!ret && runs && dr->type == KPROF_REC_MARKER)
 				to_progress -= (uint32_t)dev_run(fd, (const void *)dr,
 								 hret == KPROF_REC_OK, hk,
 								 to_progress - 1);
