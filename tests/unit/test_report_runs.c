@@ -6,7 +6,7 @@
  * cores, with sync triples and host events among them (the merge and the
  * fit's segments end runs), zone markers, counters, and one RISC's
  * markers drained late (the lateness meter measures runs); with the
- * spool's index and without it.
+ * spool's index and without it, with device_log.csv and without it.
  */
 #include "kt.h"
 #include "kprof_array_size.h"
@@ -223,7 +223,7 @@ static void same(const char *dir, const char *a, const char *b, const char *what
 {
 	static const char *const names[] = { "ops.csv", "counters.csv", "host_events.csv",
 		"trace.json", "report.html", "summary.txt", "params.json", "bubbles.csv",
-		"report.md" };
+		"report.md", "device_log.csv" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		char pa[600], pb[600];
@@ -296,6 +296,10 @@ int main(void)
 			report(dir, "one-nt", nd | KPROF_REPORT_NO_TRACE | KPROF_REPORT_ONE_BY_ONE,
 			       0);
 			same(dir, "runs-nt", "one-nt", what);
+			/* device_log.csv: a run's rows are written after it */
+			report(dir, "runs-dl", KPROF_REPORT_NO_TRACE, 0);
+			report(dir, "one-dl", KPROF_REPORT_NO_TRACE | KPROF_REPORT_ONE_BY_ONE, 0);
+			same(dir, "runs-dl", "one-dl", what);
 			/* a slack of 150 us: ops retire while the next run, so
 			 * that the order of host events among the markers
 			 * shows in the ops held at most

@@ -493,18 +493,19 @@ static void lag_run(struct kprof_lag *l, const struct kprof_agg_run *run)
  * After MARKER m was fed: the markers that follow it in the device
  * spool's window, of its op and of other ops in flight, fed to the engine
  * at once while they convert in the fit's current segment and come before
- * the next host record (at hk, when have_hk); at most max. The same as one
- * by one through feed_dev(); for the native spool without device_log.csv
- * (pass2()). Returns how many.
+ * the next host record (at hk, when have_hk); at most max, *taken of
+ * them. The same as one by one through feed_dev(), device_log.csv's rows
+ * included; for the native spool (pass2()). 0 or a writing error.
  */
-static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int have_hk,
-		      double hk, size_t max)
+static int dev_run(struct feed *fd, const struct kprof_rec_marker *m, int have_hk, double hk,
+		   size_t max, size_t *taken)
 {
 	const struct kprof_ts_seg *seg = &fd->c->fit.cur;
 	struct kprof_agg_run run;	/* ops[] is 1 KiB: set by the engine, not here */
 	const void *recs;
 	size_t left, n;
 
+	*taken = 0;
 	if (!fd->c->fit.cur_len || (m->hdr.flags & KPROF_RECF_CORRUPT))
 		return 0;
 	recs = kprof_spool_peek(fd->c->dev, &left);
@@ -538,10 +539,18 @@ static size_t dev_run(struct feed *fd, const struct kprof_rec_marker *m, int hav
 	if (!n)
 		return 0;
 	kprof_spool_take(fd->c->dev, n, n * sizeof(*m));
+	*taken = n;
 	if (fd->lag)
 		lag_run(fd->lag, &run);
 	fd->last_dev_key = kprof_ts_seg_eval(seg, seg->dev0 + run.xlast);
-	return n;
+	/* their rows, in order, as feed_dev() writes a marker's */
+	for (size_t i = 0; fd->out->devlog && i < n; i++) {
+		int ret = devlog_marker(fd, (const struct kprof_rec_marker *)recs + i);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int feed_host(struct feed *fd, const struct kprof_rec_hdr *r, struct kprof_err *err)
@@ -578,8 +587,8 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	 * division per record
 	 */
 	uint32_t to_progress = PROGRESS_EVERY;
-	/* markers in runs: the native spool, no row per marker */
-	const int runs = !fd->c->gdev && !fd->out->devlog &&
+	/* markers in runs: the native spool */
+	const int runs = !fd->c->gdev &&
 			 !(fd->opts && (fd->opts->flags & KPROF_REPORT_ONE_BY_ONE));
 
 	fd->c->spool_reads++;
@@ -594,10 +603,13 @@ static int pass2(struct feed *fd, struct kprof_err *err)
 	while (dret == KPROF_REC_OK || hret == KPROF_REC_OK) {
 		if (dret == KPROF_REC_OK && (hret != KPROF_REC_OK || dk <= hk)) {
 			ret = feed_dev(fd, dr, dk, err);
-			if (!ret && runs && dr->type == KPROF_REC_MARKER)
-				to_progress -= (uint32_t)dev_run(fd, (const void *)dr,
-								 hret == KPROF_REC_OK, hk,
-								 to_progress - 1);
+			if (!ret && runs && dr->type == KPROF_REC_MARKER) {
+				size_t n;
+
+				ret = dev_run(fd, (const void *)dr, hret == KPROF_REC_OK, hk,
+					      to_progress - 1, &n);
+				to_progress -= (uint32_t)n;
+			}
 			dret = dev_next(fd->c, &dr, err);
 			if (dret == KPROF_REC_OK)
 				dk = dev_key(fd, dr);
