@@ -19,6 +19,18 @@ static const uint32_t pow10_u32[10] = {
 /* bits of pow10_u32[prec] */
 static const unsigned char pow10_bits[10] = { 1, 4, 7, 10, 14, 17, 20, 24, 27, 30 };
 
+/* the rounded fraction q carried into ip: all of it at 0 decimals */
+static inline void carry(uint64_t *ip, uint64_t *q, unsigned int prec, uint64_t scale)
+{
+	if (prec == 0) {
+		*ip += *q;
+		*q = 0;
+	} else if (*q == scale) {
+		(*ip)++;
+		*q = 0;
+	}
+}
+
 int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 {
 	char b[48], *p;
@@ -66,13 +78,7 @@ int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 			half = (uint64_t)1 << (s - 1);
 			if (r > half || (r == half && ((prec ? q : ip) & 1)))
 				q++;
-			if (prec == 0) {
-				ip += q;
-				q = 0;
-			} else if (q == scale) {
-				ip++;
-				q = 0;
-			}
+			carry(&ip, &q, prec, scale);
 		} else {
 			unsigned __int128 fm, pr, r, half;
 
@@ -85,13 +91,7 @@ int kprof_fmt_fixed(char *out, size_t len, double v, unsigned int prec)
 			/* to nearest, ties to even (the last digit written) */
 			if (r > half || (r == half && ((prec ? q : ip) & 1)))
 				q++;
-			if (prec == 0) {
-				ip += q;
-				q = 0;
-			} else if (q == scale) {
-				ip++;
-				q = 0;
-			}
+			carry(&ip, &q, prec, scale);
 		}
 	}
 	/*

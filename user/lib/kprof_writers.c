@@ -992,6 +992,27 @@ void kprof_out_top_sorted(struct kprof_out *o)
 	qsort(o->top, o->ntop, sizeof(*o->top), cmp_top);
 }
 
+/* the buffers and streams, after the files were committed or discarded */
+static void out_release(struct kprof_out *o)
+{
+	free(o->dl_buf);
+	o->dl_buf = NULL;
+	free(o->ccells);
+	o->ccells = NULL;
+	free(o->ops_buf);
+	o->ops_buf = NULL;
+	free(o->cnt_buf);
+	o->cnt_buf = NULL;
+	o->ops_len = 0;
+	o->cnt_len = 0;
+	o->ops_err = 0;
+	o->cnt_err = 0;
+	o->ops = NULL;
+	o->counters = NULL;
+	o->devlog = NULL;
+	o->host = NULL;
+}
+
 int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 {
 	int ret = 0;
@@ -1021,22 +1042,7 @@ int kprof_out_close(struct kprof_out *o, struct kprof_err *err)
 
 			ret = ret ? ret : r;
 		}
-	free(o->dl_buf);
-	o->dl_buf = NULL;
-	free(o->ccells);
-	o->ccells = NULL;
-	free(o->ops_buf);
-	o->ops_buf = NULL;
-	free(o->cnt_buf);
-	o->cnt_buf = NULL;
-	o->ops_len = 0;
-	o->cnt_len = 0;
-	o->ops_err = 0;
-	o->cnt_err = 0;
-	o->ops = NULL;
-	o->counters = NULL;
-	o->devlog = NULL;
-	o->host = NULL;
+	out_release(o);
 	return ret;
 }
 
@@ -1045,20 +1051,5 @@ void kprof_out_discard(struct kprof_out *o)
 	for (int i = 0; i < 4; i++)
 		kprof_outfile_discard(&o->files[i]);
 	o->dl_len = 0;
-	free(o->dl_buf);
-	o->dl_buf = NULL;
-	free(o->ccells);
-	o->ccells = NULL;
-	free(o->ops_buf);
-	o->ops_buf = NULL;
-	free(o->cnt_buf);
-	o->cnt_buf = NULL;
-	o->ops_len = 0;
-	o->cnt_len = 0;
-	o->ops_err = 0;
-	o->cnt_err = 0;
-	o->ops = NULL;
-	o->counters = NULL;
-	o->devlog = NULL;
-	o->host = NULL;
+	out_release(o);
 }
