@@ -123,4 +123,27 @@ static inline char *kt_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * Each of names[0..n) the same bytes in directories a and b; with
+ * may_lack, a file that neither has passes too.
+ */
+static inline void kt_same_files(const char *a, const char *b, const char *const *names,
+				 size_t n, int may_lack, const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		char pa[600], pb[600];
+		size_t la = 0, lb = 0;
+		char *x, *y;
+
+		snprintf(pa, sizeof(pa), "%s/%s", a, names[i]);
+		snprintf(pb, sizeof(pb), "%s/%s", b, names[i]);
+		x = kt_slurp(pa, &la);
+		y = kt_slurp(pb, &lb);
+		KT_CHECK((may_lack && !x && !y) || (x && y && la == lb && !memcmp(x, y, la)),
+			 "%s: %s differs between %s and %s", what, names[i], a, b);
+		free(x);
+		free(y);
+	}
+}
+
 #endif /* KPROF_KT_H */

@@ -303,20 +303,7 @@ static void same_outputs(const char *a, const char *b, const char *what)
 		"device_log.csv", "trace.json", "report.html", "summary.txt", "params.json",
 		"bubbles.csv", "report.md" };
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char pa[600], pb[600];
-		size_t la = 0, lb = 0;
-		char *x, *y;
-
-		snprintf(pa, sizeof(pa), "%s/%s", a, names[i]);
-		snprintf(pb, sizeof(pb), "%s/%s", b, names[i]);
-		x = kt_slurp(pa, &la);
-		y = kt_slurp(pb, &lb);
-		KT_CHECK(x && y && la == lb && !memcmp(x, y, la), "%s: %s differs", what,
-			 names[i]);
-		free(x);
-		free(y);
-	}
+	kt_same_files(a, b, names, ARRAY_SIZE(names), 0, what);
 }
 
 /* the device spool's index moved to the side (back: restore) */

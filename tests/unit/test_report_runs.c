@@ -219,27 +219,17 @@ static void report(const char *dir, const char *name, unsigned int flags, uint64
 	KT_CHECK(ret || res.ops == NOPS, "%s: %" PRIu64 " ops", name, res.ops);
 }
 
+/* every output of the reports in dir/a and dir/b, written by both or neither */
 static void same(const char *dir, const char *a, const char *b, const char *what)
 {
 	static const char *const names[] = { "ops.csv", "counters.csv", "host_events.csv",
 		"trace.json", "report.html", "summary.txt", "params.json", "bubbles.csv",
 		"report.md", "device_log.csv" };
+	char pa[300], pb[300];
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char pa[600], pb[600];
-		size_t la = 0, lb = 0;
-		char *x, *y;
-
-		snprintf(pa, sizeof(pa), "%s/%s/%s", dir, a, names[i]);
-		snprintf(pb, sizeof(pb), "%s/%s/%s", dir, b, names[i]);
-		x = kt_slurp(pa, &la);
-		y = kt_slurp(pb, &lb);
-		/* written by both or by neither */
-		KT_CHECK((!x && !y) || (x && y && la == lb && !memcmp(x, y, la)),
-			 "%s: %s/%s differs from %s's", what, a, names[i], b);
-		free(x);
-		free(y);
-	}
+	snprintf(pa, sizeof(pa), "%s/%s", dir, a);
+	snprintf(pb, sizeof(pb), "%s/%s", dir, b);
+	kt_same_files(pa, pb, names, ARRAY_SIZE(names), 1, what);
 }
 
 /*
