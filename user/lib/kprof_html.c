@@ -427,6 +427,20 @@ static inline int64_t digits8(const char *p)
  * kprof writes are mostly integers of up to 15 digits: their value is
  * (double)m, what json_num_short() gives them, without its scan.
  */
+/*
+ * A CSV cell's number as an integer: out of range (a file not kprof's)
+ * gives 0, where the conversion would be undefined
+ */
+static uint64_t to_u64(double v)
+{
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : 0;
+}
+
+static int64_t to_i64(double v)
+{
+	return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? (int64_t)v : 0;
+}
+
 static inline int num(const char *s, size_t len, double *v)
 {
 	size_t neg, n, i = 0;
@@ -701,7 +715,7 @@ static int read_ops(struct html *h, struct kprof_err *err)
 
 				if (c.seq >= 0)
 					num(row[c.seq], r.len[c.seq], &s);
-				hold_slice(&h->ops_sl, v, v1, (uint64_t)s, ki, 0);
+				hold_slice(&h->ops_sl, v, v1, to_u64(s), ki, 0);
 			}
 		}
 	}
@@ -1348,8 +1362,8 @@ static int slices_from_ops(struct html *h, struct kprof_err *err)
 			continue;
 		if (c.seq >= 0)
 			num(r.row[c.seq], r.len[c.seq], &s);
-		add_slice(h, a, b, ki, (uint64_t)s, 0);
-		hold_slice(&h->ops_sl, a, b, (uint64_t)s, ki, 0);
+		add_slice(h, a, b, ki, to_u64(s), 0);
+		hold_slice(&h->ops_sl, a, b, to_u64(s), ki, 0);
 	}
 	kprof_csv_close(&r);
 	if (!ret && med)
@@ -1400,7 +1414,7 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 			continue;
 		num(row[cq], r.len[cq], &seq);
 		sync = field_is(row[cr], r.len[cr], "sync");
-		for (l = 0; l < h->nhost && (h->host_tid[l] != (int64_t)tid ||
+		for (l = 0; l < h->nhost && (h->host_tid[l] != to_i64(tid) ||
 					     h->host_role[l] != sync); l++)
 			;
 		if (l == h->nhost) {
@@ -1410,15 +1424,15 @@ static int slices_from_host(struct html *h, struct kprof_err *err)
 				h->host_left_out += !h->pass;
 				continue;
 			}
-			h->host_tid[l] = (int64_t)tid;
+			h->host_tid[l] = to_i64(tid);
 			h->host_role[l] = sync;
 			h->nhost++;
 			ln = &h->lanes[h->ndev_lanes + l];
 			snprintf(ln->name, sizeof(ln->name), "%s %.40s (%" PRId64 ")",
-				 sync ? "sync" : "launch", row[cc], (int64_t)tid);
+				 sync ? "sync" : "launch", row[cc], to_i64(tid));
 		}
-		add_slice(h, a, b, sync ? -2 : -1, (uint64_t)seq, h->ndev_lanes + l);
-		hold_slice(&h->host_sl, a, b, (uint64_t)seq, sync ? -2 : -1, h->ndev_lanes + l);
+		add_slice(h, a, b, sync ? -2 : -1, to_u64(seq), h->ndev_lanes + l);
+		hold_slice(&h->host_sl, a, b, to_u64(seq), sync ? -2 : -1, h->ndev_lanes + l);
 	}
 	kprof_csv_close(&r);
 	h->have_host = h->nhost > 0;
